@@ -1,0 +1,17 @@
+/** `POST {base_url}/api/v1/events`: the general event interface (spec "General event interface"). */
+import { ingestDeps } from '../../shared/adapters/ingest.ts';
+import { parseGeneralEvent } from '../../shared/domain/events/envelope.ts';
+import { acceptEvent } from '../../shared/domain/ingest/accept-event.ts';
+import { eventsReply } from '../../shared/http/responses.ts';
+import { httpRoute } from '../../shared/http/route.ts';
+import { LIMITS } from '../../shared/limits.ts';
+
+export const handler = httpRoute({
+  api: 'events',
+  rateLimit: { bucket: 'events', perSecond: LIMITS.eventsPerSecond },
+  parseBody: parseGeneralEvent,
+  handle: async ({ store, body }) =>
+    (await acceptEvent(ingestDeps(), store, 'general', body)) === 'accepted'
+      ? eventsReply.accepted()
+      : eventsReply.duplicate(),
+});

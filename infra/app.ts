@@ -1,0 +1,64 @@
+/**
+ * The CDK app: `npx cdk synth|deploy [-c stage=dev|test|prod]`. The stage (default `prod`, from cdk.json) names the
+ * stacks, so several deployments live side by side in one account; `test` is the deployment whose front API serves the
+ * spec's `{front_test_url}`.
+ */
+import { App, type Environment, Tags } from 'aws-cdk-lib';
+import { ServiceStack } from './service-stack.ts';
+import { StatefulStack } from './stateful-stack.ts';
+
+/** Deployable stages. `dev` is disposable (its data goes with the stack); `test` and `prod` keep theirs. */
+export const STAGES = ['dev', 'test', 'prod'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** Validates a stage name from context, so a typo fails the synth instead of creating a stray deployment. */
+export const parseStage = (value: unknown): Stage => {
+  const stage = STAGES.find((s) => s === value);
+  if (!stage) throw new Error(`Unknown stage ${JSON.stringify(value)}: pass -c stage=${STAGES.join('|')}`);
+  return stage;
+};
+
+/** The two stacks of one deployment. */
+export interface StoreflowStacks {
+  readonly stateful: StatefulStack;
+  readonly service: ServiceStack;
+}
+
+/**
+ * Adds one deployment's stacks (`Storeflow-<stage>-Stateful`, `Storeflow-<stage>-Service`) to `app`. Tests call it with
+ * an app whose context switches bundling off.
+ */
+export const buildApp = (app: App, stageName: unknown): StoreflowStacks => {
+  const stage = parseStage(stageName);
+  // Pinned to the CLI's account/region when known (enables lookups and literal ARNs); environment-agnostic otherwise.
+  const account = process.env.CDK_DEFAULT_ACCOUNT;
+  const region = process.env.CDK_DEFAULT_REGION;
+  const env: Environment = { ...(account ? { account } : {}), ...(region ? { region } : {}) };
+  const prefix = `Storeflow-${stage}`;
+
+  const stateful = new StatefulStack(app, `${prefix}-Stateful`, {
+    env,
+    stage,
+    description: `Storeflow ${stage}: data (table, imports bucket, master key)`,
+  });
+  const service = new ServiceStack(app, `${prefix}-Service`, {
+    env,
+    stage,
+    description: `Storeflow ${stage}: APIs, queues and functions`,
+    table: stateful.table,
+    importsBucket: stateful.importsBucket,
+    masterKey: stateful.masterKey,
+  });
+
+  for (const stack of [stateful, service]) {
+    Tags.of(stack).add('service', 'storeflow');
+    Tags.of(stack).add('stage', stage);
+  }
+  return { stateful, service };
+};
+
+// Run by the CDK CLI (`node infra/app.ts`); importing this module (the tests do) builds nothing.
+if (import.meta.main) {
+  const app = new App();
+  buildApp(app, app.node.tryGetContext('stage'));
+}

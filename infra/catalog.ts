@@ -1,0 +1,101 @@
+/**
+ * The function catalog: every Lambda of the service, its entry file, its HTTP route(s) or queue, and the resources it
+ * may touch. The CDK service stack and the local runtime both build from this one list, so what runs on a laptop cannot
+ * drift from what is deployed. Pure data: no CDK or AWS SDK imports.
+ */
+import { ENV } from '../shared/config.ts';
+
+/** The spec's three hosts: main `{base_url}`, front `{front_url}` (and `{front_test_url}` per stage), sending `{sending_url}`. */
+export type Host = 'main' | 'front' | 'sending';
+export const HOSTS: readonly Host[] = ['main', 'front', 'sending'];
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Route {
+  readonly host: Host;
+  readonly method: HttpMethod;
+  /** API Gateway v2 route path, `{name}` for path parameters. */
+  readonly path: string;
+}
+
+/** Queues owned by the service stack. FIFO queues keep per-entity order (MessageGroupId). */
+export interface QueueSpec {
+  readonly fifo: boolean;
+  /** Must exceed the consumer's timeout (AWS requires >= function timeout; 6x is the recommended margin). */
+  readonly visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the queue's DLQ. */
+  readonly maxReceiveCount: number;
+  /** Environment variable that carries the queue URL to functions that send to it. */
+  readonly urlEnv: string;
+}
+
+export const QUEUES = {
+  /** Accepted store events, grouped per store + entity so one entity's events apply in order. */
+  ingest: {
+    fifo: true,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: ENV.ingestQueueUrl,
+  },
+} as const satisfies Record<string, QueueSpec>;
+export type QueueName = keyof typeof QUEUES;
+
+/** What a function may touch. The CDK stack turns this into least-privilege grants and environment variables. */
+export interface Uses {
+  readonly table?: 'read' | 'readWrite';
+  /** Queues this function sends to. */
+  readonly sendTo?: readonly QueueName[];
+  /** Reads the service master key (decrypts store keys, e.g. for webhook signatures). */
+  readonly masterKey?: boolean;
+}
+
+interface FunctionBase {
+  /** Kebab-case name; also the construct id stem and the local runtime's label. */
+  readonly name: string;
+  /** Path of the module exporting `handler`, relative to the repository root. */
+  readonly entry: string;
+  readonly uses: Uses;
+  readonly timeoutSeconds: number;
+  readonly memoryMb: number;
+}
+
+export interface HttpFunction extends FunctionBase {
+  readonly kind: 'http';
+  readonly routes: readonly Route[];
+}
+
+export interface QueueFunction extends FunctionBase {
+  readonly kind: 'queue';
+  readonly queue: QueueName;
+  /** Records per invocation (FIFO queues allow at most 10). */
+  readonly batchSize: number;
+}
+
+export type FunctionSpec = HttpFunction | QueueFunction;
+
+export const FUNCTIONS = [
+  {
+    kind: 'http',
+    name: 'events-ingest',
+    entry: 'functions/events-ingest/handler.ts',
+    routes: [{ host: 'main', method: 'POST', path: '/api/v1/events' }],
+    uses: { table: 'readWrite', sendTo: ['ingest'] },
+    timeoutSeconds: 10,
+    memoryMb: 512,
+  },
+  {
+    kind: 'queue',
+    name: 'ingest-worker',
+    entry: 'functions/ingest-worker/handler.ts',
+    queue: 'ingest',
+    batchSize: 10,
+    uses: { table: 'readWrite' },
+    timeoutSeconds: 30,
+    memoryMb: 512,
+  },
+] as const satisfies readonly FunctionSpec[];
+
+export const httpFunctions = (): HttpFunction[] =>
+  FUNCTIONS.filter((f): f is (typeof FUNCTIONS)[number] & HttpFunction => f.kind === 'http');
+export const queueFunctions = (): QueueFunction[] =>
+  FUNCTIONS.filter((f): f is (typeof FUNCTIONS)[number] & QueueFunction => f.kind === 'queue');

@@ -1,0 +1,21 @@
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { required } from '../../config.ts';
+import { masterKeyFromSecret } from '../../domain/stores/api-key.ts';
+import { secretsManager } from '../aws-clients.ts';
+
+let cached: Promise<Buffer> | undefined;
+
+/** The service master key (AES-256), read once per process from Secrets Manager. */
+export const masterKey = (): Promise<Buffer> => {
+  cached ??= secretsManager()
+    .send(new GetSecretValueCommand({ SecretId: required('masterKeySecretId') }))
+    .then(({ SecretString }) => {
+      if (!SecretString) throw new Error('The master key secret has no string value');
+      return masterKeyFromSecret(SecretString);
+    })
+    .catch((error: unknown) => {
+      cached = undefined;
+      throw error;
+    });
+  return cached;
+};

@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { required } from '../../config.ts';
+import type { IngestMessage, IngestQueue } from '../../domain/ports.ts';
+import { sqs } from '../aws-clients.ts';
+
+/**
+ * The FIFO ingest queue. The de-duplication id is store + `source_id` (hashed to SQS's character set), so a send
+ * retried after an ambiguous failure is dropped by SQS instead of being applied twice.
+ */
+export const sqsIngestQueue = (): IngestQueue => ({
+  async send(message: IngestMessage, groupKey: string) {
+    await sqs().send(
+      new SendMessageCommand({
+        QueueUrl: required('ingestQueueUrl'),
+        MessageBody: JSON.stringify(message),
+        MessageGroupId: groupKey,
+        MessageDeduplicationId: createHash('sha256').update(`${message.storeId}\n${message.sourceId}`).digest('hex'),
+      }),
+    );
+  },
+});

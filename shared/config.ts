@@ -1,0 +1,62 @@
+/**
+ * Environment configuration: the names of every variable in one place, parsed once (on first use, i.e. at cold start)
+ * with valibot. CDK sets these from the function catalog; the local runtime sets the same names for its emulators.
+ * AWS endpoints are not configuration here: the SDK reads the standard `AWS_ENDPOINT_URL_*` variables itself.
+ */
+import * as v from 'valibot';
+
+export const ENV = {
+  stage: 'STAGE',
+  tableName: 'TABLE_NAME',
+  ingestQueueUrl: 'INGEST_QUEUE_URL',
+  masterKeySecretId: 'MASTER_KEY_SECRET_ID',
+  authCacheSeconds: 'AUTH_CACHE_SECONDS',
+} as const;
+
+const intFromString = (fallback: number) =>
+  v.pipe(v.optional(v.string(), String(fallback)), v.transform(Number), v.number(), v.integer(), v.minValue(0));
+
+const ConfigSchema = v.object({
+  [ENV.stage]: v.optional(v.string(), 'dev'),
+  [ENV.tableName]: v.optional(v.string()),
+  [ENV.ingestQueueUrl]: v.optional(v.string()),
+  [ENV.masterKeySecretId]: v.optional(v.string()),
+  [ENV.authCacheSeconds]: intFromString(60),
+});
+
+export interface Config {
+  readonly stage: string;
+  readonly tableName: string | undefined;
+  readonly ingestQueueUrl: string | undefined;
+  readonly masterKeySecretId: string | undefined;
+  /** How long a resolved API key stays cached in a warm function (a rotated key keeps working at most this long). */
+  readonly authCacheSeconds: number;
+}
+
+let cached: Config | undefined;
+
+/** The parsed configuration; throws at cold start with every bad variable named. */
+export const config = (): Config => {
+  if (cached) return cached;
+  const result = v.safeParse(ConfigSchema, process.env);
+  if (!result.success) {
+    const problems = result.issues.map((i) => `${v.getDotPath(i) ?? '?'}: ${i.message}`).join('; ');
+    throw new Error(`Invalid environment configuration: ${problems}`);
+  }
+  const env = result.output;
+  cached = {
+    stage: env[ENV.stage],
+    tableName: env[ENV.tableName],
+    ingestQueueUrl: env[ENV.ingestQueueUrl],
+    masterKeySecretId: env[ENV.masterKeySecretId],
+    authCacheSeconds: env[ENV.authCacheSeconds],
+  };
+  return cached;
+};
+
+/** Reads a variable that the function's catalog entry guarantees; a missing one is a deployment error. */
+export const required = (name: keyof Config): string => {
+  const value = config()[name];
+  if (value === undefined || value === '') throw new Error(`Missing configuration: ${name}`);
+  return String(value);
+};

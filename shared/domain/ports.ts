@@ -1,0 +1,76 @@
+/**
+ * Ports: what the domain needs from the outside world. Adapters under `shared/adapters/` implement them with AWS;
+ * tests may implement them in memory. Nothing here imports an AWS SDK.
+ */
+import type { Customer } from './customers/customer.ts';
+import type { EventInterface } from './events/endpoints.ts';
+import type { Product } from './products/product.ts';
+import type { AuthenticatedStore, Store } from './stores/store.ts';
+
+export interface Clock {
+  /** Epoch milliseconds. */
+  now(): number;
+}
+
+export interface StoreRepository {
+  /** The store whose current key has this SHA-256, if any (a replaced key finds nothing). */
+  findByKeyHash(keyHash: string): Promise<AuthenticatedStore | undefined>;
+  get(storeId: string): Promise<Store | undefined>;
+  create(store: Store): Promise<void>;
+  /** Swaps the key: the old hash stops authenticating; fails if the store's key changed meanwhile. */
+  replaceKey(storeId: string, oldKeyHash: string, next: { keyHash: string; keyCipher: string }): Promise<void>;
+  list(): Promise<Store[]>;
+}
+
+/** An event as accepted at the edge, before the worker applies it. */
+export interface AcceptedEvent {
+  readonly storeId: string;
+  readonly sourceId: string;
+  readonly endpoint: string;
+  readonly interface: EventInterface;
+  /** Epoch milliseconds. */
+  readonly acceptedAt: number;
+}
+
+/** The message on the ingest queue. `v` versions the message shape so old messages stay readable after a deploy. */
+export interface IngestMessage extends AcceptedEvent {
+  readonly v: 1;
+  readonly data: Record<string, unknown>;
+}
+
+/** De-duplication record per store + `source_id` (spec: a `source_id` already seen answers 304). */
+export interface EventLog {
+  /** Records the event once; `false` when this store already has the `source_id`. One conditional write. */
+  record(event: AcceptedEvent): Promise<boolean>;
+  /** Removes the record again (the event could not be queued, so a retry must be accepted). */
+  forget(storeId: string, sourceId: string): Promise<void>;
+}
+
+export interface IngestQueue {
+  /** Queues the event in its entity's ordered group. */
+  send(message: IngestMessage, groupKey: string): Promise<void>;
+}
+
+export interface RateLimiter {
+  /** Counts one request against `limit` per second for `key`; shared by every concurrent instance. */
+  take(key: string, limit: number): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+}
+
+/** Optimistic concurrency: `save` fails with `RevisionConflict` when the stored revision is not `expectedRevision`. */
+export class RevisionConflict extends Error {
+  constructor(what: string) {
+    super(`${what} was changed concurrently`);
+    this.name = 'RevisionConflict';
+  }
+}
+
+export interface CustomerRepository {
+  get(storeId: string, originId: string): Promise<Customer | undefined>;
+  /** Writes the customer if the stored revision is still `expectedRevision` (0: must not exist yet). */
+  save(customer: Customer, expectedRevision: number): Promise<void>;
+}
+
+export interface ProductRepository {
+  get(storeId: string, productId: string): Promise<Product | undefined>;
+  save(product: Product, expectedRevision: number): Promise<void>;
+}

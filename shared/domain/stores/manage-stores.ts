@@ -1,0 +1,51 @@
+/** Store administration use cases (the admin command): create a store with its first key, rotate a key, reveal it. */
+import { newId } from '../ids.ts';
+import type { Clock, StoreRepository } from '../ports.ts';
+import { decryptApiKey, encryptApiKey, generateApiKey, hashApiKey } from './api-key.ts';
+import type { Store, StoreType } from './store.ts';
+
+export interface StoreAdminDeps {
+  readonly stores: StoreRepository;
+  readonly masterKey: () => Promise<Buffer>;
+  readonly clock: Clock;
+}
+
+const sealedKey = async (deps: StoreAdminDeps) => {
+  const apiKey = generateApiKey();
+  return { apiKey, keyHash: hashApiKey(apiKey), keyCipher: encryptApiKey(apiKey, await deps.masterKey()) };
+};
+
+/** Creates a store; the returned key is shown once (only its hash and its sealed form are stored). */
+export const createStore = async (
+  deps: StoreAdminDeps,
+  input: { name: string; type: StoreType },
+): Promise<{ store: Store; apiKey: string }> => {
+  const name = input.name.trim();
+  if (!name) throw new Error('A store needs a name');
+  const { apiKey, keyHash, keyCipher } = await sealedKey(deps);
+  const store: Store = {
+    storeId: newId('st'),
+    name,
+    type: input.type,
+    keyHash,
+    keyCipher,
+    createdAt: deps.clock.now(),
+  };
+  await deps.stores.create(store);
+  return { store, apiKey };
+};
+
+/** Replaces a store's key: the old one stops working (warm functions may accept it until their auth cache expires). */
+export const rotateStoreKey = async (deps: StoreAdminDeps, storeId: string): Promise<{ apiKey: string }> => {
+  const store = await deps.stores.get(storeId);
+  if (!store) throw new Error(`No store ${storeId}`);
+  const { apiKey, keyHash, keyCipher } = await sealedKey(deps);
+  await deps.stores.replaceKey(storeId, store.keyHash, { keyHash, keyCipher });
+  return { apiKey };
+};
+
+/** The store's current key in clear (webhook signing needs it; the local runtime prints the demo store's). */
+export const revealStoreKey = async (deps: StoreAdminDeps, storeId: string): Promise<string | undefined> => {
+  const store = await deps.stores.get(storeId);
+  return store ? decryptApiKey(store.keyCipher, await deps.masterKey()) : undefined;
+};

@@ -1,0 +1,45 @@
+/**
+ * The typed error family. Domain code and the HTTP wrapper throw these; each interface renders them in its own shape
+ * (see `shared/http/responses.ts`). Anything that is not an `AppError` is an internal error: logged, answered 500, and its
+ * message never shown to callers.
+ */
+export type ErrorKind =
+  | 'validation'
+  | 'unauthorized'
+  | 'rate_limited'
+  | 'payload_too_large'
+  | 'not_found'
+  | 'unavailable';
+
+export class AppError extends Error {
+  readonly kind: ErrorKind;
+  /** Seconds a client should wait before retrying (rate limits). */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(kind: ErrorKind, message: string, options: { retryAfterSeconds?: number; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.kind = kind;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+export const validationError = (message: string) => new AppError('validation', message);
+export const unauthorized = (message = 'Invalid or missing X-Service-Access-Token') =>
+  new AppError('unauthorized', message);
+export const rateLimited = (retryAfterSeconds: number) =>
+  new AppError('rate_limited', 'Too many requests', { retryAfterSeconds });
+export const payloadTooLarge = (limitBytes: number) =>
+  new AppError('payload_too_large', `Request body is larger than ${limitBytes} bytes`);
+/** A dependency failed in a way the caller should retry (the request left nothing behind). */
+export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, { cause });
+
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+/** Thrown by a queue record handler for input that no retry can fix: logged and acknowledged, never retried. */
+export class PermanentError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PermanentError';
+  }
+}

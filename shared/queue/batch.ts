@@ -1,0 +1,38 @@
+/**
+ * The one queue wrapper: Powertools batch processing with partial batch responses, so only failed records return to the
+ * queue. For FIFO queues a failure also fails every later record of the batch (`SqsFifoPartialProcessorAsync`), which
+ * keeps each group's order. A permanent error (a message that can never succeed) is logged and acknowledged; anything
+ * else is thrown so the queue retries and, after `maxReceiveCount`, moves the message to the DLQ.
+ */
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { PermanentError } from '../errors.ts';
+import { logger } from '../observability.ts';
+
+export interface QueueWorkerOptions<T> {
+  /** Turns the raw body into a message; throw `PermanentError` for a malformed one. */
+  readonly parse: (body: string) => T;
+  readonly handle: (message: T, record: SQSRecord) => Promise<void>;
+}
+
+export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
+  const recordHandler = async (record: SQSRecord): Promise<void> => {
+    try {
+      await options.handle(options.parse(record.body), record);
+    } catch (error) {
+      if (error instanceof PermanentError) {
+        logger.error('Message dropped: permanent error', { messageId: record.messageId, error });
+        return;
+      }
+      logger.warn('Message failed; the queue will retry it', {
+        messageId: record.messageId,
+        receiveCount: record.attributes.ApproximateReceiveCount,
+        error,
+      });
+      throw error;
+    }
+  };
+
+  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+    processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), { context });
+};

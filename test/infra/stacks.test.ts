@@ -1,0 +1,317 @@
+import { App, type CfnResource, type Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { buildApp, parseStage, type StoreflowStacks } from '../../infra/app.ts';
+import { FUNCTIONS, type FunctionSpec, HOSTS, QUEUES, type QueueName, type QueueSpec } from '../../infra/catalog.ts';
+import { pascalCase } from '../../infra/service-stack.ts';
+import { TABLE_SCHEMA } from '../../shared/adapters/dynamodb/table-schema.ts';
+import { ENV } from '../../shared/config.ts';
+
+interface Synthesized {
+  readonly stacks: StoreflowStacks;
+  readonly stateful: Template;
+  readonly service: Template;
+}
+
+const synth = (stage: string): Synthesized => {
+  // An empty bundling-stacks list is what `cdk ls` uses: NodejsFunction skips esbuild and the asset gets a placeholder
+  // hash, so a synth takes a second instead of bundling every function.
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stacks = buildApp(app, stage);
+  return { stacks, stateful: Template.fromStack(stacks.stateful), service: Template.fromStack(stacks.service) };
+};
+
+const prod = synth('prod');
+const dev = synth('dev');
+
+const catalog = FUNCTIONS as readonly FunctionSpec[];
+const queueEntries = Object.entries(QUEUES) as [QueueName, QueueSpec][];
+
+const logicalId = (stack: Stack, construct: { node: { defaultChild?: unknown } }): string =>
+  stack.getLogicalId(construct.node.defaultChild as CfnResource);
+
+const lambdaOf = (s: Synthesized, name: string) => {
+  const fn = s.stacks.service.functions.get(name);
+  if (!fn) throw new Error(`no function ${name}`);
+  return fn.lambda;
+};
+const lambdaId = (s: Synthesized, name: string): string => logicalId(s.stacks.service, lambdaOf(s, name));
+const queueId = (s: Synthesized, name: QueueName): string => {
+  const queue = s.stacks.service.queues.get(name);
+  if (!queue) throw new Error(`no queue ${name}`);
+  return logicalId(s.stacks.service, queue);
+};
+
+/** Every IAM action granted to a function's role, from all policies attached to it. */
+const actionsOf = (s: Synthesized, name: string): string[] => {
+  const role = lambdaOf(s, name).role;
+  if (!role) throw new Error(`function ${name} has no role`);
+  const roleId = logicalId(s.stacks.service, role);
+  const policies = s.service.findResources('AWS::IAM::Policy', {
+    Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) },
+  });
+  const statements = Object.values(policies).flatMap(
+    (p) =>
+      (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[] }[] } } }).Properties
+        .PolicyDocument.Statement,
+  );
+  return statements.flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]));
+};
+
+const envOf = (s: Synthesized, name: string): Record<string, unknown> => {
+  const resource = s.service.findResources('AWS::Lambda::Function')[lambdaId(s, name)] as {
+    Properties: { Environment: { Variables: Record<string, unknown> } };
+  };
+  return resource.Properties.Environment.Variables;
+};
+
+describe('service stack', () => {
+  it('has one Lambda per catalog function, on Node 24 and arm64, with the catalog timeout and memory', () => {
+    prod.service.resourceCountIs('AWS::Lambda::Function', catalog.length);
+    for (const spec of catalog) {
+      const resource = prod.service.findResources('AWS::Lambda::Function')[lambdaId(prod, spec.name)];
+      expect(resource, spec.name).toMatchObject({
+        Properties: {
+          Runtime: 'nodejs24.x',
+          Architectures: ['arm64'],
+          Timeout: spec.timeoutSeconds,
+          MemorySize: spec.memoryMb,
+          Environment: {
+            Variables: {
+              NODE_OPTIONS: '--enable-source-maps',
+              POWERTOOLS_SERVICE_NAME: 'storeflow',
+              POWERTOOLS_LOG_LEVEL: 'INFO',
+              [ENV.stage]: 'prod',
+            },
+          },
+        },
+      });
+    }
+  });
+
+  it('gives every function a log group with one month of retention', () => {
+    prod.service.resourceCountIs('AWS::Logs::LogGroup', catalog.length);
+    prod.service.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    prod.service.allResourcesProperties('AWS::Lambda::Function', {
+      LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
+    });
+  });
+
+  it('creates one HTTP API per host', () => {
+    prod.service.resourceCountIs('AWS::ApiGatewayV2::Api', HOSTS.length);
+    for (const host of HOSTS) {
+      prod.service.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+        Name: `storeflow-prod-${host}`,
+        ProtocolType: 'HTTP',
+      });
+    }
+  });
+
+  it('routes every catalog route on its host to its function with payload format 2.0', () => {
+    const routes = catalog.flatMap((spec) => (spec.kind === 'http' ? spec.routes.map((r) => ({ spec, r })) : []));
+    prod.service.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
+    const integrations = prod.service.findResources('AWS::ApiGatewayV2::Integration');
+    for (const { spec, r } of routes) {
+      const apiId = logicalId(prod.stacks.service, prod.stacks.service.apis[r.host]);
+      const found = prod.service.findResources('AWS::ApiGatewayV2::Route', {
+        Properties: { RouteKey: `${r.method} ${r.path}`, ApiId: { Ref: apiId } },
+      });
+      const route = Object.values(found)[0] as { Properties: { Target: { 'Fn::Join': [string, unknown[]] } } };
+      expect(route, `${r.method} ${r.path} on ${r.host}`).toBeDefined();
+      const target = route.Properties.Target['Fn::Join'][1][1] as { Ref: string };
+      expect(integrations[target.Ref]).toMatchObject({
+        Properties: {
+          ApiId: { Ref: apiId },
+          IntegrationType: 'AWS_PROXY',
+          PayloadFormatVersion: '2.0',
+          IntegrationUri: { 'Fn::GetAtt': [lambdaId(prod, spec.name), 'Arn'] },
+        },
+      });
+    }
+  });
+
+  it.each(queueEntries)('creates queue %s with its DLQ and the catalog redrive count', (name, spec) => {
+    const id = queueId(prod, name);
+    const queue = prod.service.findResources('AWS::SQS::Queue')[id] as {
+      Properties: { RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [string, string] } } };
+    };
+    expect(queue).toMatchObject({
+      Properties: {
+        ...(spec.fifo ? { FifoQueue: true, ContentBasedDeduplication: false } : {}),
+        VisibilityTimeout: spec.visibilityTimeoutSeconds,
+        SqsManagedSseEnabled: true,
+        RedrivePolicy: { maxReceiveCount: spec.maxReceiveCount },
+      },
+    });
+    const dlqId = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
+    expect(dlqId).not.toBe(id);
+    expect(prod.service.findResources('AWS::SQS::Queue')[dlqId]).toMatchObject({
+      Properties: {
+        ...(spec.fifo ? { FifoQueue: true } : {}),
+        MessageRetentionPeriod: 14 * 24 * 3600,
+        SqsManagedSseEnabled: true,
+      },
+    });
+    for (const queueRef of [id, dlqId]) {
+      prod.service.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: queueRef }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('makes the ingest queue FIFO', () => {
+    expect(QUEUES.ingest.fifo).toBe(true);
+    prod.service.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      RedrivePolicy: { maxReceiveCount: QUEUES.ingest.maxReceiveCount },
+    });
+  });
+
+  it('feeds every queue function from its queue with partial batch responses', () => {
+    const consumers = catalog.filter((spec) => spec.kind === 'queue');
+    prod.service.resourceCountIs('AWS::Lambda::EventSourceMapping', consumers.length);
+    for (const spec of consumers) {
+      prod.service.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: lambdaId(prod, spec.name) },
+        EventSourceArn: { 'Fn::GetAtt': [queueId(prod, spec.queue), 'Arn'] },
+        BatchSize: spec.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    }
+  });
+
+  describe.each(catalog.map((spec) => [spec.name, spec] as const))('least privilege: %s', (name, spec) => {
+    const actions = actionsOf(prod, name);
+    const env = envOf(prod, name);
+
+    it('touches the table only as declared', () => {
+      expect(actions.includes('dynamodb:GetItem')).toBe(spec.uses.table !== undefined);
+      expect(actions.includes('dynamodb:PutItem')).toBe(spec.uses.table === 'readWrite');
+      expect(ENV.tableName in env).toBe(spec.uses.table !== undefined);
+    });
+
+    it('sends only to the queues it declares', () => {
+      expect(actions.includes('sqs:SendMessage')).toBe((spec.uses.sendTo ?? []).length > 0);
+      for (const [queue, queueSpec] of queueEntries) {
+        expect(queueSpec.urlEnv in env, queue).toBe(spec.uses.sendTo?.includes(queue) ?? false);
+      }
+    });
+
+    it('reads the master key only when declared', () => {
+      expect(actions.includes('secretsmanager:GetSecretValue')).toBe(spec.uses.masterKey === true);
+      expect(ENV.masterKeySecretId in env).toBe(spec.uses.masterKey === true);
+    });
+  });
+
+  it('keeps the worker from sending and the ingest API from reading the master key', () => {
+    expect(actionsOf(prod, 'ingest-worker')).not.toContain('sqs:SendMessage');
+    expect(actionsOf(prod, 'ingest-worker')).toContain('sqs:ReceiveMessage');
+    expect(actionsOf(prod, 'events-ingest')).toContain('sqs:SendMessage');
+    expect(actionsOf(prod, 'events-ingest')).not.toContain('secretsmanager:GetSecretValue');
+  });
+
+  it('outputs the host URLs and what the admin command needs', () => {
+    for (const host of HOSTS) prod.service.hasOutput(`${pascalCase(host)}Url`, {});
+    for (const output of ['TableName', 'ImportsBucketName', 'MasterKeySecretArn']) prod.service.hasOutput(output, {});
+  });
+});
+
+describe('stateful stack', () => {
+  it('has the single table with both GSIs, TTL and point-in-time recovery', () => {
+    prod.stateful.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+    prod.stateful.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: TABLE_SCHEMA.globalSecondaryIndexes.map((gsi) => ({
+        IndexName: gsi.indexName,
+        KeySchema: [
+          { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
+          { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      Replicas: [
+        Match.objectLike({
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          DeletionProtectionEnabled: true,
+        }),
+      ],
+    });
+    expect(TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName)).toEqual(['gsi1', 'gsi2']);
+  });
+
+  it('retains data in prod', () => {
+    for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket', 'AWS::SecretsManager::Secret']) {
+      prod.stateful.hasResource(type, { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+    prod.stateful.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+  });
+
+  it('lets dev data go with the stack', () => {
+    for (const type of ['AWS::DynamoDB::GlobalTable', 'AWS::S3::Bucket', 'AWS::SecretsManager::Secret']) {
+      dev.stateful.hasResource(type, { DeletionPolicy: 'Delete' });
+    }
+    dev.stateful.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })],
+    });
+    dev.stateful.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
+    dev.service.allResources('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
+  });
+
+  it('keeps imports private, encrypted, TLS-only and for a week', () => {
+    prod.stateful.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 7, Status: 'Enabled' })]),
+      },
+    });
+    prod.stateful.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('generates a 64-character master key without punctuation', () => {
+    prod.stateful.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+  });
+});
+
+describe('stages', () => {
+  it('names the stacks after the stage, so a test deployment lives beside prod', () => {
+    const test = synth('test');
+    expect(prod.stacks.stateful.stackName).toBe('Storeflow-prod-Stateful');
+    expect(prod.stacks.service.stackName).toBe('Storeflow-prod-Service');
+    expect(test.stacks.stateful.stackName).toBe('Storeflow-test-Stateful');
+    expect(test.stacks.service.stackName).toBe('Storeflow-test-Service');
+    test.service.hasOutput('FrontUrl', { Description: Match.stringLikeRegexp('front_test_url') });
+    test.stateful.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
+  });
+
+  it('rejects an unknown stage', () => {
+    expect(() => parseStage('staging')).toThrow(/Unknown stage "staging"/);
+    expect(() => buildApp(new App(), undefined)).toThrow(/Unknown stage/);
+    expect(parseStage('dev')).toBe('dev');
+  });
+});
