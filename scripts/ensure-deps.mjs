@@ -21,7 +21,7 @@ const stale = () => {
 
 if (stale()) {
   console.log('Installing dependencies (node_modules missing or stale)…');
-  execSync(process.env.CI ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund', {
-    stdio: 'inherit',
-  });
+  // `npm install`, not `npm ci`: it follows the lockfile too, and it tolerates the optional per-platform entries
+  // (Biome's, esbuild's binaries) that a lockfile written on another platform may lack.
+  execSync('npm install --no-audit --no-fund', { stdio: 'inherit' });
 }
