@@ -27,6 +27,8 @@ export interface QueueSpec {
   readonly maxReceiveCount: number;
   /** Environment variable that carries the queue URL to functions that send to it. */
   readonly urlEnv: string;
+  /** The queue EventBridge Scheduler delivers one-time timers to (functions with `uses.scheduler` target it). */
+  readonly schedulerTarget?: boolean;
 }
 
 export const QUEUES = {
@@ -36,6 +38,14 @@ export const QUEUES = {
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     urlEnv: ENV.ingestQueueUrl,
+  },
+  /** Fired timers (cart +1 h, checkout recovery wait): a standard queue, each timer is independent. */
+  timers: {
+    fifo: false,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: 'TIMERS_QUEUE_URL',
+    schedulerTarget: true,
   },
 } as const satisfies Record<string, QueueSpec>;
 export type QueueName = keyof typeof QUEUES;
@@ -47,6 +57,11 @@ export interface Uses {
   readonly sendTo?: readonly QueueName[];
   /** Reads the service master key (decrypts store keys, e.g. for webhook signatures). */
   readonly masterKey?: boolean;
+  /**
+   * Creates and updates one-time schedules in the service's schedule group, targeting the `schedulerTarget` queue
+   * (env `SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN`, `TIMERS_QUEUE_ARN`).
+   */
+  readonly scheduler?: boolean;
 }
 
 interface FunctionBase {
@@ -84,10 +99,29 @@ export const FUNCTIONS = [
     memoryMb: 512,
   },
   {
+    kind: 'http',
+    name: 'headless-events',
+    entry: 'functions/headless-events/handler.ts',
+    routes: [{ host: 'front', method: 'POST', path: '/api/v1/headless/events' }],
+    uses: { table: 'readWrite', sendTo: ['ingest'] },
+    timeoutSeconds: 10,
+    memoryMb: 512,
+  },
+  {
     kind: 'queue',
     name: 'ingest-worker',
     entry: 'functions/ingest-worker/handler.ts',
     queue: 'ingest',
+    batchSize: 10,
+    uses: { table: 'readWrite', scheduler: true },
+    timeoutSeconds: 30,
+    memoryMb: 512,
+  },
+  {
+    kind: 'queue',
+    name: 'timer-worker',
+    entry: 'functions/timer-worker/handler.ts',
+    queue: 'timers',
     batchSize: 10,
     uses: { table: 'readWrite' },
     timeoutSeconds: 30,

@@ -2,8 +2,10 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import { HttpApi, HttpMethod, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -17,8 +19,9 @@ import {
   type QueueFunction,
   type QueueName,
   type QueueSpec,
+  type Uses,
 } from './catalog.ts';
-import { ServiceFunction } from './constructs/service-function.ts';
+import { type SchedulerBinding, ServiceFunction } from './constructs/service-function.ts';
 
 /**
  * Properties of the {@link ServiceStack}: the stage and the stateful stack's resources. Concrete classes rather than
@@ -72,6 +75,7 @@ export class ServiceStack extends Stack {
       queues.set(name, this.createQueue(name, spec));
     }
     this.queues = queues;
+    const timers = this.createTimers(stage);
 
     const functions = new Map<string, ServiceFunction>();
     for (const spec of FUNCTIONS as readonly FunctionSpec[]) {
@@ -88,6 +92,7 @@ export class ServiceStack extends Stack {
       if (spec.uses.table) fn.useTable(props.table, spec.uses.table);
       for (const target of spec.uses.sendTo ?? []) fn.sendTo(this.queueOf(target), QUEUES[target].urlEnv);
       if (spec.uses.masterKey) fn.readSecret(props.masterKey);
+      if ((spec.uses as Uses).scheduler) fn.useScheduler(timers);
 
       if (spec.kind === 'http') {
         // An integration belongs to one API, so a function routed on several hosts gets one per host.
@@ -154,6 +159,25 @@ export class ServiceStack extends Stack {
       enforceSSL: true,
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: spec.maxReceiveCount },
     });
+  }
+
+  /**
+   * The one-time timers: a schedule group per stage, and the role EventBridge Scheduler assumes to deliver fired
+   * schedules to the catalog's `schedulerTarget` queue (it may send there and nowhere else).
+   */
+  private createTimers(stage: Stage): SchedulerBinding {
+    const target = Object.entries(QUEUES).find(([, spec]) => (spec as QueueSpec).schedulerTarget);
+    if (!target) throw new Error('No queue in the catalog is the scheduler target');
+    const queue = this.queueOf(target[0] as QueueName);
+    const group = new CfnScheduleGroup(this, 'TimersGroup', { name: `storeflow-${stage}` });
+    const role = new Role(this, 'SchedulerRole', {
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+      description: `Storeflow ${stage}: EventBridge Scheduler delivers fired timers to the timers queue`,
+    });
+    queue.grantSendMessages(role);
+    return { groupName: group.name ?? `storeflow-${stage}`, groupArn: group.attrArn, role, queueArn: queue.queueArn };
   }
 
   private queueOf(name: QueueName): Queue {

@@ -11,6 +11,10 @@ export const ENV = {
   ingestQueueUrl: 'INGEST_QUEUE_URL',
   masterKeySecretId: 'MASTER_KEY_SECRET_ID',
   authCacheSeconds: 'AUTH_CACHE_SECONDS',
+  timersQueueArn: 'TIMERS_QUEUE_ARN',
+  schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
+  scheduleGroup: 'SCHEDULE_GROUP',
+  checkoutRecoveryWaitMinutes: 'CHECKOUT_RECOVERY_WAIT_MINUTES',
 } as const;
 
 const intFromString = (fallback: number) =>
@@ -22,6 +26,10 @@ const ConfigSchema = v.object({
   [ENV.ingestQueueUrl]: v.optional(v.string()),
   [ENV.masterKeySecretId]: v.optional(v.string()),
   [ENV.authCacheSeconds]: intFromString(60),
+  [ENV.timersQueueArn]: v.optional(v.string()),
+  [ENV.schedulerRoleArn]: v.optional(v.string()),
+  [ENV.scheduleGroup]: v.optional(v.string(), 'default'),
+  [ENV.checkoutRecoveryWaitMinutes]: intFromString(30),
 });
 
 export interface Config {
@@ -31,6 +39,13 @@ export interface Config {
   readonly masterKeySecretId: string | undefined;
   /** How long a resolved API key stays cached in a warm function (a rotated key keeps working at most this long). */
   readonly authCacheSeconds: number;
+  /** Target of the one-time timers (Scheduler delivers to this queue). */
+  readonly timersQueueArn: string | undefined;
+  /** Role EventBridge Scheduler assumes to send to the timers queue. */
+  readonly schedulerRoleArn: string | undefined;
+  readonly scheduleGroup: string;
+  /** Wait before checkout recovery starts (spec: at least 30 minutes advised). */
+  readonly checkoutRecoveryWaitMinutes: number;
 }
 
 let cached: Config | undefined;
@@ -50,6 +65,10 @@ export const config = (): Config => {
     ingestQueueUrl: env[ENV.ingestQueueUrl],
     masterKeySecretId: env[ENV.masterKeySecretId],
     authCacheSeconds: env[ENV.authCacheSeconds],
+    timersQueueArn: env[ENV.timersQueueArn],
+    schedulerRoleArn: env[ENV.schedulerRoleArn],
+    scheduleGroup: env[ENV.scheduleGroup],
+    checkoutRecoveryWaitMinutes: env[ENV.checkoutRecoveryWaitMinutes],
   };
   return cached;
 };

@@ -4,11 +4,9 @@ import { parseGeneralEvent } from '../../shared/domain/events/envelope.ts';
 import { acceptEvent } from '../../shared/domain/ingest/accept-event.ts';
 import { eventsReply } from '../../shared/http/responses.ts';
 import { httpRoute } from '../../shared/http/route.ts';
-import { LIMITS } from '../../shared/limits.ts';
 
 export const handler = httpRoute({
   api: 'events',
-  rateLimit: { bucket: 'events', perSecond: LIMITS.eventsPerSecond },
   parseBody: parseGeneralEvent,
   handle: async ({ store, body }) =>
     (await acceptEvent(ingestDeps(), store, 'general', body)) === 'accepted'

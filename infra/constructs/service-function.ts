@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -26,6 +27,14 @@ export type BindableTable = Pick<ITableV2, 'tableName' | 'grantReadData' | 'gran
 export type BindableQueue = Pick<IQueue, 'queueUrl' | 'grantSendMessages'>;
 /** A secret a function can read. */
 export type BindableSecret = Pick<ISecret, 'secretArn' | 'grantRead'>;
+
+/** The timers: the schedule group functions write to, the role Scheduler delivers with, and the target queue. */
+export interface SchedulerBinding {
+  readonly groupName: string;
+  readonly groupArn: string;
+  readonly role: IRole;
+  readonly queueArn: string;
+}
 
 /** Properties of a {@link ServiceFunction}. */
 export interface ServiceFunctionProps {
@@ -109,6 +118,26 @@ export class ServiceFunction extends Construct {
   sendTo(queue: BindableQueue, urlEnv: string): this {
     queue.grantSendMessages(this.lambda);
     this.lambda.addEnvironment(urlEnv, queue.queueUrl);
+    return this;
+  }
+
+  /**
+   * Lets the function create and update schedules in the timers group (nothing else in Scheduler) and pass the
+   * delivery role to Scheduler; sets `SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN` and `TIMERS_QUEUE_ARN`.
+   */
+  useScheduler(timers: SchedulerBinding): this {
+    this.lambda.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule'],
+        resources: [
+          `arn:${Stack.of(this).partition}:scheduler:${Stack.of(this).region}:${Stack.of(this).account}:schedule/${timers.groupName}/*`,
+        ],
+      }),
+    );
+    timers.role.grantPassRole(this.lambda.grantPrincipal);
+    this.lambda.addEnvironment(ENV.scheduleGroup, timers.groupName);
+    this.lambda.addEnvironment(ENV.schedulerRoleArn, timers.role.roleArn);
+    this.lambda.addEnvironment(ENV.timersQueueArn, timers.queueArn);
     return this;
   }
 

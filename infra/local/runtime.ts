@@ -18,15 +18,17 @@ import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamodb/table-schema.ts';
 import { ENV } from '../../shared/config.ts';
-import { FUNCTIONS, HOSTS, type Host, QUEUES, type QueueName } from '../catalog.ts';
+import { FUNCTIONS, HOSTS, type Host, QUEUES, type QueueName, type QueueSpec } from '../catalog.ts';
 import { LocalClock } from './clock.ts';
 import { startAwsEmulators } from './emulators/server.ts';
 import { type Gateway, type GatewayRoute, type HttpLambda, type LocalRouteHandler, startGateway } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
 import { type Poller, type QueueLambda, startPoller } from './poller.ts';
 
-// aws-ses-v2-local is CommonJS with `exports.default`: under ESM that default sits one level down.
-const startSesLocal = sesLocalModule.default;
+// aws-ses-v2-local is CommonJS with `exports.default`: under Node's ESM that default sits one level down, while loaders
+// that apply CJS default interop (vitest) hand over the function itself.
+const sesExports = sesLocalModule as typeof sesLocalModule | typeof sesLocalModule.default;
+const startSesLocal = typeof sesExports === 'function' ? sesExports : sesExports.default;
 
 export const REGION = 'us-east-1';
 export const TABLE_NAME = 'storeflow-local';
@@ -74,6 +76,8 @@ export interface LocalRuntime {
   readonly dlqUrls: Record<QueueName, string>;
   /** Moves the timers' clock forward and fires what became due. */
   advanceClock(seconds: number): Promise<{ offsetSeconds: number; fired: number }>;
+  /** DynamoDB operations served so far, by operation name (`PutItem`, `UpdateItem`, …). */
+  dynamodbCalls(): Record<string, number>;
   /** Pauses or resumes every queue poller (benchmarks isolate the API path with it). */
   setPollersPaused(paused: boolean): void;
   stop(): Promise<void>;
@@ -142,7 +146,15 @@ const ensureTable = async (client: DynamoDBClient) => {
   }
 };
 
-const ensureQueues = async (client: SQSClient) => {
+/**
+ * fauxqs builds queue URLs as `http://sqs.<region>.<host>:<port>/…`, which with an IP host is not a valid URL (the SDK
+ * warns on every call) and with `localhost` does not resolve. It finds queues by name whatever the host, so the URLs
+ * handed out are put on the SQS endpoint itself; rebuilt at every start, they also follow a changed port.
+ */
+const onEndpoint = (queueUrl: string | undefined, endpoint: string): string =>
+  (queueUrl ?? '').replace(/^https?:\/\/[^/]+/, endpoint);
+
+const ensureQueues = async (client: SQSClient, endpoint: string) => {
   const urls = {} as Record<QueueName, string>;
   const dlqs = {} as Record<QueueName, string>;
   const arns = {} as Record<QueueName, string>;
@@ -155,7 +167,7 @@ const ensureQueues = async (client: SQSClient) => {
         Attributes: { ...fifo, MessageRetentionPeriod: '1209600' },
       }),
     );
-    const dlqUrl = dlq.QueueUrl ?? '';
+    const dlqUrl = onEndpoint(dlq.QueueUrl, endpoint);
     const { Attributes } = await client.send(
       new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
     );
@@ -172,7 +184,7 @@ const ensureQueues = async (client: SQSClient) => {
         },
       }),
     );
-    urls[name] = queue.QueueUrl ?? '';
+    urls[name] = onEndpoint(queue.QueueUrl, endpoint);
     dlqs[name] = dlqUrl;
     const own = await client.send(
       new GetQueueAttributesCommand({ QueueUrl: urls[name], AttributeNames: ['QueueArn'] }),
@@ -213,6 +225,12 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       deleteTableMs: 0,
       updateTableMs: 0,
       ...(dataDir ? { path: join(dataDir, 'dynamodb') } : {}),
+    });
+    // Operation counts (e.g. `PutItem`), read by the benchmarks to report writes per accepted event.
+    const dynamodbCalls = new Map<string, number>();
+    dynamoServer.prependListener('request', (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const operation = String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
+      dynamodbCalls.set(operation, (dynamodbCalls.get(operation) ?? 0) + 1);
     });
     const dynamoPort = await listen(dynamoServer, port('dynamodb'));
     stops.push(() => closeServer(dynamoServer));
@@ -273,8 +291,15 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     dynamoAdmin.destroy();
     const sqs = new SQSClient({ ...clientConfig, endpoint: sqsUrl });
     stops.push(async () => sqs.destroy());
-    const queues = await ensureQueues(sqs);
-    for (const [name, spec] of Object.entries(QUEUES)) process.env[spec.urlEnv] = queues.urls[name as QueueName];
+    const queues = await ensureQueues(sqs, sqsUrl);
+    for (const [name, spec] of Object.entries(QUEUES) as [QueueName, QueueSpec][]) {
+      process.env[spec.urlEnv] = queues.urls[name];
+      // The Scheduler emulator delivers timers by queue ARN; the role is accepted and not checked, as locally nothing is.
+      if (spec.schedulerTarget) {
+        process.env[ENV.timersQueueArn] = queues.arns[name];
+        process.env[ENV.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/storeflow-local-scheduler';
+      }
+    }
 
     const advanceClock = async (seconds: number) => {
       clock.advance(seconds);
@@ -347,6 +372,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       queueUrls: queues.urls,
       dlqUrls: queues.dlqs,
       advanceClock,
+      dynamodbCalls: () => Object.fromEntries(dynamodbCalls),
       setPollersPaused: (paused) => {
         for (const poller of pollers) (paused ? poller.pause : poller.resume)();
       },

@@ -1,22 +1,39 @@
 /** Wiring of the ingestion use cases to their AWS adapters (built once per warm function). */
+import { config } from '../config.ts';
 import { newId } from '../domain/ids.ts';
 import type { AcceptDeps } from '../domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '../domain/ingest/apply-event.ts';
+import type { FireTimerDeps } from '../domain/timers/fire-timer.ts';
 import { logger } from '../observability.ts';
+import {
+  dynamoCartRepository,
+  dynamoCheckoutRepository,
+  dynamoOrderRepository,
+} from './dynamodb/commerce.repositories.ts';
 import { dynamoCustomerRepository } from './dynamodb/customer.repository.ts';
+import {
+  dynamoBackInStockRepository,
+  dynamoFlowTriggers,
+  dynamoPageViewRepository,
+  dynamoWebhookEvents,
+} from './dynamodb/engagement.repositories.ts';
 import { dynamoEventLog } from './dynamodb/event-log.repository.ts';
 import { dynamoProductRepository } from './dynamodb/product.repository.ts';
+import { dynamoRateLimiter } from './dynamodb/rate-limiter.ts';
+import { schedulerTimers } from './scheduler/timers.ts';
 import { sqsIngestQueue } from './sqs/ingest-queue.ts';
 
 const clock = { now: () => Date.now() };
 
 let accept: AcceptDeps | undefined;
 let apply: ApplyDeps | undefined;
+let fire: FireTimerDeps | undefined;
 
 export const ingestDeps = (): AcceptDeps => {
   accept ??= {
     events: dynamoEventLog(),
     queue: sqsIngestQueue(),
+    limiter: dynamoRateLimiter(clock),
     clock,
     onLostRecord: (error, detail) =>
       logger.error('Event recorded but neither queued nor removed; a retry will be answered 304', { ...detail, error }),
@@ -28,8 +45,28 @@ export const applyDeps = (): ApplyDeps => {
   apply ??= {
     customers: dynamoCustomerRepository(),
     products: dynamoProductRepository(),
+    orders: dynamoOrderRepository(),
+    carts: dynamoCartRepository(),
+    checkouts: dynamoCheckoutRepository(),
+    pageViews: dynamoPageViewRepository(),
+    backInStock: dynamoBackInStockRepository(),
+    timers: schedulerTimers(),
+    triggers: dynamoFlowTriggers(),
+    webhooks: dynamoWebhookEvents(clock),
     clock,
     newContactId: () => newId('ct'),
+    checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,
   };
   return apply;
+};
+
+export const fireTimerDeps = (): FireTimerDeps => {
+  fire ??= {
+    carts: dynamoCartRepository(),
+    checkouts: dynamoCheckoutRepository(),
+    customers: dynamoCustomerRepository(),
+    triggers: dynamoFlowTriggers(),
+    clock,
+  };
+  return fire;
 };

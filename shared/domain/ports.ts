@@ -2,10 +2,18 @@
  * Ports: what the domain needs from the outside world. Adapters under `shared/adapters/` implement them with AWS;
  * tests may implement them in memory. Nothing here imports an AWS SDK.
  */
+import type { BackInStockSubscription } from './back-in-stock/subscription.ts';
+import type { Cart } from './carts/cart.ts';
+import type { Checkout } from './checkouts/checkout.ts';
 import type { Customer } from './customers/customer.ts';
 import type { EventInterface } from './events/endpoints.ts';
+import type { FlowTrigger } from './flows/trigger.ts';
+import type { Order } from './orders/order.ts';
+import type { PageView } from './page-views/page-view.ts';
 import type { Product } from './products/product.ts';
 import type { AuthenticatedStore, Store } from './stores/store.ts';
+import type { Timer } from './timers/timer.ts';
+import type { WebhookTopic } from './webhooks/topics.ts';
 
 export interface Clock {
   /** Epoch milliseconds. */
@@ -54,6 +62,11 @@ export interface IngestQueue {
 export interface RateLimiter {
   /** Counts one request against `limit` per second for `key`; shared by every concurrent instance. */
   take(key: string, limit: number): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+  /**
+   * True when this instance already saw `key`'s current window full: no I/O, so a flood is refused without touching
+   * the table. False means "unknown", not "allowed".
+   */
+  isSaturated(key: string): boolean;
 }
 
 /** Optimistic concurrency: `save` fails with `RevisionConflict` when the stored revision is not `expectedRevision`. */
@@ -73,4 +86,47 @@ export interface CustomerRepository {
 export interface ProductRepository {
   get(storeId: string, productId: string): Promise<Product | undefined>;
   save(product: Product, expectedRevision: number): Promise<void>;
+}
+
+export interface Repository<T> {
+  get(storeId: string, key: string): Promise<T | undefined>;
+  /** Writes if the stored revision is still `expectedRevision` (0: must not exist yet); else `RevisionConflict`. */
+  save(record: T, expectedRevision: number): Promise<void>;
+}
+
+export interface OrderRepository extends Repository<Order> {}
+
+export interface CartRepository extends Repository<Cart> {
+  delete(storeId: string, token: string): Promise<void>;
+}
+
+export interface CheckoutRepository extends Repository<Checkout> {}
+
+export interface PageViewRepository {
+  add(view: PageView): Promise<void>;
+}
+
+export interface BackInStockRepository {
+  /** Records (or refreshes) one subscription; the same person, product and variant is one subscription. */
+  subscribe(subscription: BackInStockSubscription): Promise<void>;
+  /** Every subscription to the product, all variants. */
+  listForProduct(storeId: string, productId: string): Promise<BackInStockSubscription[]>;
+  remove(subscription: BackInStockSubscription): Promise<void>;
+}
+
+/** One-time timers (EventBridge Scheduler `at()` schedules): one per name, re-setting it moves it. */
+export interface Timers {
+  set(timer: Timer): Promise<void>;
+}
+
+/** Where the worker hands the flows it decided to start (the flow engine consumes them). */
+export interface FlowTriggers {
+  /** Idempotent by `trigger.id`: the same event never starts the same trigger twice. */
+  fire(trigger: FlowTrigger): Promise<void>;
+}
+
+/** Outgoing webhook events, delivered to the store's subscription for the topic (if any). */
+export interface WebhookEvents {
+  /** Idempotent by `eventId`. */
+  emit(storeId: string, topic: WebhookTopic, body: Record<string, unknown>, eventId: string): Promise<void>;
 }

@@ -4,7 +4,12 @@
  * keeps each group's order. A permanent error (a message that can never succeed) is logged and acknowledged; anything
  * else is thrown so the queue retries and, after `maxReceiveCount`, moves the message to the DLQ.
  */
-import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
+import {
+  BatchProcessor,
+  EventType,
+  processPartialResponse,
+  SqsFifoPartialProcessorAsync,
+} from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { PermanentError } from '../errors.ts';
 import { logger } from '../observability.ts';
@@ -15,8 +20,9 @@ export interface QueueWorkerOptions<T> {
   readonly handle: (message: T, record: SQSRecord) => Promise<void>;
 }
 
-export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
-  const recordHandler = async (record: SQSRecord): Promise<void> => {
+const recordHandlerOf =
+  <T>(options: QueueWorkerOptions<T>) =>
+  async (record: SQSRecord): Promise<void> => {
     try {
       await options.handle(options.parse(record.body), record);
     } catch (error) {
@@ -33,6 +39,16 @@ export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
     }
   };
 
+/** A FIFO queue's consumer: records in order, a failure fails the rest of the batch. */
+export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
+  const recordHandler = recordHandlerOf(options);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
     processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), { context });
+};
+
+/** A standard queue's consumer: records processed in parallel, each failure reported on its own. */
+export const queueWorker = <T>(options: QueueWorkerOptions<T>) => {
+  const recordHandler = recordHandlerOf(options);
+  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+    processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context });
 };

@@ -10,9 +10,29 @@
  * | rate     | RATE#<key>#<epochSecond>             | RATE      |                                         |                                      |
  * | customer | STORE#<storeId>#CUSTOMER#<originId>  | CUSTOMER  | STORE#<storeId>#CUSTOMERS / <createdAt>#<id> | STORE#<storeId>#EMAIL#<email> / <originId> |
  * | product  | STORE#<storeId>#PRODUCT#<productId>  | PRODUCT   |                                         |                                      |
+ * | order    | STORE#<storeId>#ORDER#<orderId>      | ORDER     |                                         |                                      |
+ * | cart     | STORE#<storeId>#CART#<token>         | CART      |                                         |                                      |
+ * | checkout | STORE#<storeId>#CHECKOUT#<token>     | CHECKOUT  |                                         |                                      |
+ * | pageView | STORE#<storeId>#VIEWS#<contactKey>   | <viewedAt>#<sourceId> |                             |                                      |
+ * | backInStock | STORE#<storeId>#BIS#<productId>   | <variantId>#<subscriber> |                          |                                      |
+ * | trigger  | STORE#<storeId>#TRIGGERS             | <triggerId> |                                       |                                      |
+ * | webhookEvent | STORE#<storeId>#WEBHOOK-EVENTS   | <eventId> |                                         |                                      |
  */
 
-export type Entity = 'store' | 'apiKey' | 'event' | 'rate' | 'customer' | 'product';
+export type Entity =
+  | 'store'
+  | 'apiKey'
+  | 'event'
+  | 'rate'
+  | 'customer'
+  | 'product'
+  | 'order'
+  | 'cart'
+  | 'checkout'
+  | 'pageView'
+  | 'backInStock'
+  | 'trigger'
+  | 'webhookEvent';
 
 /** Fixed width so the string order of the sort key is the numeric order. */
 const pad = (n: number, width: number) => String(Math.max(0, Math.trunc(n))).padStart(width, '0');
@@ -38,6 +58,25 @@ export const keys = {
     gsi2sk: originId,
   }),
   product: (storeId: string, productId: string) => ({ pk: `STORE#${storeId}#PRODUCT#${productId}`, sk: 'PRODUCT' }),
+  order: (storeId: string, orderId: string) => ({ pk: `STORE#${storeId}#ORDER#${orderId}`, sk: 'ORDER' }),
+  cart: (storeId: string, token: string) => ({ pk: `STORE#${storeId}#CART#${token}`, sk: 'CART' }),
+  checkout: (storeId: string, token: string) => ({ pk: `STORE#${storeId}#CHECKOUT#${token}`, sk: 'CHECKOUT' }),
+  /** A contact's page views in time order. */
+  pageViews: (storeId: string, contactKey: string) => ({ pk: `STORE#${storeId}#VIEWS#${contactKey}` }),
+  pageView: (storeId: string, contactKey: string, viewedAt: number, sourceId: string) => ({
+    pk: `STORE#${storeId}#VIEWS#${contactKey}`,
+    sk: `${pad(viewedAt, 12)}#${sourceId}`,
+  }),
+  /** Every back-in-stock subscription to a product (all variants). */
+  backInStockByProduct: (storeId: string, productId: string) => ({ pk: `STORE#${storeId}#BIS#${productId}` }),
+  backInStock: (storeId: string, productId: string, variantId: string, subscriber: string) => ({
+    pk: `STORE#${storeId}#BIS#${productId}`,
+    sk: `${variantId}#${subscriber}`,
+  }),
+  triggers: (storeId: string) => ({ pk: `STORE#${storeId}#TRIGGERS` }),
+  trigger: (storeId: string, triggerId: string) => ({ pk: `STORE#${storeId}#TRIGGERS`, sk: triggerId }),
+  webhookEvents: (storeId: string) => ({ pk: `STORE#${storeId}#WEBHOOK-EVENTS` }),
+  webhookEvent: (storeId: string, eventId: string) => ({ pk: `STORE#${storeId}#WEBHOOK-EVENTS`, sk: eventId }),
 } as const;
 
 /** Attributes every item carries besides its keys. */

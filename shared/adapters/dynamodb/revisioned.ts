@@ -1,6 +1,7 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { RevisionConflict } from '../../domain/ports.ts';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type Repository, RevisionConflict } from '../../domain/ports.ts';
 import { dynamo } from '../aws-clients.ts';
+import { type Entity, itemMeta, withoutMeta } from './keys.ts';
 import { isConditionFailure, tableName } from './table.ts';
 
 /**
@@ -26,3 +27,35 @@ export const putRevisioned = async (item: Record<string, unknown>, expectedRevis
     throw error;
   }
 };
+
+type Key = { pk: string; sk: string };
+
+/**
+ * A repository of revisioned records of one entity: consistent reads (the worker re-reads what it just wrote),
+ * conditional writes, and whatever index keys `indexKeys` adds to the item.
+ */
+export const revisionedRepository = <T extends { storeId: string; revision: number }>(options: {
+  entity: Entity;
+  key: (storeId: string, id: string) => Key;
+  idOf: (record: T) => string;
+  indexKeys?: (record: T) => Record<string, string>;
+}): Repository<T> & { delete(storeId: string, id: string): Promise<void> } => ({
+  async get(storeId: string, id: string) {
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: options.key(storeId, id), ConsistentRead: true }),
+    );
+    return Item ? withoutMeta<T>(Item) : undefined;
+  },
+  async save(record: T, expectedRevision: number) {
+    const item = {
+      ...options.key(record.storeId, options.idOf(record)),
+      ...options.indexKeys?.(record),
+      ...itemMeta(options.entity),
+      ...record,
+    };
+    await putRevisioned(item, expectedRevision, `${options.entity} ${options.idOf(record)}`);
+  },
+  async delete(storeId: string, id: string) {
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: options.key(storeId, id) }));
+  },
+});

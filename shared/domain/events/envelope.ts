@@ -4,9 +4,24 @@
  */
 import * as v from 'valibot';
 import { parseOrThrow } from '../validation.ts';
-import { GENERAL_ENDPOINTS, type GeneralEndpoint, SOURCE_ID_MAX_CHARS } from './endpoints.ts';
+import {
+  GENERAL_ENDPOINTS,
+  type GeneralEndpoint,
+  HEADLESS_ENDPOINTS,
+  type HeadlessEndpoint,
+  SOURCE_ID_MAX_CHARS,
+} from './endpoints.ts';
 import { jsonObject, text } from './fields.ts';
+import { CartData, CheckoutData } from './payloads/carts.ts';
 import { CustomerCreateData, CustomerUpdateData } from './payloads/customers.ts';
+import { BackInStockData, FlowNotifyData, PageViewedData, RestockData } from './payloads/engagement.ts';
+import {
+  HeadlessBackInStockData,
+  HeadlessCartData,
+  HeadlessCustomerData,
+  HeadlessPageViewedData,
+} from './payloads/headless.ts';
+import { FulfilledOrderData, OrderChangeData, OrderData } from './payloads/orders.ts';
 import { ProductData } from './payloads/products.ts';
 
 const sourceId = () =>
@@ -30,27 +45,58 @@ const envelope = <E extends readonly [string, ...string[]]>(endpoints: E) =>
 export const GeneralEnvelope = envelope(GENERAL_ENDPOINTS);
 export type GeneralEnvelope = v.InferOutput<typeof GeneralEnvelope>;
 
-/**
- * Payload schemas per general endpoint. Endpoints without an entry here are accepted with any object `data`; their
- * payload rules arrive with their behaviour.
- */
-const GENERAL_PAYLOADS: Partial<Record<GeneralEndpoint, v.GenericSchema>> = {
+/** Payload schema per general endpoint (spec "General event payloads"; "not shown" payloads in docs/events.md). */
+const GENERAL_PAYLOADS: Record<GeneralEndpoint, v.GenericSchema> = {
   'customers/create': CustomerCreateData,
   customers: CustomerCreateData,
   'customers/update': CustomerUpdateData,
+  'orders/create': OrderData,
+  'orders/paid': OrderData,
+  'orders/fulfilled': FulfilledOrderData,
+  'orders/update': OrderChangeData,
+  'orders/cancelled': OrderChangeData,
+  'orders/refunded': OrderChangeData,
   'products/create': ProductData,
   'products/update': ProductData,
   products: ProductData,
+  'carts/create': CartData,
+  'carts/update': CartData,
+  carts: CartData,
+  'checkouts/create': CheckoutData,
+  'checkouts/update': CheckoutData,
+  'page/viewed': PageViewedData,
+  'products/back_in_stock': BackInStockData,
+  'products/restock': RestockData,
+  'flow/notify': FlowNotifyData,
 };
 
-/** Validates `data` for its endpoint and returns the normalised payload (paths in messages start at `data`). */
-export const parseGeneralData = (endpoint: GeneralEndpoint, data: Record<string, unknown>): Record<string, unknown> => {
-  const schema = GENERAL_PAYLOADS[endpoint];
-  return schema ? (parseOrThrow(schema, data, 'data') as Record<string, unknown>) : data;
+/** Payload schema per headless endpoint (spec "Headless event payloads"). */
+const HEADLESS_PAYLOADS: Record<HeadlessEndpoint, v.GenericSchema> = {
+  'page/viewed': HeadlessPageViewedData,
+  'carts/create': HeadlessCartData,
+  'carts/update': HeadlessCartData,
+  'customers/create': HeadlessCustomerData,
+  'products/back_in_stock': HeadlessBackInStockData,
 };
+
+export const HeadlessEnvelope = envelope(HEADLESS_ENDPOINTS);
+export type HeadlessEnvelope = v.InferOutput<typeof HeadlessEnvelope>;
+
+/** Validates `data` for its endpoint and returns the normalised payload (paths in messages start at `data`). */
+export const parseGeneralData = (endpoint: GeneralEndpoint, data: Record<string, unknown>): Record<string, unknown> =>
+  parseOrThrow(GENERAL_PAYLOADS[endpoint], data, 'data') as Record<string, unknown>;
 
 /** The whole general-interface request: envelope, then payload. */
 export const parseGeneralEvent = (body: unknown): GeneralEnvelope => {
   const event = parseOrThrow(GeneralEnvelope, body);
   return { ...event, data: parseGeneralData(event.endpoint, event.data) };
+};
+
+/** The whole headless request: envelope, then payload. */
+export const parseHeadlessEvent = (body: unknown): HeadlessEnvelope => {
+  const event = parseOrThrow(HeadlessEnvelope, body);
+  return {
+    ...event,
+    data: parseOrThrow(HEADLESS_PAYLOADS[event.endpoint], event.data, 'data') as Record<string, unknown>,
+  };
 };

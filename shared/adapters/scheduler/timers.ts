@@ -1,0 +1,58 @@
+/**
+ * Timers as EventBridge Scheduler one-time schedules: `at()` in UTC, `ActionAfterCompletion: DELETE`, the timers queue
+ * as target. Setting a timer is one `UpdateSchedule` (the usual case: a cart written again) or, for a new name, one
+ * `CreateSchedule`; the other call only when the first finds the schedule missing or already there.
+ */
+import {
+  CreateScheduleCommand,
+  type CreateScheduleCommandInput,
+  SchedulerClient,
+  UpdateScheduleCommand,
+} from '@aws-sdk/client-scheduler';
+import { config, required } from '../../config.ts';
+import type { Timers } from '../../domain/ports.ts';
+import type { Timer } from '../../domain/timers/timer.ts';
+
+let client: SchedulerClient | undefined;
+const scheduler = () => {
+  client ??= new SchedulerClient({});
+  return client;
+};
+
+/** `at()` takes local date-time without zone or milliseconds; the zone is UTC. */
+const atExpression = (epochMs: number) => `at(${new Date(epochMs).toISOString().slice(0, 19)})`;
+
+const scheduleInput = (timer: Timer): CreateScheduleCommandInput => ({
+  Name: timer.name,
+  GroupName: config().scheduleGroup,
+  ScheduleExpression: atExpression(timer.at),
+  ScheduleExpressionTimezone: 'UTC',
+  FlexibleTimeWindow: { Mode: 'OFF' },
+  ActionAfterCompletion: 'DELETE',
+  Target: {
+    Arn: required('timersQueueArn'),
+    RoleArn: required('schedulerRoleArn'),
+    Input: JSON.stringify(timer.payload),
+  },
+});
+
+const named = (error: unknown, name: string) => error instanceof Error && error.name === name;
+
+export const schedulerTimers = (): Timers => ({
+  async set(timer: Timer) {
+    const input = scheduleInput(timer);
+    // Cart timers are mostly re-set (every cart write), checkout timers set once: try the likely call first.
+    const updateFirst = timer.payload.kind === 'cart' && timer.payload.revision > 1;
+    try {
+      await scheduler().send(updateFirst ? new UpdateScheduleCommand(input) : new CreateScheduleCommand(input));
+    } catch (error) {
+      if (updateFirst && named(error, 'ResourceNotFoundException')) {
+        await scheduler().send(new CreateScheduleCommand(input));
+      } else if (!updateFirst && named(error, 'ConflictException')) {
+        await scheduler().send(new UpdateScheduleCommand(input));
+      } else {
+        throw error;
+      }
+    }
+  },
+});

@@ -1,0 +1,46 @@
+/**
+ * Flow triggers: what the worker decides to start, per the spec's table "Which endpoints start flows" (general
+ * interface rule 5) and the headless rules. The flow engine turns a trigger into runs of the store's matching flows.
+ */
+
+export const FLOW_KINDS = [
+  'customer_created',
+  'order_paid',
+  'order_fulfilled',
+  'order_status_changed',
+  'order_refunded',
+  'abandoned_cart',
+  'checkout_recovery',
+  'browse_recovery',
+  'subscription_welcome',
+  'back_in_stock',
+  'custom_notification',
+] as const;
+export type FlowKind = (typeof FLOW_KINDS)[number];
+
+/** Who a flow would message. */
+export interface TriggerContact {
+  readonly email?: string;
+  readonly phone?: string;
+  /** The customer's id in the store's system. */
+  readonly customerId?: string;
+}
+
+export interface FlowTrigger {
+  /** Deterministic per cause (event or timer), so a redelivered message never fires twice. */
+  readonly id: string;
+  readonly storeId: string;
+  readonly kind: FlowKind;
+  /** What the flow is about, e.g. `{type: 'cart', id: token}`. */
+  readonly subject: { readonly type: string; readonly id: string };
+  readonly contact: TriggerContact;
+  /** The event (`endpoint` + `sourceId`) or timer that caused it. */
+  readonly cause: { readonly endpoint?: string; readonly sourceId?: string; readonly timer?: string };
+  /** Data the flow may use in conditions and templates (order, cart lines, `custom`, `flow_id`, …). */
+  readonly context: Readonly<Record<string, unknown>>;
+  /** Epoch milliseconds. */
+  readonly at: number;
+}
+
+/** `ignore_flow = Y` in any event skips flow triggering (general interface rule 6). */
+export const flowsIgnored = (data: Record<string, unknown>): boolean => data.ignore_flow === 'Y';

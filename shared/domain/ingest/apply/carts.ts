@@ -1,0 +1,50 @@
+/**
+ * Carts and checkouts ("Cart lifecycle", "Checkout and order"). Each cart write (re)sets the cart's one timer to one
+ * hour later; `checkouts/create` stores the checkout, deletes the matching cart and sets the checkout-recovery timer.
+ * The flows themselves start when the timers fire (see `../../timers/fire-timer.ts`).
+ */
+import { applyCartData, cartTokenOf } from '../../carts/cart.ts';
+import { applyCheckoutData } from '../../checkouts/checkout.ts';
+import type { CartData, CheckoutData } from '../../events/payloads/carts.ts';
+import type { HeadlessCartData } from '../../events/payloads/headless.ts';
+import type { IngestMessage } from '../../ports.ts';
+import { CART_RECOVERY_WAIT_MS, timerName } from '../../timers/timer.ts';
+import { type ApplyDeps, type ApplyOutcome, withRetry } from './context.ts';
+
+export const applyCart = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
+  const data = message.data as CartData | HeadlessCartData;
+  const token = cartTokenOf(data as { token?: string; id?: string });
+  const cart = await withRetry(async () => {
+    const existing = await deps.carts.get(message.storeId, token);
+    const next = applyCartData(existing, data, { storeId: message.storeId, now: deps.clock.now() });
+    await deps.carts.save(next, existing?.revision ?? 0);
+    return next;
+  });
+  // One call per write: the timer is named per cart, so setting it again moves it instead of adding one.
+  await deps.timers.set({
+    name: timerName('cart', message.storeId, token),
+    at: cart.updatedAt + CART_RECOVERY_WAIT_MS,
+    payload: { v: 1, kind: 'cart', storeId: message.storeId, token, revision: cart.revision },
+  });
+  return { applied: 'cart', triggers: [] };
+};
+
+export const applyCheckout = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
+  const data = message.data as CheckoutData;
+  const token = String(data.token);
+  const checkout = await withRetry(async () => {
+    const existing = await deps.checkouts.get(message.storeId, token);
+    const next = applyCheckoutData(existing, data, { storeId: message.storeId, now: deps.clock.now() });
+    await deps.checkouts.save(next, existing?.revision ?? 0);
+    return next;
+  });
+  if (message.endpoint !== 'checkouts/create') return { applied: 'checkout', triggers: [] };
+  // Rule 2: the checkout replaces the cart; the cart's timer then finds no cart and does nothing.
+  if (checkout.cartToken) await deps.carts.delete(message.storeId, checkout.cartToken);
+  await deps.timers.set({
+    name: timerName('checkout', message.storeId, token),
+    at: deps.clock.now() + deps.checkoutRecoveryWaitMs,
+    payload: { v: 1, kind: 'checkout', storeId: message.storeId, token },
+  });
+  return { applied: 'checkout', triggers: [] };
+};

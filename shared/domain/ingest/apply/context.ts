@@ -1,0 +1,89 @@
+/** What every apply step gets: the ports, and helpers shared by the steps. */
+import type { FlowKind, FlowTrigger, TriggerContact } from '../../flows/trigger.ts';
+import type {
+  BackInStockRepository,
+  CartRepository,
+  CheckoutRepository,
+  Clock,
+  CustomerRepository,
+  FlowTriggers,
+  IngestMessage,
+  OrderRepository,
+  PageViewRepository,
+  ProductRepository,
+  Timers,
+  WebhookEvents,
+} from '../../ports.ts';
+
+export interface ApplyDeps {
+  readonly customers: CustomerRepository;
+  readonly products: ProductRepository;
+  readonly orders: OrderRepository;
+  readonly carts: CartRepository;
+  readonly checkouts: CheckoutRepository;
+  readonly pageViews: PageViewRepository;
+  readonly backInStock: BackInStockRepository;
+  readonly timers: Timers;
+  readonly triggers: FlowTriggers;
+  readonly webhooks: WebhookEvents;
+  readonly clock: Clock;
+  readonly newContactId: () => string;
+  /** Wait before checkout recovery (spec: at least 30 minutes advised). */
+  readonly checkoutRecoveryWaitMs: number;
+}
+
+/** What applying one event did, for logs and tests. */
+export interface ApplyOutcome {
+  /** The entity written, e.g. `customer`, `cart`, or `none`. */
+  readonly applied: string;
+  readonly triggers: readonly FlowKind[];
+}
+
+const MAX_CONFLICT_RETRIES = 5;
+
+/** Read-modify-write with a revision check, retried when another writer got there first. */
+export const withRetry = async <T>(attempt: () => Promise<T>): Promise<T> => {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'RevisionConflict') || tries >= MAX_CONFLICT_RETRIES) throw error;
+    }
+  }
+};
+
+/** Builds and fires a trigger caused by an event; its id makes a redelivered event fire nothing new. */
+export const fireFromEvent = async (
+  deps: ApplyDeps,
+  message: IngestMessage,
+  trigger: {
+    kind: FlowKind;
+    subject: FlowTrigger['subject'];
+    contact: { readonly [K in keyof TriggerContact]?: TriggerContact[K] | undefined };
+    context: Record<string, unknown>;
+    /** Distinguishes several triggers of one kind from one event (e.g. one per back-in-stock subscriber). */
+    discriminator?: string;
+  },
+): Promise<FlowKind> => {
+  const suffix = trigger.discriminator ? `#${trigger.discriminator}` : '';
+  await deps.triggers.fire({
+    id: `event#${message.sourceId}#${trigger.kind}${suffix}`,
+    storeId: message.storeId,
+    kind: trigger.kind,
+    subject: trigger.subject,
+    contact: withoutUndefined(trigger.contact) as TriggerContact,
+    cause: { endpoint: message.endpoint, sourceId: message.sourceId },
+    context: trigger.context,
+    at: deps.clock.now(),
+  });
+  return trigger.kind;
+};
+
+/** `T` with its possibly-undefined properties made optional instead (what `exactOptionalPropertyTypes` wants). */
+export type Compact<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined>;
+};
+
+/** Drops the properties whose value is `undefined`. */
+export const withoutUndefined = <T extends object>(record: T): Compact<T> =>
+  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Compact<T>;

@@ -1,0 +1,98 @@
+/**
+ * Customer events. General `customers/create` and `customers` start the "customer created" flow only when they create
+ * the customer (rule 5); `customers/update` starts none. Headless `customers/create` is a form subscription: it creates
+ * or updates the contact, starts the subscription-welcome flow and emits `customer/newsletter` (headless rule 5).
+ */
+import { applyCustomerData, type Customer } from '../../customers/customer.ts';
+import type { CustomerCreateData, CustomerUpdateData } from '../../events/payloads/customers.ts';
+import type { HeadlessCustomerData } from '../../events/payloads/headless.ts';
+import { flowsIgnored } from '../../flows/trigger.ts';
+import type { IngestMessage } from '../../ports.ts';
+import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withRetry } from './context.ts';
+
+const upsertCustomer = (deps: ApplyDeps, storeId: string, data: CustomerCreateData | CustomerUpdateData) =>
+  withRetry(async () => {
+    const existing = await deps.customers.get(storeId, String(data.id));
+    const write = applyCustomerData(existing, data, { storeId, newId: deps.newContactId, now: deps.clock.now() });
+    await deps.customers.save(write.customer, existing?.revision ?? 0);
+    return write;
+  });
+
+const customerContext = (customer: Customer) => ({
+  customer: {
+    id: customer.id,
+    originId: customer.originId,
+    email: customer.email,
+    phone: customer.phone,
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    countryCode: customer.countryCode,
+  },
+});
+
+export const applyGeneralCustomer = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
+  const data = message.data as CustomerCreateData | CustomerUpdateData;
+  const { customer, created } = await upsertCustomer(deps, message.storeId, data);
+  const startsFlow = message.endpoint !== 'customers/update' && created && !flowsIgnored(message.data);
+  if (!startsFlow) return { applied: 'customer', triggers: [] };
+  const kind = await fireFromEvent(deps, message, {
+    kind: 'customer_created',
+    subject: { type: 'customer', id: customer.originId },
+    contact: { email: customer.email, phone: customer.phone, customerId: customer.originId },
+    context: customerContext(customer),
+  });
+  return { applied: 'customer', triggers: [kind] };
+};
+
+/**
+ * A form subscription: the channel given is subscribed unless the payload says otherwise (collecting an address in a
+ * subscription form is the subscription).
+ */
+export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
+  const data = message.data as HeadlessCustomerData;
+  const nowSeconds = Math.floor(deps.clock.now() / 1000);
+  const consent = (given: { state: string } | undefined, channelGiven: boolean) =>
+    given
+      ? { state: given.state, updatedAt: nowSeconds }
+      : channelGiven
+        ? { state: 'subscribed', updatedAt: nowSeconds }
+        : undefined;
+  const { email_marketing_consent, sms_marketing_consent, ...rest } = data;
+  const { customer } = await upsertCustomer(deps, message.storeId, {
+    ...rest,
+    email_marketing_consent: consent(email_marketing_consent, data.email !== undefined),
+    sms_marketing_consent: consent(sms_marketing_consent, data.phone !== undefined),
+  } as CustomerUpdateData);
+
+  await deps.webhooks.emit(
+    message.storeId,
+    'customer/newsletter',
+    {
+      id: customer.originId,
+      email: customer.email ?? '',
+      phone: customer.phone ?? '',
+      first_name: customer.firstName ?? '',
+      last_name: customer.lastName ?? '',
+      city: customer.city ?? '',
+      gender: customer.gender ?? '',
+      birthdate: customer.birthDate ?? '',
+      country_code: customer.countryCode ?? '',
+      created_at: customer.createdAt,
+      source: 'customer/newsletter',
+      email_marketing_consent: {
+        state: customer.emailConsent?.state === 'subscribed' ? 'subscribed' : 'undefined',
+        updated_at: customer.emailConsent?.updatedAt ?? nowSeconds,
+      },
+      sms_marketing_consent: { state: customer.smsConsent?.state === 'subscribed' ? 'subscribed' : 'undefined' },
+    },
+    `newsletter#${message.sourceId}`,
+  );
+
+  const kind = await fireFromEvent(deps, message, {
+    kind: 'subscription_welcome',
+    subject: { type: 'customer', id: customer.originId },
+    contact: { email: customer.email, phone: customer.phone, customerId: customer.originId },
+    context: customerContext(customer),
+  });
+  return { applied: 'customer', triggers: [kind] };
+};

@@ -1,0 +1,62 @@
+/**
+ * Order events (general rules 1 and 5, "Checkout and order"): orders are stored by `id` with their status history.
+ * Payment completed — `orders/paid`, or `orders/update` with a paid status — deletes the cart (`cart_token`) and marks
+ * the abandoned checkout (`checkout_token`) paid so its recovery stops.
+ */
+import { markCheckoutPaid } from '../../checkouts/checkout.ts';
+import type { OrderChangeData, OrderData } from '../../events/payloads/orders.ts';
+import { type FlowKind, flowsIgnored } from '../../flows/trigger.ts';
+import { applyOrderData, type Order } from '../../orders/order.ts';
+import type { IngestMessage } from '../../ports.ts';
+import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withRetry } from './context.ts';
+
+/** The flow each order endpoint starts (rule 5); `orders/update` only when the status changed. */
+const FLOW_OF: Partial<Record<string, FlowKind>> = {
+  'orders/paid': 'order_paid',
+  'orders/fulfilled': 'order_fulfilled',
+  'orders/update': 'order_status_changed',
+  'orders/refunded': 'order_refunded',
+};
+
+const completePayment = async (deps: ApplyDeps, order: Order) => {
+  if (order.cartToken) await deps.carts.delete(order.storeId, order.cartToken);
+  const token = order.checkoutToken;
+  if (!token) return;
+  await withRetry(async () => {
+    const existing = await deps.checkouts.get(order.storeId, token);
+    if (existing?.paidAt !== undefined) return;
+    const paid = markCheckoutPaid(existing, {
+      storeId: order.storeId,
+      token,
+      orderId: order.id,
+      now: deps.clock.now(),
+    });
+    await deps.checkouts.save(paid, existing?.revision ?? 0);
+  });
+};
+
+export const applyOrder = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
+  const data = message.data as OrderData | OrderChangeData;
+  const { order, previousStatus, statusChanged } = await withRetry(async () => {
+    const existing = await deps.orders.get(message.storeId, String(data.id));
+    const write = applyOrderData(existing, message.endpoint, data, { storeId: message.storeId, now: deps.clock.now() });
+    await deps.orders.save(write.order, existing?.revision ?? 0);
+    return write;
+  });
+
+  const paymentCompleted =
+    message.endpoint === 'orders/paid' || (message.endpoint === 'orders/update' && order.status === 'paid');
+  if (paymentCompleted) await completePayment(deps, order);
+
+  const kind = FLOW_OF[message.endpoint];
+  const starts =
+    kind !== undefined && (kind !== 'order_status_changed' || statusChanged) && !flowsIgnored(message.data);
+  if (!starts) return { applied: 'order', triggers: [] };
+  await fireFromEvent(deps, message, {
+    kind,
+    subject: { type: 'order', id: order.id },
+    contact: { email: order.email, customerId: order.customerId },
+    context: { order: { id: order.id, status: order.status, previousStatus, ...order.details } },
+  });
+  return { applied: 'order', triggers: [kind] };
+};

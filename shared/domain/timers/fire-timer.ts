@@ -1,0 +1,75 @@
+/**
+ * A timer fired: re-check the subject's state, then start the recovery flow if it still applies.
+ *
+ * Cart (one hour after the last write): the cart still exists (a checkout or a payment deletes it), was not written
+ * since the timer was set (a newer write set a newer timer), flows are not ignored, and an email is known on the cart
+ * or its linked customer → abandoned-cart trigger.
+ * Checkout (after the recovery wait): no paid order matched its `checkout_token` → checkout-recovery trigger.
+ */
+import type { FlowKind } from '../flows/trigger.ts';
+import type { CartRepository, CheckoutRepository, Clock, CustomerRepository, FlowTriggers } from '../ports.ts';
+import type { TimerPayload } from './timer.ts';
+
+export interface FireTimerDeps {
+  readonly carts: CartRepository;
+  readonly checkouts: CheckoutRepository;
+  readonly customers: CustomerRepository;
+  readonly triggers: FlowTriggers;
+  readonly clock: Clock;
+}
+
+/** Why a fired timer started nothing (for logs), or the flow it started. */
+export type FireOutcome = { readonly started: FlowKind } | { readonly skipped: string };
+
+export const fireTimer = async (deps: FireTimerDeps, timer: TimerPayload): Promise<FireOutcome> => {
+  if (timer.kind === 'cart') {
+    const cart = await deps.carts.get(timer.storeId, timer.token);
+    if (!cart) return { skipped: 'cart gone (checked out or paid)' };
+    if (cart.revision !== timer.revision) return { skipped: 'cart written since; a newer timer is set' };
+    if (cart.ignoreFlow) return { skipped: 'ignore_flow' };
+    const customer = cart.customerId ? await deps.customers.get(timer.storeId, cart.customerId) : undefined;
+    const email = cart.email ?? customer?.email;
+    if (!email) return { skipped: 'no email on the cart or its customer' };
+    await deps.triggers.fire({
+      id: `timer#cart#${timer.token}#${timer.revision}`,
+      storeId: timer.storeId,
+      kind: 'abandoned_cart',
+      subject: { type: 'cart', id: cart.token },
+      contact: { email, ...(cart.customerId ? { customerId: cart.customerId } : {}) },
+      cause: { timer: `cart#${timer.revision}` },
+      context: {
+        cart: {
+          token: cart.token,
+          checkoutUrl: cart.checkoutUrl,
+          lineItems: cart.lineItems,
+          firstName: cart.firstName ?? customer?.firstName,
+          lastName: cart.lastName ?? customer?.lastName,
+        },
+      },
+      at: deps.clock.now(),
+    });
+    return { started: 'abandoned_cart' };
+  }
+
+  const checkout = await deps.checkouts.get(timer.storeId, timer.token);
+  if (!checkout) return { skipped: 'checkout gone' };
+  if (checkout.paidAt !== undefined) return { skipped: 'paid' };
+  if (checkout.ignoreFlow) return { skipped: 'ignore_flow' };
+  const customer = checkout.customerId ? await deps.customers.get(timer.storeId, checkout.customerId) : undefined;
+  const email = checkout.email ?? customer?.email;
+  await deps.triggers.fire({
+    id: `timer#checkout#${timer.token}`,
+    storeId: timer.storeId,
+    kind: 'checkout_recovery',
+    subject: { type: 'checkout', id: checkout.token },
+    contact: {
+      ...(email ? { email } : {}),
+      ...(checkout.phone ? { phone: checkout.phone } : {}),
+      ...(checkout.customerId ? { customerId: checkout.customerId } : {}),
+    },
+    cause: { timer: 'checkout' },
+    context: { checkout: { token: checkout.token, cartToken: checkout.cartToken, ...checkout.details } },
+    at: deps.clock.now(),
+  });
+  return { started: 'checkout_recovery' };
+};

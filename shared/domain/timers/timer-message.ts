@@ -1,0 +1,21 @@
+import * as v from 'valibot';
+import { PermanentError } from '../../errors.ts';
+import type { TimerPayload } from './timer.ts';
+
+const TimerMessage = v.variant('kind', [
+  v.object({ v: v.literal(1), kind: v.literal('cart'), storeId: v.string(), token: v.string(), revision: v.number() }),
+  v.object({ v: v.literal(1), kind: v.literal('checkout'), storeId: v.string(), token: v.string() }),
+]);
+
+/** Reads a fired timer off the timers queue; anything else is permanent (no retry can fix it). */
+export const parseTimerMessage = (body: string): TimerPayload => {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (cause) {
+    throw new PermanentError('Timer message is not JSON', { cause });
+  }
+  const result = v.safeParse(TimerMessage, json);
+  if (!result.success) throw new PermanentError(`Not a timer message: ${v.summarize(result.issues)}`);
+  return result.output;
+};

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+
+/** One-time timers: the cart's one-hour wait and the checkout-recovery wait (spec "States and transitions"). */
+
+export interface CartTimerPayload {
+  readonly v: 1;
+  readonly kind: 'cart';
+  readonly storeId: string;
+  readonly token: string;
+  /** The cart revision the timer was set for: a newer write supersedes it. */
+  readonly revision: number;
+}
+
+export interface CheckoutTimerPayload {
+  readonly v: 1;
+  readonly kind: 'checkout';
+  readonly storeId: string;
+  readonly token: string;
+}
+
+export type TimerPayload = CartTimerPayload | CheckoutTimerPayload;
+
+export interface Timer {
+  /** Deterministic per subject, so re-setting moves the one timer instead of adding another. */
+  readonly name: string;
+  /** Epoch milliseconds. */
+  readonly at: number;
+  readonly payload: TimerPayload;
+}
+
+/** "one hour after the cart write" (Cart lifecycle). */
+export const CART_RECOVERY_WAIT_MS = 60 * 60 * 1000;
+/** "a wait of at least 30 minutes is advised" (Checkout and order); configurable per deployment. */
+export const DEFAULT_CHECKOUT_RECOVERY_WAIT_MINUTES = 30;
+
+/** Scheduler names allow `[0-9a-zA-Z-_.]`, at most 64 characters: the subject is hashed. */
+export const timerName = (kind: TimerPayload['kind'], storeId: string, token: string): string =>
+  `${kind}-${createHash('sha256').update(`${storeId}\n${token}`).digest('hex').slice(0, 48)}`;
