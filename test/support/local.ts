@@ -1,0 +1,53 @@
+/** Helpers for tests that run against the local runtime: stores, calls to the general event interface, polling. */
+import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
+import { createStore } from '../../shared/domain/stores/manage-stores.ts';
+
+export interface TestStore {
+  readonly storeId: string;
+  readonly apiKey: string;
+}
+
+/** A fresh direct-API store (call after the runtime started: the adapters read its environment). */
+export const newStore = async (name = 'Test Store'): Promise<TestStore> => {
+  const { store, apiKey } = await createStore(storeAdminDeps(), { name, type: 'direct' });
+  return { storeId: store.storeId, apiKey };
+};
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Record<string, unknown>;
+}
+
+/** `POST /api/v1/events` as a merchant's integration would send it; `body` is sent as is when it is a string. */
+export const postEvent = async (
+  mainUrl: string,
+  apiKey: string | undefined,
+  body: unknown,
+  options: { contentType?: string } = {},
+): Promise<Answer> => {
+  const headers: Record<string, string> = { 'content-type': options.contentType ?? 'application/json' };
+  if (apiKey !== undefined) headers['x-service-access-token'] = apiKey;
+  const response = await fetch(`${mainUrl}/api/v1/events`, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: JSON.parse(text) as Record<string, unknown> };
+};
+
+/** Polls `probe` until it returns a value (not `undefined`), for at most `timeoutMs`. */
+export const eventually = async <T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
