@@ -102,3 +102,24 @@ export const jsonObject = (message = 'must be an object') =>
     (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
     message,
   );
+
+/**
+ * `schema` where one of `field` and `alternative` must be present (e.g. email or phone), reported on `field` as
+ * `data.<field> is required (or data.<alternative>)`.
+ */
+export const requireOneOf = <S extends v.GenericSchema<unknown, Record<string, unknown>>>(
+  schema: S,
+  field: string,
+  alternative: string,
+): S =>
+  // The check transforms nothing, so the piped schema's input and output are `S`'s; the cast keeps them for callers.
+  v.pipe(
+    schema,
+    v.forward(
+      v.check(
+        (data: v.InferOutput<S>) => data[field] !== undefined || data[alternative] !== undefined,
+        `is required (or data.${alternative})`,
+      ),
+      [field] as never,
+    ),
+  ) as unknown as S;

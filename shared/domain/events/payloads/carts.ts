@@ -1,6 +1,6 @@
 /** General interface cart and checkout payloads (spec: "carts/create, carts/update, carts", "checkouts/create"). */
 import * as v from 'valibot';
-import { address, amount, countryCode, email, epochSeconds, id, opt, text, yesNo } from '../fields.ts';
+import { address, amount, countryCode, email, epochSeconds, id, opt, requireOneOf, text, yesNo } from '../fields.ts';
 
 /** Cart/checkout `line_items[]`: `product_id` and `variant_id` required. */
 export const CartLine = v.looseObject(
@@ -23,7 +23,7 @@ export const CartLine = v.looseObject(
  * Carts are identified by `token` (the spec's "core cart identifier"); a cart without a token falls back to `id`. One
  * of the two is required, or the cart could never be updated, checked out or recovered.
  */
-export const CartData = v.pipe(
+export const CartData = requireOneOf(
   v.looseObject({
     id: opt(id()),
     token: opt(id()),
@@ -37,10 +37,8 @@ export const CartData = v.pipe(
     line_items: opt(v.array(CartLine, 'must be an array')),
     ignore_flow: opt(yesNo()),
   }),
-  v.forward(
-    v.check((data) => data.token !== undefined || data.id !== undefined, 'is required (or data.id)'),
-    ['token'],
-  ),
+  'token',
+  'id',
 );
 export type CartData = v.InferOutput<typeof CartData>;
 

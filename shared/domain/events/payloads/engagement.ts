@@ -4,7 +4,18 @@
  * "required" column; what a record cannot do without is required here and documented in docs/events.md.
  */
 import * as v from 'valibot';
-import { countryCode, email, epochSeconds, id, jsonObject, nonEmptyText, opt, text, yesNo } from '../fields.ts';
+import {
+  countryCode,
+  email,
+  epochSeconds,
+  id,
+  jsonObject,
+  nonEmptyText,
+  opt,
+  requireOneOf,
+  text,
+  yesNo,
+} from '../fields.ts';
 
 /** `page/viewed`: kept as the contact's history (by email), so `email` is required. */
 export const PageViewedData = v.looseObject({
@@ -17,7 +28,7 @@ export const PageViewedData = v.looseObject({
 export type PageViewedData = v.InferOutput<typeof PageViewedData>;
 
 /** `products/back_in_stock`: a subscription needs the product and someone to notify (email, or phone as headless allows). */
-export const BackInStockData = v.pipe(
+export const BackInStockData = requireOneOf(
   v.looseObject({
     product_id: id(),
     variant_id: opt(id()),
@@ -25,10 +36,8 @@ export const BackInStockData = v.pipe(
     phone: opt(nonEmptyText()),
     ignore_flow: opt(yesNo()),
   }),
-  v.forward(
-    v.check((data) => data.email !== undefined || data.phone !== undefined, 'is required (or data.phone)'),
-    ['email'],
-  ),
+  'email',
+  'phone',
 );
 export type BackInStockData = v.InferOutput<typeof BackInStockData>;
 

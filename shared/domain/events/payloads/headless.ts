@@ -1,12 +1,23 @@
 /** Headless event payloads (spec: "Headless event payloads"), sent to `POST {front_url}/api/v1/headless/events`. */
 import * as v from 'valibot';
-import { amount, countryCode, email, epochSeconds, id, marketingConsent, nonEmptyText, opt, text } from '../fields.ts';
+import {
+  amount,
+  countryCode,
+  email,
+  epochSeconds,
+  id,
+  marketingConsent,
+  nonEmptyText,
+  opt,
+  requireOneOf,
+  text,
+} from '../fields.ts';
 
 /**
  * `page/viewed`. `requestId` may be empty (then no flow starts, rule 3); `page.productId` is required on product pages
  * (`includeProduct` 1) and omitted otherwise.
  */
-export const HeadlessPageViewedData = v.pipe(
+export const HeadlessPageViewedData = requireOneOf(
   v.looseObject({
     requestId: text(),
     type: v.literal('page', 'must be "page"'),
@@ -71,15 +82,13 @@ export const HeadlessCustomerData = v.pipe(
     email_marketing_consent: opt(consentState()),
     sms_marketing_consent: opt(consentState()),
   }),
-  v.forward(
-    v.check((data) => data.email !== undefined || data.phone !== undefined, 'is required (or data.phone)'),
-    ['email'],
-  ),
+  'email',
+  'phone',
 );
 export type HeadlessCustomerData = v.InferOutput<typeof HeadlessCustomerData>;
 
 /** `products/back_in_stock`: product id, variants (empty variant when omitted), and an email or a phone. */
-export const HeadlessBackInStockData = v.pipe(
+export const HeadlessBackInStockData = requireOneOf(
   v.looseObject({
     product_id: id(),
     product_variants: opt(v.array(id(), 'must be an array of strings')),
@@ -92,9 +101,7 @@ export const HeadlessBackInStockData = v.pipe(
     product_url: opt(text()),
     product_variant_name: opt(text()),
   }),
-  v.forward(
-    v.check((data) => data.email !== undefined || data.phone !== undefined, 'is required (or data.phone)'),
-    ['email'],
-  ),
+  'email',
+  'phone',
 );
 export type HeadlessBackInStockData = v.InferOutput<typeof HeadlessBackInStockData>;

@@ -18,6 +18,13 @@ const upsertCustomer = (deps: ApplyDeps, storeId: string, data: CustomerCreateDa
     return write;
   });
 
+/** A customer trigger's subject, contact and context. */
+const aboutCustomer = (customer: Customer) => ({
+  subject: { type: 'customer', id: customer.originId },
+  contact: { email: customer.email, phone: customer.phone, customerId: customer.originId },
+  context: customerContext(customer),
+});
+
 const customerContext = (customer: Customer) => ({
   customer: {
     id: customer.id,
@@ -37,9 +44,7 @@ export const applyGeneralCustomer = async (deps: ApplyDeps, message: IngestMessa
   if (!startsFlow) return { applied: 'customer', triggers: [] };
   const kind = await fireFromEvent(deps, message, {
     kind: 'customer_created',
-    subject: { type: 'customer', id: customer.originId },
-    contact: { email: customer.email, phone: customer.phone, customerId: customer.originId },
-    context: customerContext(customer),
+    ...aboutCustomer(customer),
   });
   return { applied: 'customer', triggers: [kind] };
 };
@@ -90,9 +95,7 @@ export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMess
 
   const kind = await fireFromEvent(deps, message, {
     kind: 'subscription_welcome',
-    subject: { type: 'customer', id: customer.originId },
-    contact: { email: customer.email, phone: customer.phone, customerId: customer.originId },
-    context: customerContext(customer),
+    ...aboutCustomer(customer),
   });
   return { applied: 'customer', triggers: [kind] };
 };
