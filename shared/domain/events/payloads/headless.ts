@@ -17,7 +17,7 @@ import {
  * `page/viewed`. `requestId` may be empty (then no flow starts, rule 3); `page.productId` is required on product pages
  * (`includeProduct` 1) and omitted otherwise.
  */
-export const HeadlessPageViewedData = requireOneOf(
+export const HeadlessPageViewedData = v.pipe(
   v.looseObject({
     requestId: text(),
     type: v.literal('page', 'must be "page"'),
@@ -70,7 +70,7 @@ export type HeadlessCartData = v.InferOutput<typeof HeadlessCartData>;
 const consentState = () => v.looseObject({ state: marketingConsent().entries.state }, 'must be an object');
 
 /** `customers/create` (a form subscription): `id`, `created_at`, and an email or a phone. */
-export const HeadlessCustomerData = v.pipe(
+export const HeadlessCustomerData = requireOneOf(
   v.looseObject({
     id: id(),
     created_at: epochSeconds(),
