@@ -96,9 +96,8 @@ export interface Repository<T> {
 
 export interface OrderRepository extends Repository<Order> {}
 
-export interface CartRepository extends Repository<Cart> {
-  delete(storeId: string, token: string): Promise<void>;
-}
+/** Carts, deleted ones included (closed tombstones, see `carts/cart.ts`). */
+export interface CartRepository extends Repository<Cart> {}
 
 export interface CheckoutRepository extends Repository<Checkout> {}
 

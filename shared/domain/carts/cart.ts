@@ -1,6 +1,10 @@
 /**
  * Carts (spec "Cart lifecycle"): upserted by `token`; every write that carries `line_items` replaces all lines (an
  * empty array empties the cart). A general-interface write without `line_items` changes only the fields it carries.
+ *
+ * A checkout or a completed payment deletes the cart. The record stays as a closed tombstone (removed by TTL after 30
+ * days) so that its revision keeps counting — a cart written again under the same token is a new cart whose timer and
+ * trigger ids cannot collide with the old one's — and so the recovery check can tell the customer reached checkout.
  */
 import type { CartData } from '../events/payloads/carts.ts';
 import type { HeadlessCartData } from '../events/payloads/headless.ts';
@@ -26,7 +30,29 @@ export interface Cart {
   readonly updatedAt: number;
   /** Counts writes; the abandoned-cart timer remembers the revision it was set for. */
   readonly revision: number;
+  /** Set when a checkout or a payment deleted the cart. */
+  readonly closed?: { readonly at: number; readonly by: 'checkout' | 'payment' };
+  /** When a checkout was created from this cart token: the customer reached checkout, so no cart recovery. */
+  readonly reachedCheckoutAt?: number;
+  /** Epoch seconds at which DynamoDB's TTL removes a closed cart. */
+  readonly expiresAt?: number;
 }
+
+/** How long a deleted cart's tombstone is kept. */
+const CLOSED_CART_RETENTION_SECONDS = 30 * 24 * 3600;
+
+/** A cart still in play: written, and not deleted by a checkout or a payment. */
+export const isOpen = (cart: Cart | undefined): cart is Cart => cart !== undefined && cart.closed === undefined;
+
+/** The cart deleted by a checkout or a payment (kept as a tombstone). */
+export const closeCart = (cart: Cart, by: 'checkout' | 'payment', now: number): Cart => ({
+  ...cart,
+  closed: { at: now, by },
+  ...(by === 'checkout' ? { reachedCheckoutAt: cart.reachedCheckoutAt ?? now } : {}),
+  expiresAt: Math.floor(now / 1000) + CLOSED_CART_RETENTION_SECONDS,
+  updatedAt: now,
+  revision: cart.revision + 1,
+});
 
 const KNOWN = new Set([
   'id',
@@ -68,16 +94,19 @@ export const applyCartData = (
   const extra = Object.fromEntries(
     Object.entries(data).filter(([key, value]) => !KNOWN.has(key) && value !== undefined),
   );
+  // A write after the cart was deleted starts a new cart; only the revision count and the checkout mark carry over.
+  const previous = isOpen(existing) ? existing : undefined;
   return {
-    ...existing,
+    ...previous,
     ...changes,
     storeId: context.storeId,
     token: cartTokenOf(data as { token?: string; id?: string }),
-    lineItems: data.line_items ?? existing?.lineItems ?? [],
+    lineItems: data.line_items ?? previous?.lineItems ?? [],
     ignoreFlow: general.ignore_flow === 'Y',
-    attributes: { ...existing?.attributes, ...extra },
-    createdAt: existing?.createdAt ?? context.now,
+    attributes: { ...previous?.attributes, ...extra },
+    createdAt: previous?.createdAt ?? context.now,
     updatedAt: context.now,
     revision: (existing?.revision ?? 0) + 1,
+    ...(existing?.reachedCheckoutAt !== undefined ? { reachedCheckoutAt: existing.reachedCheckoutAt } : {}),
   };
 };

@@ -32,14 +32,21 @@ const sourceId = () =>
     v.check((s) => [...s].length <= SOURCE_ID_MAX_CHARS, `must be at most ${SOURCE_ID_MAX_CHARS} characters`),
   );
 
+// valibot's object schema takes arrays for objects; the body check comes first so `[]` reads "must be a JSON object".
 const envelope = <E extends readonly [string, ...string[]]>(endpoints: E) =>
-  v.object(
-    {
-      endpoint: v.picklist(endpoints, `must be one of: ${endpoints.join(', ')}`),
-      source_id: sourceId(),
-      data: jsonObject(),
-    },
-    'must be a JSON object',
+  v.pipe(
+    v.custom<Record<string, unknown>>(
+      (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+      'must be a JSON object',
+    ),
+    v.object(
+      {
+        endpoint: v.picklist(endpoints, `must be one of: ${endpoints.join(', ')}`),
+        source_id: sourceId(),
+        data: jsonObject(),
+      },
+      'must be a JSON object',
+    ),
   );
 
 export const GeneralEnvelope = envelope(GENERAL_ENDPOINTS);

@@ -32,14 +32,15 @@ export interface IncomingEvent {
 /**
  * The entity an event is about, e.g. `customers:42`: events of one entity apply in the order they were accepted. Both
  * interfaces map the same entity to the same key (a headless and a general write of one cart stay in order), and a
- * back-in-stock subscription shares its product's key with `products/restock` ("back_in_stock then restock").
+ * product's writes, its back-in-stock subscriptions and its restocks share one key ("back_in_stock then restock"; a
+ * product update that restocks a variant comes after the subscriptions sent before it).
  */
 export const entityKeyOf = (endpoint: string, data: Record<string, unknown>): string => {
   const family = endpoint.split('/')[0] ?? endpoint;
   const pick = (...values: unknown[]) => values.find((value) => value !== undefined && value !== null && value !== '');
   const id =
     endpoint === 'products/back_in_stock' || endpoint === 'products/restock'
-      ? `stock:${String(data.product_id)}`
+      ? `products:${String(data.product_id)}`
       : endpoint === 'page/viewed'
         ? `views:${String(pick(data.email, data.customerId, 'guest'))}`
         : endpoint === 'flow/notify'

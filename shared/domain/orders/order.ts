@@ -27,8 +27,13 @@ export interface Order {
   readonly revision: number;
 }
 
-/** Endpoints whose name says the status when the payload does not (their payload is "not shown" in the spec). */
-const IMPLIED_STATUS: Partial<Record<string, OrderStatus>> = {
+/**
+ * Endpoints whose name is the status: `orders/paid` is the payment (spec: "payment completed"), `orders/cancelled` and
+ * `orders/refunded` say what happened; a contradicting `order_status` (e.g. `pending` on `orders/paid`) is kept in
+ * `details` as sent, the stored status is the endpoint's. `orders/fulfilled` and `orders/update` store the payload's.
+ */
+const ENDPOINT_STATUS: Partial<Record<string, OrderStatus>> = {
+  'orders/paid': 'paid',
   'orders/cancelled': 'cancelled',
   'orders/refunded': 'refunded',
 };
@@ -45,10 +50,11 @@ export const applyOrderData = (
   data: OrderData | OrderChangeData,
   context: { storeId: string; now: number },
 ): OrderWrite => {
-  const status = data.order_status ?? IMPLIED_STATUS[endpoint];
+  const status = ENDPOINT_STATUS[endpoint] ?? data.order_status;
   const previousStatus = existing?.status;
   const statusChanged = status !== undefined && status !== previousStatus;
   const { id, customer_id, email, cart_token, checkout_token, ...rest } = data;
+  // `order_status` stays in details as sent; `status` is the order's status after this event.
   const details = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   const order: Order = {
     ...existing,

@@ -2,9 +2,10 @@
  * A timer fired: re-check the subject's state, then start the recovery flow if it still applies.
  *
  * Cart (one hour after the last write): the cart still exists (a checkout or a payment deletes it), was not written
- * since the timer was set (a newer write set a newer timer), flows are not ignored, and an email is known on the cart
- * or its linked customer → abandoned-cart trigger.
- * Checkout (after the recovery wait): no paid order matched its `checkout_token` → checkout-recovery trigger.
+ * since the timer was set (a newer write set a newer timer), the customer has not reached checkout with it, it has
+ * lines, flows are not ignored, and an email is known on the cart or its linked customer → abandoned-cart trigger.
+ * Checkout (after the recovery wait): no paid order matched its `checkout_token`, and an email is known on the
+ * checkout or its customer → checkout-recovery trigger.
  */
 import type { FlowKind } from '../flows/trigger.ts';
 import type { CartRepository, CheckoutRepository, Clock, CustomerRepository, FlowTriggers } from '../ports.ts';
@@ -24,8 +25,11 @@ export type FireOutcome = { readonly started: FlowKind } | { readonly skipped: s
 export const fireTimer = async (deps: FireTimerDeps, timer: TimerPayload): Promise<FireOutcome> => {
   if (timer.kind === 'cart') {
     const cart = await deps.carts.get(timer.storeId, timer.token);
-    if (!cart) return { skipped: 'cart gone (checked out or paid)' };
-    if (cart.revision !== timer.revision) return { skipped: 'cart written since; a newer timer is set' };
+    if (!cart) return { skipped: 'cart gone' };
+    if (cart.revision !== timer.revision) return { skipped: 'cart written since (or deleted); a newer timer is set' };
+    if (cart.closed) return { skipped: `cart deleted by ${cart.closed.by}` };
+    if (cart.reachedCheckoutAt !== undefined) return { skipped: 'customer reached checkout' };
+    if (cart.lineItems.length === 0) return { skipped: 'cart is empty' };
     if (cart.ignoreFlow) return { skipped: 'ignore_flow' };
     const customer = cart.customerId ? await deps.customers.get(timer.storeId, cart.customerId) : undefined;
     const email = cart.email ?? customer?.email;
@@ -57,13 +61,14 @@ export const fireTimer = async (deps: FireTimerDeps, timer: TimerPayload): Promi
   if (checkout.ignoreFlow) return { skipped: 'ignore_flow' };
   const customer = checkout.customerId ? await deps.customers.get(timer.storeId, checkout.customerId) : undefined;
   const email = checkout.email ?? customer?.email;
+  if (!email) return { skipped: 'no email on the checkout or its customer' };
   await deps.triggers.fire({
     id: `timer#checkout#${timer.token}`,
     storeId: timer.storeId,
     kind: 'checkout_recovery',
     subject: { type: 'checkout', id: checkout.token },
     contact: {
-      ...(email ? { email } : {}),
+      email,
       ...(checkout.phone ? { phone: checkout.phone } : {}),
       ...(checkout.customerId ? { customerId: checkout.customerId } : {}),
     },

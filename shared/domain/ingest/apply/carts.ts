@@ -9,7 +9,7 @@ import type { CartData, CheckoutData } from '../../events/payloads/carts.ts';
 import type { HeadlessCartData } from '../../events/payloads/headless.ts';
 import type { IngestMessage } from '../../ports.ts';
 import { CART_RECOVERY_WAIT_MS, timerName } from '../../timers/timer.ts';
-import { type ApplyDeps, type ApplyOutcome, withRetry } from './context.ts';
+import { type ApplyDeps, type ApplyOutcome, deleteCart, withRetry } from './context.ts';
 
 export const applyCart = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
   const data = message.data as CartData | HeadlessCartData;
@@ -40,7 +40,7 @@ export const applyCheckout = async (deps: ApplyDeps, message: IngestMessage): Pr
   });
   if (message.endpoint !== 'checkouts/create') return { applied: 'checkout', triggers: [] };
   // Rule 2: the checkout replaces the cart; the cart's timer then finds no cart and does nothing.
-  if (checkout.cartToken) await deps.carts.delete(message.storeId, checkout.cartToken);
+  if (checkout.cartToken) await deleteCart(deps, message.storeId, checkout.cartToken, 'checkout');
   await deps.timers.set({
     name: timerName('checkout', message.storeId, token),
     at: deps.clock.now() + deps.checkoutRecoveryWaitMs,

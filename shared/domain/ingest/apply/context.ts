@@ -1,4 +1,5 @@
 /** What every apply step gets: the ports, and helpers shared by the steps. */
+import { closeCart, isOpen } from '../../carts/cart.ts';
 import type { FlowKind, FlowTrigger, TriggerContact } from '../../flows/trigger.ts';
 import type {
   BackInStockRepository,
@@ -51,6 +52,14 @@ export const withRetry = async <T>(attempt: () => Promise<T>): Promise<T> => {
     }
   }
 };
+
+/** Deletes the cart (closes it, keeping its tombstone) after a checkout or a payment; no cart, nothing to do. */
+export const deleteCart = (deps: ApplyDeps, storeId: string, token: string, by: 'checkout' | 'payment') =>
+  withRetry(async () => {
+    const cart = await deps.carts.get(storeId, token);
+    if (!isOpen(cart)) return;
+    await deps.carts.save(closeCart(cart, by, deps.clock.now()), cart.revision);
+  });
 
 /** Builds and fires a trigger caused by an event; its id makes a redelivered event fire nothing new. */
 export const fireFromEvent = async (

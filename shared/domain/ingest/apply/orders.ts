@@ -8,7 +8,7 @@ import type { OrderChangeData, OrderData } from '../../events/payloads/orders.ts
 import { type FlowKind, flowsIgnored } from '../../flows/trigger.ts';
 import { applyOrderData, type Order } from '../../orders/order.ts';
 import type { IngestMessage } from '../../ports.ts';
-import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withRetry } from './context.ts';
+import { type ApplyDeps, type ApplyOutcome, deleteCart, fireFromEvent, withRetry } from './context.ts';
 
 /** The flow each order endpoint starts (rule 5); `orders/update` only when the status changed. */
 const FLOW_OF: Partial<Record<string, FlowKind>> = {
@@ -19,7 +19,7 @@ const FLOW_OF: Partial<Record<string, FlowKind>> = {
 };
 
 const completePayment = async (deps: ApplyDeps, order: Order) => {
-  if (order.cartToken) await deps.carts.delete(order.storeId, order.cartToken);
+  if (order.cartToken) await deleteCart(deps, order.storeId, order.cartToken, 'payment');
   const token = order.checkoutToken;
   if (!token) return;
   await withRetry(async () => {
