@@ -7,43 +7,106 @@ import { isConditionFailure, tableName } from './table.ts';
 /** Counters live a minute past their second, then DynamoDB's TTL removes them. */
 const COUNTER_TTL_SECONDS = 60;
 
+/** What one instance knows about one key in the current second. */
+interface Window {
+  second: number;
+  /** Tokens claimed from the shared counter and not used yet. */
+  leased: number;
+  /** Requests this instance let through in this second. */
+  used: number;
+  /** Requests it let through in the previous second: the expected demand of this one. */
+  usedBefore: number;
+  /** The shared counter refused: the window is full. */
+  full: boolean;
+  /** A claim in flight, which concurrent requests wait for instead of claiming too. */
+  claiming?: Promise<void> | undefined;
+}
+
 /**
- * Fixed-window limiter shared by every concurrent Lambda: one counter item per key per second, incremented with a
- * conditional `ADD` that fails once the window is full. One write per request, no read.
+ * Fixed one-second windows shared by every concurrent instance: one counter item per key per second in DynamoDB,
+ * incremented with a conditional `ADD` that can never take the counter past the limit, so the limit holds across
+ * instances whatever they do.
+ *
+ * Tokens are claimed in small leases: a request that finds no token in hand claims as many as this instance used in
+ * the previous second (at least 1, at most a quarter of the limit), or, within a second, as many as it used so far.
+ * A busy store then costs one write per several requests instead of one per request; a quiet store one write per
+ * request, as before. The price is that tokens an instance holds and does not use in its second are lost to the
+ * others, so with many instances a store may meet its 429 slightly before 40 (never after). When a lease does not fit
+ * any more, one token is tried before the window is declared full.
  */
 export const dynamoRateLimiter = (clock: Clock): RateLimiter => {
-  /** key → the second in which this instance saw the window full; later requests in it are refused locally. */
-  const full = new Map<string, number>();
+  const windows = new Map<string, Window>();
   const currentSecond = () => Math.floor(clock.now() / 1000);
-  const isSaturated = (key: string) => full.get(key) === currentSecond();
+
+  const windowOf = (key: string): Window => {
+    const second = currentSecond();
+    const known = windows.get(key);
+    if (known?.second === second) return known;
+    if (windows.size > 10_000) windows.clear();
+    const fresh: Window = {
+      second,
+      leased: 0,
+      used: 0,
+      usedBefore: known?.second === second - 1 ? known.used : 0,
+      full: false,
+    };
+    windows.set(key, fresh);
+    return fresh;
+  };
+
+  /** Claims `count` tokens of `second`; false when fewer are left. */
+  const claim = async (key: string, second: number, count: number, limit: number): Promise<boolean> => {
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.rate(key, second),
+          UpdateExpression: 'ADD hits :count SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
+          ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room',
+          ExpressionAttributeValues: {
+            ':count': count,
+            ':room': limit - count,
+            ':ttl': second + COUNTER_TTL_SECONDS,
+            ':entity': 'rate',
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  };
+
+  const refill = async (key: string, window: Window, limit: number) => {
+    const lease = Math.max(1, Math.min(Math.ceil(limit / 4), Math.max(window.used, window.usedBefore)));
+    if (await claim(key, window.second, lease, limit)) {
+      window.leased += lease;
+    } else if (lease > 1 && (await claim(key, window.second, 1, limit))) {
+      window.leased += 1;
+    } else {
+      window.full = true;
+    }
+  };
 
   return {
-    isSaturated,
+    isSaturated: (key) => windowOf(key).full,
+
     async take(key: string, limit: number) {
-      const second = currentSecond();
-      if (full.get(key) === second) return { allowed: false, retryAfterSeconds: 1 };
-      try {
-        await dynamo().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.rate(key, second),
-            UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
-            ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
-            ExpressionAttributeValues: {
-              ':one': 1,
-              ':limit': limit,
-              ':ttl': second + COUNTER_TTL_SECONDS,
-              ':entity': 'rate',
-            },
-          }),
-        );
-        return { allowed: true };
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-        // Stale windows are dropped as new ones fill, so the map stays as small as the set of busy keys.
-        if (full.size > 10_000) full.clear();
-        full.set(key, second);
-        return { allowed: false, retryAfterSeconds: 1 };
+      // Each pass re-reads the window: tokens are only ever spent in the second they were claimed for (a claim that
+      // comes back after its second ended is dropped), so an instance never lets through more than it was granted.
+      for (;;) {
+        const window = windowOf(key);
+        if (window.leased > 0) {
+          window.leased -= 1;
+          window.used += 1;
+          return { allowed: true };
+        }
+        if (window.full) return { allowed: false, retryAfterSeconds: 1 };
+        window.claiming ??= refill(key, window, limit).finally(() => {
+          window.claiming = undefined;
+        });
+        await window.claiming;
       }
     },
   };

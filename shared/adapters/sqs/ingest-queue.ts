@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { required } from '../../config.ts';
 import type { IngestMessage, IngestQueue } from '../../domain/ports.ts';
 import { sqs } from '../aws-clients.ts';
+import { batchingSender } from './batching-sender.ts';
 
 /**
  * JSON with the characters SQS emulators may refuse (beyond the Basic Multilingual Plane, e.g. emoji, and the
@@ -21,15 +21,14 @@ export const sqsSafeJson = (value: unknown): string =>
  * The FIFO ingest queue. The de-duplication id is store + `source_id` (hashed to SQS's character set), so a send
  * retried after an ambiguous failure is dropped by SQS instead of being applied twice.
  */
-export const sqsIngestQueue = (): IngestQueue => ({
-  async send(message: IngestMessage, groupKey: string) {
-    await sqs().send(
-      new SendMessageCommand({
-        QueueUrl: required('ingestQueueUrl'),
+export const sqsIngestQueue = (): IngestQueue => {
+  const send = batchingSender(sqs, () => required('ingestQueueUrl'));
+  return {
+    send: (message: IngestMessage, groupKey: string) =>
+      send({
         MessageBody: sqsSafeJson(message),
         MessageGroupId: groupKey,
         MessageDeduplicationId: createHash('sha256').update(`${message.storeId}\n${message.sourceId}`).digest('hex'),
       }),
-    );
-  },
-});
+  };
+};
