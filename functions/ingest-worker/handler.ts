@@ -1,12 +1,20 @@
-/** Consumes the FIFO ingest queue: applies each accepted event to the store's entities. */
+/** Consumes the FIFO ingest queue: applies each accepted event to the store's entities and starts its flows. */
 import { applyDeps } from '../../shared/adapters/ingest.ts';
 import { applyEvent } from '../../shared/domain/ingest/apply-event.ts';
 import { parseIngestMessage } from '../../shared/domain/ingest/ingest-message.ts';
+import { logger } from '../../shared/observability.ts';
 import { fifoQueueWorker } from '../../shared/queue/batch.ts';
 
 export const handler = fifoQueueWorker({
   parse: parseIngestMessage,
   handle: async (message) => {
-    await applyEvent(applyDeps(), message);
+    const outcome = await applyEvent(applyDeps(), message);
+    logger.info('Event applied', {
+      storeId: message.storeId,
+      sourceId: message.sourceId,
+      endpoint: message.endpoint,
+      interface: message.interface,
+      ...outcome,
+    });
   },
 });

@@ -1,7 +1,8 @@
 /**
- * The local runtime's timers' clock: wall-clock time plus an offset that only grows. Tests and the
- * `POST /_local/clock/advance` control route move it forward so a schedule set for next week fires now, without
- * touching the system clock or the handlers (which keep reading `Date.now()`). Only the emulated timers read it.
+ * A clock that runs ahead of the wall clock by an offset that only grows. The Scheduler emulator can run on it (its
+ * tests do); the local runtime keeps one to count the time advanced by `POST /_local/clock/advance`, while its
+ * Scheduler runs on the wall clock and advancing shifts the pending schedules instead (see `SchedulerEmulator.advance`),
+ * so timers set after an advance are not already overdue.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -9,8 +10,7 @@ import { dirname } from 'node:path';
 /** Options of {@link LocalClock}. */
 export interface LocalClockOptions {
   /**
-   * JSON file that keeps the offset across restarts; without it the offset lives in memory only. Persisting matters
-   * because persisted schedules were created against the advanced clock: forgetting the offset would un-fire them.
+   * JSON file that keeps the offset across restarts; without it the offset lives in memory only.
    */
   file?: string;
 }

@@ -74,7 +74,10 @@ export interface LocalRuntime {
   readonly clock: LocalClock;
   readonly queueUrls: Record<QueueName, string>;
   readonly dlqUrls: Record<QueueName, string>;
-  /** Moves the timers' clock forward and fires what became due. */
+  /**
+   * Makes `seconds` pass for the pending timers (each falls due that much earlier) and fires what became due;
+   * `offsetSeconds` is the total advanced so far. Timers set afterwards run on the wall clock, like the handlers.
+   */
   advanceClock(seconds: number): Promise<{ offsetSeconds: number; fired: number }>;
   /** DynamoDB operations served so far, by operation name (`PutItem`, `UpdateItem`, …). */
   dynamodbCalls(): Record<string, number>;
@@ -253,12 +256,14 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     const mailUrl = `http://127.0.0.1:${(mailServer.address() as AddressInfo).port}`;
 
     // Scheduler and Secrets Manager (in repo).
+    // The time advanced so far (reported by /_local/clock/advance, kept across restarts). The Scheduler itself runs on
+    // the wall clock, as the handlers do; advancing makes the time pass for the schedules pending at that moment.
     const clock = new LocalClock(dataDir ? { file: join(dataDir, 'clock.json') } : {});
     const emulators = await startAwsEmulators({
       port: port('emulators'),
       sqsEndpoint: sqsUrl,
       region: REGION,
-      clock,
+      clock: { now: () => Date.now() },
       secrets: { [MASTER_KEY_SECRET_ID]: masterSecret(dataDir) },
       ...(dataDir ? { dataDir: join(dataDir, 'scheduler') } : {}),
     });
@@ -303,7 +308,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
 
     const advanceClock = async (seconds: number) => {
       clock.advance(seconds);
-      const fired = await emulators.scheduler.fireDue();
+      const fired = await emulators.scheduler.advance(seconds);
       return { offsetSeconds: clock.offsetMs / 1000, fired };
     };
 

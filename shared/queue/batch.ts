@@ -42,13 +42,17 @@ const recordHandlerOf =
 /** A FIFO queue's consumer: records in order, a failure fails the rest of the batch. */
 export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
   const recordHandler = recordHandlerOf(options);
-  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-    processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), { context });
+  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    logger.addContext(context);
+    return processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), { context });
+  };
 };
 
 /** A standard queue's consumer: records processed in parallel, each failure reported on its own. */
 export const queueWorker = <T>(options: QueueWorkerOptions<T>) => {
   const recordHandler = recordHandlerOf(options);
-  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-    processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context });
+  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    logger.addContext(context);
+    return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context });
+  };
 };

@@ -144,3 +144,21 @@ describe('order endpoints whose name is the status', () => {
     expect(order.statusHistory.map((change) => change.status)).toEqual(['paid']);
   });
 });
+
+describe('the local clock advance', () => {
+  it('makes the hour pass for pending timers only: a cart written after an advance still waits its full hour', async () => {
+    expect(runtime.clock.offsetMs).toBeGreaterThanOrEqual(3_600_000);
+    const store = await newStore('after-advance');
+    const token = uid('cart');
+    await acceptedGeneral(runtime, store, 'carts/create', cartData(token));
+    await until('the cart timer', () => timerSchedule('cart', store.storeId, token));
+    // The Scheduler emulator checks every 250 ms: a timer already overdue would have fired by now.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await timerSchedule('cart', store.storeId, token)).toBeDefined();
+    expect(await triggersOf(store.storeId)).toEqual([]);
+
+    const { fired } = await runtime.advanceClock(3600);
+    expect(fired).toBe(1);
+    await awaitTriggers(store.storeId, 1, 'abandoned_cart');
+  });
+});

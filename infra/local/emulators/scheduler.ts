@@ -96,7 +96,8 @@ export interface SchedulerReply {
 
 /** Options of {@link SchedulerEmulator}. */
 export interface SchedulerEmulatorOptions {
-  clock: LocalClock;
+  /** What decides when schedules are due (a `LocalClock`, or the wall clock). */
+  clock: Pick<LocalClock, 'now'>;
   /** Endpoint of the SQS emulator that targets are delivered to. */
   sqsEndpoint: string;
   /** Region of ARNs and of the SQS client; `us-east-1` by default. */
@@ -124,7 +125,7 @@ class ApiError extends Error {
 
 /** Scheduler state, its HTTP API (`handle`) and its firing loop. */
 export class SchedulerEmulator {
-  readonly #clock: LocalClock;
+  readonly #clock: Pick<LocalClock, 'now'>;
   readonly #region: string;
   readonly #file: string | undefined;
   readonly #sqs: SQSClient;
@@ -178,6 +179,22 @@ export class SchedulerEmulator {
     const run = this.#chain.then(() => this.#fireOnce()).finally(() => this.#pendingRuns--);
     this.#chain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Makes `seconds` pass for the schedules that exist now: each pending schedule falls due that much earlier, then
+   * what became due fires. Schedules created later are not affected, so time moved forward for the pending timers
+   * without leaving the emulator's clock ahead of the handlers' (which would make every later timer fire at once).
+   * @returns how many schedules fired.
+   */
+  advance(seconds: number): Promise<number> {
+    if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('seconds must be a non-negative number');
+    const byMs = seconds * 1000;
+    for (const schedule of this.#schedules.values()) {
+      if (schedule.firedAt === undefined) schedule.dueAt -= byMs;
+    }
+    this.#save();
+    return this.fireDue();
   }
 
   /** Stops the loop, waits for a delivery in flight and releases the SQS client. */

@@ -21,8 +21,8 @@ export interface AwsEmulatorsOptions {
   sqsEndpoint: string;
   /** Region of ARNs; `us-east-1` by default. */
   region?: string;
-  /** The timers' clock that decides when schedules are due. */
-  clock: LocalClock;
+  /** What decides when schedules are due: the wall clock, or a `LocalClock` that tests move. */
+  clock: Pick<LocalClock, 'now'>;
   /** Secret strings keyed by secret name or ARN. */
   secrets: Record<string, string>;
   /** Interval of the scheduler's firing loop in ms; 250 by default. */
@@ -35,6 +35,8 @@ export interface AwsEmulators {
   url: string;
   port: number;
   scheduler: {
+    /** Makes `seconds` pass for the pending schedules, then fires what became due; resolves to how many fired. */
+    advance(seconds: number): Promise<number>;
     /** Fires every due schedule now (e.g. right after the clock advanced); resolves to how many fired. */
     fireDue(): Promise<number>;
     /** Snapshot of all schedules. */
@@ -101,7 +103,11 @@ export async function startAwsEmulators(options: AwsEmulatorsOptions): Promise<A
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    scheduler: { fireDue: () => scheduler.fireDue(), list: () => scheduler.list() },
+    scheduler: {
+      advance: (seconds) => scheduler.advance(seconds),
+      fireDue: () => scheduler.fireDue(),
+      list: () => scheduler.list(),
+    },
     async stop() {
       await scheduler.close();
       const closed = new Promise<void>((resolve, reject) =>
