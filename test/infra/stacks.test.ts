@@ -206,6 +206,49 @@ describe('service stack', () => {
       expect(actions.includes('secretsmanager:GetSecretValue')).toBe(spec.uses.masterKey === true);
       expect(ENV.masterKeySecretId in env).toBe(spec.uses.masterKey === true);
     });
+
+    it('writes schedules and passes the Scheduler role only when declared', () => {
+      const declared = (spec.uses as { scheduler?: boolean }).scheduler === true;
+      expect(actions.includes('scheduler:CreateSchedule')).toBe(declared);
+      expect(actions.includes('scheduler:UpdateSchedule')).toBe(declared);
+      expect(actions.includes('iam:PassRole')).toBe(declared);
+      expect(actions.some((action) => action.startsWith('scheduler:Delete'))).toBe(false);
+      for (const variable of [ENV.scheduleGroup, ENV.schedulerRoleArn, ENV.timersQueueArn]) {
+        expect(variable in env, variable).toBe(declared);
+      }
+    });
+  });
+
+  it('gives the timers a schedule group per stage and a Scheduler role that may only send to the timers queue', () => {
+    prod.service.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'storeflow-prod' });
+    dev.service.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'storeflow-dev' });
+    const roles = prod.service.findResources('AWS::IAM::Role', {
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' }, Action: 'sts:AssumeRole' }),
+          ]),
+        },
+      },
+    });
+    const [roleId] = Object.keys(roles);
+    expect(Object.keys(roles)).toHaveLength(1);
+    const target = queueEntries.find(([, queue]) => queue.schedulerTarget)?.[0];
+    if (!roleId || !target) throw new Error('no Scheduler role or target queue');
+    const policies = prod.service.findResources('AWS::IAM::Policy', {
+      Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) },
+    });
+    const statements = Object.values(policies).flatMap(
+      (p) =>
+        (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } })
+          .Properties.PolicyDocument.Statement,
+    );
+    expect(statements.flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action])).sort()).toEqual([
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:SendMessage',
+    ]);
+    expect(statements.map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [queueId(prod, target), 'Arn'] }]);
   });
 
   it('keeps the worker from sending and the ingest API from reading the master key', () => {

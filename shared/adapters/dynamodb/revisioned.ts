@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Repository, RevisionConflict } from '../../domain/ports.ts';
 import { dynamo } from '../aws-clients.ts';
 import { type Entity, itemMeta, withoutMeta } from './keys.ts';
@@ -39,7 +39,7 @@ export const revisionedRepository = <T extends { storeId: string; revision: numb
   key: (storeId: string, id: string) => Key;
   idOf: (record: T) => string;
   indexKeys?: (record: T) => Record<string, string>;
-}): Repository<T> & { delete(storeId: string, id: string): Promise<void> } => ({
+}): Repository<T> => ({
   async get(storeId: string, id: string) {
     const { Item } = await dynamo().send(
       new GetCommand({ TableName: tableName(), Key: options.key(storeId, id), ConsistentRead: true }),
@@ -54,8 +54,5 @@ export const revisionedRepository = <T extends { storeId: string; revision: numb
       ...record,
     };
     await putRevisioned(item, expectedRevision, `${options.entity} ${options.idOf(record)}`);
-  },
-  async delete(storeId: string, id: string) {
-    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: options.key(storeId, id) }));
   },
 });
