@@ -1,0 +1,91 @@
+/**
+ * What a scenario reads from the local runtime besides its own timings: the depth of a queue, DynamoDB operation
+ * counts (and their difference between two readings), the calls the in-repo Scheduler emulator served, and the stores
+ * to send events to.
+ */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
+import { createStore } from '../../shared/domain/stores/manage-stores.ts';
+
+export const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
+export const READ_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];
+
+/** Total of the named operations in a count by operation. */
+export const sumOf = (counts: Record<string, number>, names: readonly string[]): number =>
+  names.reduce((total, name) => total + (counts[name] ?? 0), 0);
+
+/** `after − before` per operation, zero differences left out. */
+export const countDelta = (before: Record<string, number>, after: Record<string, number>): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const value = (after[name] ?? 0) - (before[name] ?? 0);
+    if (value !== 0) out[name] = value;
+  }
+  return out;
+};
+
+export interface QueueDepth {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly total: number;
+}
+
+export const queueDepth = async (sqs: SQSClient, queueUrl: string): Promise<QueueDepth> => {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  const visible = Number(Attributes.ApproximateNumberOfMessages ?? 0);
+  const inFlight = Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+  return { visible, inFlight, total: visible + inFlight };
+};
+
+/** Creates `count` direct-API stores with a little parallelism; returns their API keys. */
+export const createStores = async (count: number, name = 'Bench store'): Promise<string[]> => {
+  const deps = storeAdminDeps();
+  const keys: string[] = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      keys[i] = (await createStore(deps, { name: `${name} ${i + 1}`, type: 'direct' })).apiKey;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, count) }, worker));
+  return keys;
+};
+
+/** The EventBridge Scheduler operation a request to the emulator is (its REST route), e.g. `UpdateSchedule`. */
+const schedulerOperation = (method: string | undefined, url: string | undefined): string => {
+  const path = (url ?? '').split('?')[0] ?? '';
+  if (!path.startsWith('/schedules/')) return `${method} ${path}`;
+  const verb = { POST: 'Create', PUT: 'Update', GET: 'Get', DELETE: 'Delete' }[method ?? ''];
+  return verb ? `${verb}Schedule` : `${method} /schedules/{Name}`;
+};
+
+/**
+ * Counts the requests the Scheduler emulator serves (same process: Node's `http.server.request.start` diagnostics
+ * channel, filtered on the emulator's port), by operation. `stop()` ends the count and returns it.
+ */
+export const countSchedulerCalls = (emulatorsUrl: string): { stop(): Record<string, number> } => {
+  const port = Number(new URL(emulatorsUrl).port);
+  const counts: Record<string, number> = {};
+  const onRequest = (message: unknown) => {
+    const { request, socket } = message as { request: IncomingMessage; socket: Socket };
+    if (socket.localPort !== port || request.headers['x-amz-target'] !== undefined) return; // Secrets Manager
+    const operation = schedulerOperation(request.method, request.url);
+    counts[operation] = (counts[operation] ?? 0) + 1;
+  };
+  subscribe('http.server.request.start', onRequest);
+  return {
+    stop() {
+      unsubscribe('http.server.request.start', onRequest);
+      return { ...counts };
+    },
+  };
+};

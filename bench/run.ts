@@ -1,0 +1,276 @@
+/**
+ * `npm run bench [-- <scenario…>] [options]`: runs the selected benchmark scenarios (all by default), prints a summary
+ * table and writes `bench/results/latest.md` and `bench/results/latest.json`. Exits 0 when the scenarios ran, even if a
+ * target failed (the reports say FAIL); non-zero only when the bench itself broke.
+ *
+ * With several scenarios, each runs in its own process (this file again, told which one by the environment): the
+ * service's SDK clients and caches are built once per process, bound to the endpoints of the first local runtime
+ * started, so a second runtime in the same process (new random ports) could not be reached through them. A process
+ * per scenario also keeps each one's figures independent of the heap and JIT state the previous one left.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { RESULTS_DIR } from './lib/profile.ts';
+import { formatNumber, round } from './lib/stats.ts';
+import { type Metric, passes, type Result, type Scenario, type ScenarioOptions } from './scenario.ts';
+import { ingest } from './scenarios/ingest.ts';
+import { worker } from './scenarios/worker.ts';
+
+/** Every scenario, in the order `npm run bench` runs them. */
+const SCENARIOS: readonly Scenario[] = [ingest, worker];
+
+const USAGE = `Usage: npm run bench -- [scenario…] [options]
+
+Scenarios (default: all):
+${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}
+
+Options:
+  --seconds N        length of each measured phase (default 10)
+  --count N          a fixed number of requests per measured phase instead of a duration (worker: events queued,
+                     default 3000)
+  --concurrency N    concurrent clients / loops (default 32)
+  --stores N         stores to spread the load over (default 32: busy stores, ~20 requests/s each)
+  --client K         load generator's HTTP client: http (node:http keep-alive Agent, default) or fetch
+  --same-thread      run the load generator in the runtime's thread (default: its own worker thread, as clients
+                     outside the service would be)
+  --no-drain         skip the worker drain measurement after the ingest phase
+  --breakdown        also time each downstream call of the path alone (rate-limit UpdateItem, event PutItem, FIFO
+                     SendMessage) to show what an event's CPU time is made of
+  --profile          write a CPU profile of each measured phase (runtime thread) to bench/results/*.cpuprofile;
+                     summarise one with: npm exec -- node bench/profile-summary.ts <file>
+  -h, --help         this text`;
+
+const positiveInt = (name: string, raw: string | undefined, fallback: number): number => {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
+  return value;
+};
+
+const parse = (argv: string[]) => {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      seconds: { type: 'string' },
+      count: { type: 'string' },
+      concurrency: { type: 'string' },
+      stores: { type: 'string' },
+      client: { type: 'string' },
+      'same-thread': { type: 'boolean', default: false },
+      'no-drain': { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      breakdown: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const unknown = positionals.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0) throw new Error(`Unknown scenario(s): ${unknown.join(', ')}`);
+  const client = values.client ?? 'http';
+  if (client !== 'http' && client !== 'fetch') throw new Error(`--client must be http or fetch, got "${client}"`);
+  const options: ScenarioOptions = {
+    seconds: positiveInt('seconds', values.seconds, 10),
+    count: values.count === undefined ? undefined : positiveInt('count', values.count, 1),
+    concurrency: positiveInt('concurrency', values.concurrency, 32),
+    stores: positiveInt('stores', values.stores, 32),
+    client,
+    clientThread: !values['same-thread'],
+    drain: !values['no-drain'],
+    profile: values.profile,
+    breakdown: values.breakdown,
+    log: (line) => process.stderr.write(`${line}\n`),
+  };
+  const selected = positionals.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => positionals.includes(s.name));
+  return { help: values.help, options, selected };
+};
+
+const verdict = (metric: Metric) => {
+  const pass = passes(metric);
+  return pass === undefined ? '' : pass ? 'PASS' : 'FAIL';
+};
+const targetText = (metric: Metric) =>
+  metric.target ? `${metric.target.op === '>=' ? '≥' : '≤'} ${formatNumber(metric.target.value)}` : '';
+const valueText = (metric: Metric) => `${formatNumber(metric.value)}${metric.unit ? ` ${metric.unit}` : ''}`;
+
+const table = (header: string[], rows: string[][]) => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 1 ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+};
+
+const environment = (argv: string[]) => {
+  let commit = 'unknown';
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: 'pipe' }).trim();
+    commit = git('rev-parse', '--short', 'HEAD');
+    if (git('status', '--porcelain', '--untracked-files=no') !== '') commit += ' + uncommitted changes';
+  } catch {
+    // Not a git checkout: leave it unknown.
+  }
+  return {
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cores: availableParallelism(),
+    cpu: cpus()[0]?.model.trim() ?? 'unknown',
+    memoryGiB: round(totalmem() / 2 ** 30, 1),
+    /** 1-minute load average when the bench started: above ~0.5 something else was already using the CPU. */
+    loadAverage: round(loadavg()[0] ?? 0),
+    commit,
+    command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
+  };
+};
+
+type Outcome = { scenario: string; result?: Result; error?: string };
+
+/** Set in a scenario's own process: the scenario to run, and the directory it exchanges JSON through. */
+const CHILD_SCENARIO = 'STOREFLOW_BENCH_SCENARIO';
+const CHILD_IO = 'STOREFLOW_BENCH_IO';
+
+const runHere = async (scenario: Scenario, options: ScenarioOptions, earlier: Result[]): Promise<Outcome> => {
+  try {
+    return { scenario: scenario.name, result: await scenario.run({ ...options, earlier }) };
+  } catch (error) {
+    console.error(`Scenario ${scenario.name} failed:`, error);
+    return { scenario: scenario.name, error: error instanceof Error ? error.message : String(error) };
+  }
+};
+
+/** Runs one scenario in a process of its own (same arguments); its outcome comes back as JSON. */
+const runInChild = async (scenario: Scenario, argv: string[], earlier: Result[]): Promise<Outcome> => {
+  const dir = mkdtempSync(join(tmpdir(), 'storeflow-bench-'));
+  try {
+    writeFileSync(join(dir, 'earlier.json'), JSON.stringify(earlier));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, ...argv], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+        env: { ...process.env, [CHILD_SCENARIO]: scenario.name, [CHILD_IO]: dir },
+      });
+      child.once('error', reject);
+      child.once('exit', (exitCode) => resolve(exitCode));
+    });
+    try {
+      return JSON.parse(readFileSync(join(dir, 'outcome.json'), 'utf8')) as Outcome;
+    } catch {
+      return { scenario: scenario.name, error: `its process exited with code ${code} before reporting` };
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+/** In a scenario's own process: runs it and writes its outcome for the parent. */
+const runAsChild = async (name: string, options: ScenarioOptions): Promise<number> => {
+  const dir = process.env[CHILD_IO] ?? '';
+  const scenario = SCENARIOS.find((s) => s.name === name);
+  const earlier = JSON.parse(readFileSync(join(dir, 'earlier.json'), 'utf8')) as Result[];
+  const outcome = scenario ? await runHere(scenario, options, earlier) : { scenario: name, error: 'unknown scenario' };
+  writeFileSync(join(dir, 'outcome.json'), JSON.stringify(outcome));
+  return 0;
+};
+
+const markdown = (env: ReturnType<typeof environment>, outcomes: Outcome[]) => {
+  const out = [
+    '# Storeflow benchmarks',
+    '',
+    `- Date: ${env.date}`,
+    `- Node: ${env.node} (${env.platform})`,
+    `- Machine: ${env.cores} cores (${env.cpu}), ${env.memoryGiB} GiB, load average ${env.loadAverage} at start`,
+    `- Commit: ${env.commit}`,
+    `- Command: \`${env.command}\``,
+    '',
+  ];
+  for (const outcome of outcomes) {
+    const { result } = outcome;
+    if (!result) {
+      out.push(`## ${outcome.scenario}`, '', `**The scenario failed:** \`${outcome.error ?? 'unknown error'}\``, '');
+      continue;
+    }
+    out.push(
+      `## ${result.scenario}: ${result.title}`,
+      '',
+      '| Figure | Value | Target | Result |',
+      '|---|---:|---|---|',
+    );
+    for (const m of result.metrics) out.push(`| ${m.label} | ${valueText(m)} | ${targetText(m)} | ${verdict(m)} |`);
+    out.push('', ...result.notes.map((n) => `- ${n}`), '');
+    out.push('<details><summary>Details</summary>', '', '```json', JSON.stringify(result.details, null, 2), '```', '');
+    out.push('</details>', '');
+  }
+  return out.join('\n');
+};
+
+const main = async () => {
+  const argv = process.argv.slice(2);
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const child = process.env[CHILD_SCENARIO];
+  if (child !== undefined) return runAsChild(child, parsed.options);
+  const env = environment(argv);
+  const outcomes: Outcome[] = [];
+  for (const scenario of parsed.selected) {
+    const earlier = outcomes.flatMap((o) => (o.result ? [o.result] : []));
+    outcomes.push(
+      parsed.selected.length > 1
+        ? await runInChild(scenario, argv, earlier)
+        : await runHere(scenario, parsed.options, earlier),
+    );
+  }
+
+  const rows = outcomes.flatMap(({ scenario, result, error }) =>
+    result
+      ? result.metrics.map((m) => [`${scenario}: ${m.label}`, valueText(m), targetText(m), verdict(m)])
+      : [[`${scenario}: FAILED`, '', '', error ?? '']],
+  );
+  console.log(`\n${table(['Figure', 'Value', 'Target', 'Result'], rows)}\n`);
+  for (const { result } of outcomes) for (const note of result?.notes ?? []) console.log(`  - ${note}`);
+
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, 'latest.md'), markdown(env, outcomes));
+  const json = {
+    ...env,
+    options: { ...parsed.options, log: undefined },
+    scenarios: outcomes.map(({ scenario, result, error }) => ({
+      scenario,
+      ...(error === undefined ? {} : { error }),
+      ...(result
+        ? {
+            metrics: Object.fromEntries(
+              result.metrics.map((m) => [
+                m.key,
+                {
+                  label: m.label,
+                  value: round(m.value, 3),
+                  unit: m.unit,
+                  ...(m.target ? { target: m.target, pass: passes(m) } : {}),
+                },
+              ]),
+            ),
+            notes: result.notes,
+            details: result.details,
+          }
+        : {}),
+    })),
+  };
+  writeFileSync(join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);
+  console.log(`\nReports: bench/results/latest.md, bench/results/latest.json`);
+  return outcomes.some((o) => o.error !== undefined) ? 1 : 0;
+};
+
+process.exitCode = await main();

@@ -1,0 +1,472 @@
+/**
+ * Ingest scenario: how fast the HTTP gateway accepts events, compared with the raw conditional-put rate of the same
+ * embedded DynamoDB, and what each accepted event costs in table writes and queue sends. One local runtime (in memory,
+ * random ports), one process, one run:
+ *
+ * 1. gateway throughput: `concurrency` keep-alive clients post `customers/create` events over many stores (each kept
+ *    under the spec's per-store limit), after a warm-up that also fills every store's auth cache; queue pollers paused;
+ * 2. raw conditional `PutItem` rate: `concurrency` loops of `attribute_not_exists(pk)` puts on fresh keys, same length;
+ * 3. their ratio;
+ * 4. writes, reads and queue sends per accepted event (DynamoDB operation counts and the ingest queue's depth, before
+ *    and after phase 1);
+ * 5. the worker draining the queue once the pollers resume (bounded; `--no-drain` skips it);
+ * 6. with `--breakdown`, each downstream call of the path alone, to show what an event's CPU time is made of.
+ *
+ * Besides the rates, every phase reports the CPU it used: on a shared machine the CPU cost per event and per put (and
+ * their ratio) stay meaningful when the rates do not.
+ */
+import { availableParallelism } from 'node:os';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type LocalRuntime, REGION, startLocalRuntime, TABLE_NAME } from '../../infra/local/runtime.ts';
+import { dynamoEventLog } from '../../shared/adapters/dynamodb/event-log.repository.ts';
+import { dynamoRateLimiter } from '../../shared/adapters/dynamodb/rate-limiter.ts';
+import { sqsIngestQueue } from '../../shared/adapters/sqs/ingest-queue.ts';
+import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
+import { messageGroupOf } from '../../shared/domain/ingest/accept-event.ts';
+import { createStore } from '../../shared/domain/stores/manage-stores.ts';
+import { LIMITS } from '../../shared/limits.ts';
+import { type LoadResult, runLoad } from '../lib/http-load.ts';
+import { type LoopOptions, type LoopResult, runLoops } from '../lib/op-loop.ts';
+import { profiled } from '../lib/profile.ts';
+import { type CpuShare, cpuMeter, type LatencySummary, round, sleep, summarize } from '../lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
+const READ_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];
+/** The generator keeps each store at 80 % of the spec's limit: a 429 then points at the server, not the bench. */
+const PER_STORE_BUDGET = Math.floor(LIMITS.eventsPerSecond * 0.8);
+const DRAIN_LIMIT_MS = 30_000;
+
+const sum = (counts: Record<string, number>, names: readonly string[]) =>
+  names.reduce((total, name) => total + (counts[name] ?? 0), 0);
+
+const delta = (before: Record<string, number>, after: Record<string, number>): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const value = (after[name] ?? 0) - (before[name] ?? 0);
+    if (value !== 0) out[name] = value;
+  }
+  return out;
+};
+
+interface QueueDepth {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly total: number;
+}
+
+const queueDepth = async (sqs: SQSClient, queueUrl: string): Promise<QueueDepth> => {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  const visible = Number(Attributes.ApproximateNumberOfMessages ?? 0);
+  const inFlight = Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
+  return { visible, inFlight, total: visible + inFlight };
+};
+
+/** Creates the stores with a little parallelism; returns their API keys. */
+const createStores = async (count: number): Promise<string[]> => {
+  const deps = storeAdminDeps();
+  const keys: string[] = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      keys[i] = (await createStore(deps, { name: `Bench store ${i + 1}`, type: 'direct' })).apiKey;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, count) }, worker));
+  return keys;
+};
+
+const loopOptions = (options: ScenarioOptions, seconds: number, profileAs?: string): LoopOptions => ({
+  concurrency: options.concurrency,
+  ...(options.count === undefined ? { durationMs: seconds * 1000 } : { count: options.count }),
+  ...(options.profile && profileAs ? { profileAs } : {}),
+});
+
+/** `concurrency` loops of conditional puts on fresh keys, through a document client like the handlers'. */
+const rawPuts = async (runtime: LocalRuntime, options: ScenarioOptions) => {
+  const client = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ region: REGION, credentials, endpoint: runtime.urls.dynamodb }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+  try {
+    return await runLoops(
+      (n) =>
+        client.send(
+          new PutCommand({
+            TableName: TABLE_NAME,
+            // Shaped like the event record the ingest handler writes.
+            Item: {
+              pk: `BENCH#raw#${n}`,
+              sk: 'EVENT',
+              entity: 'event',
+              schema: 1,
+              storeId: 'st_bench',
+              sourceId: `r-${n}`,
+              endpoint: 'customers/create',
+              interface: 'general',
+              acceptedAt: Date.now(),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      loopOptions(options, options.seconds, 'ingest-puts'),
+    );
+  } finally {
+    client.destroy();
+  }
+};
+
+/**
+ * What each downstream call of the event path costs on its own, made through the production adapters (so it follows
+ * them when they change): the rate-limit counter, the event record's conditional put, the FIFO send. What an accepted
+ * event costs beyond their sum is HTTP, gateway and handler framework (and the load generator when it shares the
+ * thread). The sends go to the ingest queue: run with the pollers paused, after the queue depth was read.
+ */
+const breakdown = async (options: ScenarioOptions) => {
+  const seconds = Math.max(2, options.seconds / 2);
+  const clock = { now: () => Date.now() };
+  const limiter = dynamoRateLimiter(clock);
+  const events = dynamoEventLog();
+  const queue = sqsIngestQueue();
+  const accepted = (n: number) => ({
+    storeId: `st_bench${n % options.stores}`,
+    sourceId: `x-${n}`,
+    endpoint: 'customers/create',
+    interface: 'general' as const,
+    acceptedAt: clock.now(),
+  });
+  const rateLimit = await runLoops(
+    // A limit no window reaches: every call is the conditional ADD an allowed request costs.
+    (n) => limiter.take(`st_bench${n % options.stores}#general`, 1e9),
+    loopOptions(options, seconds, 'ingest-breakdown-ratelimit'),
+  );
+  const record = await runLoops(
+    async (n) => {
+      if (!(await events.record(accepted(n)))) throw new Error('duplicate');
+    },
+    loopOptions(options, seconds, 'ingest-breakdown-record'),
+  );
+  const send = await runLoops(
+    (n) => {
+      const data = { id: `c-${n}`, email: `c${n}@example.com`, created_at: 1700000000, first_name: 'Ada' };
+      const event = accepted(n);
+      return queue.send({ ...event, v: 1, data }, messageGroupOf(event.storeId, event.endpoint, data));
+    },
+    loopOptions(options, seconds, 'ingest-breakdown-send'),
+  );
+  return { rateLimit, record, send };
+};
+
+/** Resumes the pollers and times the worker until the ingest queue is empty (bounded). */
+const drain = async (runtime: LocalRuntime, sqs: SQSClient, queued: number) => {
+  const callsBefore = runtime.dynamodbCalls();
+  const start = performance.now();
+  runtime.setPollersPaused(false);
+  let left = queued;
+  while (performance.now() - start < DRAIN_LIMIT_MS) {
+    await sleep(100);
+    left = (await queueDepth(sqs, runtime.queueUrls.ingest)).total;
+    if (left === 0) break;
+  }
+  const elapsedMs = performance.now() - start;
+  const applied = queued - left;
+  const calls = delta(callsBefore, runtime.dynamodbCalls());
+  const dlq = await queueDepth(sqs, runtime.dlqUrls.ingest);
+  return {
+    elapsedMs,
+    queued,
+    applied,
+    left,
+    complete: left === 0,
+    perSecond: applied / (elapsedMs / 1000),
+    dlq: dlq.total,
+    writesPerEvent: applied > 0 ? sum(calls, WRITE_OPERATIONS) / applied : 0,
+    readsPerEvent: applied > 0 ? sum(calls, READ_OPERATIONS) / applied : 0,
+    dynamodbCalls: calls,
+  };
+};
+
+const loopDetails = (r: LoopResult) => ({
+  elapsedMs: round(r.elapsedMs),
+  ok: r.ok,
+  failures: r.failures,
+  perSecond: round(r.perSecond, 1),
+  cpuMsPerOp: round(r.cpuMsPerOp, 3),
+  latencyMs: latencyDetails(r.latency),
+  cpu: r.cpu,
+  ...(r.firstError === undefined ? {} : { firstError: r.firstError }),
+});
+
+const latencyDetails = (s: LatencySummary) => ({
+  count: s.count,
+  p50: round(s.p50),
+  p90: round(s.p90),
+  p99: round(s.p99),
+  max: round(s.max),
+  mean: round(s.mean),
+});
+
+const cpuText = (cpu: CpuShare) =>
+  `this process ${cpu.processCores} (its main thread ${cpu.threadCores}), other processes ${cpu.otherCores}`;
+
+type Breakdown = Awaited<ReturnType<typeof breakdown>>;
+type Drain = Awaited<ReturnType<typeof drain>>;
+
+interface Measured {
+  readonly warmup: LoadResult;
+  readonly warmupCount: number;
+  readonly load: LoadResult;
+  readonly loadCpu: CpuShare;
+  readonly calls: Record<string, number>;
+  readonly depthBefore: QueueDepth;
+  readonly depthAfter: QueueDepth;
+  readonly raw: LoopResult;
+  readonly drained: Drain | undefined;
+  readonly parts: Breakdown | undefined;
+}
+
+/** Turns the measurements into the scenario's figures, notes and details. */
+const report = (options: ScenarioOptions, m: Measured): Result => {
+  const { load, raw, drained, parts } = m;
+  const accepted = load.outcomes.accepted ?? 0;
+  const per = (n: number) => (accepted > 0 ? n / accepted : Number.NaN);
+  const eventsPerSecond = accepted / (load.elapsedMs / 1000);
+  const latency = summarize(load.latenciesMs);
+  const writes = sum(m.calls, WRITE_OPERATIONS);
+  const reads = sum(m.calls, READ_OPERATIONS);
+  const sends = m.depthAfter.total - m.depthBefore.total;
+  // The service's CPU (every thread of the process); a load generator in a worker thread is measured apart.
+  const cpuPerEvent = per(m.loadCpu.processMs - (options.clientThread ? load.threadCpuMs : 0));
+
+  const metrics: Metric[] = [
+    { key: 'eventsPerSecond', label: 'Gateway: accepted events/s', value: eventsPerSecond, unit: '/s' },
+    { key: 'eventP50', label: 'Gateway: latency p50', value: latency.p50, unit: 'ms' },
+    { key: 'eventP99', label: 'Gateway: latency p99', value: latency.p99, unit: 'ms' },
+    { key: 'eventMax', label: 'Gateway: latency max', value: latency.max, unit: 'ms' },
+    {
+      key: 'rateLimited',
+      label: 'Gateway: 429 answers',
+      value: load.outcomes['HTTP 429'] ?? 0,
+      unit: '',
+      target: { op: '<=', value: 0 },
+    },
+    { key: 'putsPerSecond', label: 'DynamoDB: raw conditional puts/s', value: raw.perSecond, unit: '/s' },
+    { key: 'putP50', label: 'DynamoDB: put latency p50', value: raw.latency.p50, unit: 'ms' },
+    { key: 'putP99', label: 'DynamoDB: put latency p99', value: raw.latency.p99, unit: 'ms' },
+    {
+      key: 'ratio',
+      label: 'Ratio events/s ÷ puts/s',
+      value: eventsPerSecond / raw.perSecond,
+      unit: '',
+      target: { op: '>=', value: 0.4 },
+    },
+    {
+      key: 'cpuPerEvent',
+      label: options.clientThread ? 'CPU per accepted event' : 'CPU per accepted event (incl. load generator)',
+      value: cpuPerEvent,
+      unit: 'ms',
+    },
+    { key: 'cpuPerPut', label: 'CPU per raw put', value: raw.cpuMsPerOp, unit: 'ms' },
+    {
+      key: 'cpuRatio',
+      label: 'CPU-cost ratio put ÷ event (robust to other load)',
+      value: raw.cpuMsPerOp / cpuPerEvent,
+      unit: '',
+    },
+    {
+      key: 'writesPerEvent',
+      label: 'Table writes per accepted event',
+      value: per(writes),
+      unit: '',
+      target: { op: '<=', value: 2 },
+    },
+    { key: 'readsPerEvent', label: 'Table reads per accepted event', value: per(reads), unit: '' },
+    {
+      key: 'sendsPerEvent',
+      label: 'Queue sends per accepted event',
+      value: per(sends),
+      unit: '',
+      target: { op: '<=', value: 1 },
+    },
+  ];
+  if (parts) {
+    const rest = cpuPerEvent - parts.rateLimit.cpuMsPerOp - parts.record.cpuMsPerOp - parts.send.cpuMsPerOp;
+    metrics.push(
+      { key: 'cpuRateLimit', label: 'Breakdown: rate-limit UpdateItem', value: parts.rateLimit.cpuMsPerOp, unit: 'ms' },
+      { key: 'cpuRecord', label: 'Breakdown: event record PutItem', value: parts.record.cpuMsPerOp, unit: 'ms' },
+      { key: 'cpuSend', label: 'Breakdown: FIFO SendMessage', value: parts.send.cpuMsPerOp, unit: 'ms' },
+      {
+        key: 'cpuRest',
+        label: options.clientThread
+          ? 'Breakdown: rest (HTTP, gateway, handler)'
+          : 'Breakdown: rest (HTTP, gateway, handler, load generator)',
+        value: rest,
+        unit: 'ms',
+      },
+    );
+  }
+  if (drained) {
+    metrics.push({
+      key: 'drainPerSecond',
+      label: drained.complete ? 'Worker drain: events applied/s' : 'Worker drain: events applied/s (incomplete)',
+      value: drained.perSecond,
+      unit: '/s',
+    });
+  }
+
+  const notes = [
+    `Local runtime in memory, one process on ${availableParallelism()} cores: the gateway, the handlers, dynalite and fauxqs share one event loop.`,
+    `Load: ${options.concurrency} keep-alive clients (${options.client === 'http' ? 'node:http Agent' : 'fetch'}, ${
+      options.clientThread ? 'in a worker thread' : 'in the runtime thread'
+    }) over ${options.stores} stores round-robin, at most ${PER_STORE_BUDGET} requests per store per second (spec limit ${LIMITS.eventsPerSecond}); ${m.warmupCount} warm-up events first, not counted (they fill every store's auth cache).`,
+    'Queue pollers paused while measuring, so the worker does not compete for the CPU (it has its own scenario); queue sends are the ingest queue depth after minus before.',
+    `Raw puts: DynamoDBDocumentClient conditional PutItem (attribute_not_exists(pk)) on fresh keys, ${options.concurrency} loops, as long as the gateway phase.`,
+    `CPU, in cores: gateway phase ${cpuText(m.loadCpu)}; put phase ${cpuText(raw.cpu)}.${
+      Math.max(m.loadCpu.otherCores, raw.cpu.otherCores) >= 0.25
+        ? ' Other processes took a noticeable share of the CPU: the rates are disturbed (the CPU-cost ratio much less); run again on a quiet machine.'
+        : ''
+    }`,
+  ];
+  if (parts) {
+    notes.push(
+      `Breakdown: each downstream call of the event path made alone through the production adapters (${options.concurrency} loops, CPU ms per call); the rest is what an accepted event costs beyond them.`,
+    );
+  }
+  if (drained) {
+    notes.push(
+      `Worker drain: pollers resumed after the measurement; ${drained.applied} of ${drained.queued} queued events applied in ${round(
+        drained.elapsedMs / 1000,
+        1,
+      )} s${drained.complete ? '' : ` (stopped at ${DRAIN_LIMIT_MS / 1000} s)`}, ${drained.dlq} in the DLQ.`,
+    );
+  }
+
+  return {
+    scenario: 'ingest',
+    title: 'Event ingestion (POST /api/v1/events)',
+    metrics,
+    notes,
+    details: {
+      gateway: {
+        elapsedMs: round(load.elapsedMs),
+        requests: load.requests,
+        accepted,
+        outcomes: load.outcomes,
+        unexpectedSamples: load.samples,
+        latencyMs: latencyDetails(latency),
+        budgetWaits: load.budgetWaits,
+        dynamodbCalls: m.calls,
+        writes,
+        reads,
+        queueDepthBefore: m.depthBefore,
+        queueDepthAfter: m.depthAfter,
+        queueSends: sends,
+        cpu: m.loadCpu,
+        ...(options.clientThread ? { loadGeneratorCpuMs: round(load.threadCpuMs) } : {}),
+      },
+      warmup: {
+        requests: m.warmup.requests,
+        outcomes: m.warmup.outcomes,
+        elapsedMs: round(m.warmup.elapsedMs),
+        unexpectedSamples: m.warmup.samples,
+      },
+      rawPuts: loopDetails(raw),
+      ...(parts
+        ? {
+            breakdown: {
+              rateLimitUpdateItem: loopDetails(parts.rateLimit),
+              eventPutItem: loopDetails(parts.record),
+              fifoSendMessage: loopDetails(parts.send),
+            },
+          }
+        : {}),
+      ...(drained ? { drain: { ...drained, elapsedMs: round(drained.elapsedMs) } } : {}),
+    },
+  };
+};
+
+export const ingest: Scenario = {
+  name: 'ingest',
+  description: 'Gateway event throughput vs raw conditional PutItem rate; writes and sends per accepted event',
+  async run(options) {
+    const { log } = options;
+    log('ingest: starting the local runtime (in memory)');
+    const runtime = await startLocalRuntime({ logLevel: 'ERROR' });
+    // The worker is measured by its own scenario: here it must not compete with the gateway for the CPU.
+    runtime.setPollersPaused(true);
+    const sqs = new SQSClient({ region: REGION, credentials, endpoint: runtime.urls.sqs });
+    try {
+      log(`ingest: creating ${options.stores} stores`);
+      const apiKeys = await createStores(options.stores);
+      // A receive already waiting when the pollers paused may still pick up a message: let it time out (1 s poll).
+      await sleep(1_200);
+
+      const base = {
+        url: `${runtime.urls.main}/api/v1/events`,
+        apiKeys,
+        perStoreBudget: PER_STORE_BUDGET,
+        concurrency: options.concurrency,
+        client: options.client,
+      };
+      const warmupCount = Math.max(500, options.stores * 2);
+      log(`ingest: warm-up, ${warmupCount} events`);
+      const warmup = await runLoad({ ...base, firstIndex: 1_000_000_000, count: warmupCount }, options.clientThread);
+
+      log(
+        `ingest: gateway phase, ${options.count === undefined ? `${options.seconds} s` : `${options.count} events`}, ${
+          options.concurrency
+        } clients over ${options.stores} stores`,
+      );
+      const callsBefore = runtime.dynamodbCalls();
+      const depthBefore = await queueDepth(sqs, runtime.queueUrls.ingest);
+      const meter = cpuMeter();
+      const length = options.count === undefined ? { durationMs: options.seconds * 1000 } : { count: options.count };
+      const load = await profiled(options.profile, 'ingest-gateway', () =>
+        runLoad({ ...base, firstIndex: 0, ...length }, options.clientThread),
+      );
+      const loadCpu = meter();
+      const calls = delta(callsBefore, runtime.dynamodbCalls());
+      const depthAfter = await queueDepth(sqs, runtime.queueUrls.ingest);
+
+      log(`ingest: raw conditional PutItem phase, ${options.concurrency} loops`);
+      const raw = await rawPuts(runtime, options);
+
+      let drained: Drain | undefined;
+      if (options.drain && depthAfter.total > 0) {
+        log(`ingest: worker drain of ${depthAfter.total} queued events (at most ${DRAIN_LIMIT_MS / 1000} s)`);
+        drained = await drain(runtime, sqs, depthAfter.total);
+      }
+      let parts: Breakdown | undefined;
+      if (options.breakdown) {
+        runtime.setPollersPaused(true);
+        await sleep(1_200);
+        log('ingest: breakdown, each downstream call of the event path alone');
+        parts = await breakdown(options);
+      }
+      return report(options, {
+        warmup,
+        warmupCount,
+        load,
+        loadCpu,
+        calls,
+        depthBefore,
+        depthAfter,
+        raw,
+        drained,
+        parts,
+      });
+    } finally {
+      sqs.destroy();
+      await runtime.stop();
+    }
+  },
+};

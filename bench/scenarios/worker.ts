@@ -1,0 +1,575 @@
+/**
+ * Worker scenario: how fast the ingest worker applies a store's real mix of events, and what each applied event costs
+ * in DynamoDB operations and Scheduler calls. One local runtime (in memory, random ports), one process, one run:
+ *
+ * 1. with the queue pollers paused, `--count` events (default 3,000) are sent through `POST /api/v1/events` as shopper,
+ *    buyer and catalog journeys over many stores (each kept under the per-store limit): customers, page views, carts,
+ *    checkouts, orders, products with variants and stock, back-in-stock subscriptions and restocks, custom
+ *    notifications. The plan is seeded, so every run sends the same events. Every one must be accepted, or the
+ *    scenario fails;
+ * 2. the pollers resume and the worker is timed until the ingest queue is empty (read empty twice in a row; bounded,
+ *    an incomplete drain is reported as such): events applied per second, the CPU they took, DynamoDB operations and
+ *    Scheduler calls per applied event;
+ * 3. when the ingest scenario ran before in the same invocation, the ratio of the worker's rate to the gateway's.
+ *
+ * No target: the issue sets none for the worker, its figures are context for the ingestion rate.
+ */
+import { availableParallelism } from 'node:os';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { FUNCTIONS, QUEUES } from '../../infra/catalog.ts';
+import { type LocalRuntime, REGION, startLocalRuntime } from '../../infra/local/runtime.ts';
+import { LIMITS } from '../../shared/limits.ts';
+import { profiled } from '../lib/profile.ts';
+import {
+  countDelta,
+  countSchedulerCalls,
+  createStores,
+  type QueueDepth,
+  queueDepth,
+  READ_OPERATIONS,
+  sumOf,
+  WRITE_OPERATIONS,
+} from '../lib/runtime-probes.ts';
+import { type CpuShare, cpuMeter, formatNumber, round, Samples, sleep, summarize } from '../lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+const DEFAULT_COUNT = 3_000;
+/** The generator keeps each store at 80 % of the spec's limit: a 429 then points at the server, not the bench. */
+const PER_STORE_BUDGET = Math.floor(LIMITS.eventsPerSecond * 0.8);
+const DRAIN_LIMIT_MS = 120_000;
+const POLL_MS = 50;
+const SEED = 0x5eed;
+/** A fixed epoch (2023-11-14) for the payloads' timestamps, so the plan does not depend on the day. */
+const T0 = 1_700_000_000;
+const INGEST_BATCH_SIZE = FUNCTIONS.find((f) => f.name === 'ingest-worker')?.batchSize;
+/**
+ * The handlers' log level: ERROR unless `POWERTOOLS_LOG_LEVEL` is set (read at import, before any runtime sets it),
+ * e.g. WARN to see the worker's retries. The handlers' logger is built once per process, by the first runtime started.
+ */
+const LOG_LEVEL = process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR';
+
+// ---- The plan: journeys of one shopper (or one catalog change) in one store ----------------------------------------
+
+interface PlannedEvent {
+  readonly endpoint: string;
+  readonly source_id: string;
+  readonly data: Record<string, unknown>;
+}
+
+type JourneyKind = 'browse' | 'abandon' | 'purchase' | 'returning' | 'catalog' | 'notify';
+
+interface Journey {
+  readonly kind: JourneyKind;
+  readonly store: number;
+  readonly events: PlannedEvent[];
+}
+
+/** How often each journey starts, out of 100 (page views and carts dominate a store's traffic, then orders). */
+const JOURNEY_WEIGHTS: readonly (readonly [JourneyKind, number])[] = [
+  ['browse', 30],
+  ['abandon', 20],
+  ['purchase', 18],
+  ['returning', 12],
+  ['catalog', 10],
+  ['notify', 10],
+];
+
+/** mulberry32: a small seeded PRNG, so every run sends the same plan. */
+const seeded = (seed: number) => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+};
+
+/** The events of `count` journeys' worth of traffic over `stores` stores, cut to exactly `count` events. */
+const plan = (count: number, stores: number): Journey[] => {
+  const random = seeded(SEED);
+  const int = (below: number) => Math.floor(random() * below);
+  const pick = (): JourneyKind => {
+    let roll = int(100);
+    for (const [kind, weight] of JOURNEY_WEIGHTS) {
+      if (roll < weight) return kind;
+      roll -= weight;
+    }
+    return 'browse';
+  };
+  /** Customers each store already has (from purchases), for returning customers. */
+  const known: string[][] = Array.from({ length: stores }, () => []);
+  const journeys: Journey[] = [];
+  let planned = 0;
+
+  for (let j = 0; planned < count; j++) {
+    const store = j % stores;
+    const kind = pick();
+    const events: PlannedEvent[] = [];
+    const add = (endpoint: string, data: Record<string, unknown>) =>
+      events.push({ endpoint, source_id: `w-${planned + events.length}`, data });
+
+    const email = `shopper${j}@example.com`;
+    const customerId = `c-${j}`;
+    const productId = () => `p-${int(40)}`;
+    const line = (id = productId()) => ({
+      product_id: id,
+      variant_id: `${id}-v${1 + int(2)}`,
+      title: `Product ${id}`,
+      quantity: 1 + int(3),
+      price: '19.90',
+    });
+    const view = () => {
+      const id = productId();
+      return { email, product_id: id, url: `https://shop.example/products/${id}`, timestamp: T0 + j };
+    };
+    const cart = (lines: object[], extra: Record<string, unknown> = {}) => ({
+      token: `cart-${j}`,
+      email,
+      checkout_url: `https://shop.example/cart/cart-${j}`,
+      line_items: lines,
+      ...extra,
+    });
+
+    switch (kind) {
+      case 'browse': {
+        for (let n = 1 + int(3); n > 0; n--) add('page/viewed', view());
+        break;
+      }
+      case 'abandon': {
+        for (let n = 1 + int(2); n > 0; n--) add('page/viewed', view());
+        const lines = [line()];
+        add('carts/create', cart(lines));
+        for (let n = 1 + int(2); n > 0; n--) {
+          lines.push(line());
+          add('carts/update', cart([...lines]));
+        }
+        break;
+      }
+      case 'purchase': {
+        add('customers/create', {
+          id: customerId,
+          email,
+          created_at: T0 + j,
+          first_name: 'Ada',
+          last_name: `Buyer ${j}`,
+          country_code: 'FR',
+          tags: ['newsletter'],
+          tag_value: 'source:web',
+        });
+        known[store]?.push(customerId);
+        add('page/viewed', view());
+        const lines = [line()];
+        add('carts/create', cart(lines, { customer_id: customerId }));
+        lines.push(line());
+        add('carts/update', cart([...lines], { customer_id: customerId }));
+        add('checkouts/create', {
+          token: `chk-${j}`,
+          cart_token: `cart-${j}`,
+          email,
+          customer_id: customerId,
+          currency: 'EUR',
+          total_price: '39.80',
+          abandoned_checkout_url: `https://shop.example/checkouts/chk-${j}/recover`,
+          created_at: T0 + j,
+          line_items: lines,
+        });
+        const order = (status: string) => ({
+          id: `o-${j}`,
+          customer_id: customerId,
+          email,
+          name: `#${1000 + j}`,
+          order_status: status,
+          total_price: '39.80',
+          currency: 'EUR',
+          cart_token: `cart-${j}`,
+          checkout_token: `chk-${j}`,
+          created_at: T0 + j,
+          line_items: lines.map((l, i) => ({ id: `line-${i + 1}`, ...l })),
+        });
+        add('orders/create', order('pending'));
+        add('orders/paid', { ...order('paid'), payment_at: T0 + j + 60 });
+        break;
+      }
+      case 'returning': {
+        const customers = known[store] ?? [];
+        const id = customers.length > 0 ? (customers[int(customers.length)] ?? customerId) : customerId;
+        add('customers/update', {
+          id,
+          first_name: 'Grace',
+          phone: `+3361234${String(j % 10_000).padStart(4, '0')}`,
+          email_marketing_consent: { state: 'subscribed', updatedAt: T0 + j },
+        });
+        add('page/viewed', { ...view(), email: `${id}@example.com` });
+        break;
+      }
+      case 'catalog': {
+        const id = `p-new-${j}`;
+        const product = (soldOutStock: number) => ({
+          id,
+          title: `Desk lamp ${j}`,
+          src: `https://shop.example/${id}.jpg`,
+          purchase_url: `https://shop.example/products/${id}`,
+          handle: `desk-lamp-${j}`,
+          created_at: T0 + j,
+          variants: [
+            { id: `${id}-v1`, sku: `LAMP-${j}-B`, price: '19.90', inventory_quantity: soldOutStock, option1: 'Black' },
+            { id: `${id}-v2`, sku: `LAMP-${j}-W`, price: '19.90', inventory_quantity: 7, option1: 'White' },
+          ],
+        });
+        add('products', product(0));
+        for (let n = 1 + int(2); n > 0; n--) {
+          add('products/back_in_stock', { product_id: id, variant_id: `${id}-v1`, email: `fan${j}-${n}@example.com` });
+        }
+        add('products/restock', { product_id: id, variant_id: `${id}-v1` });
+        add('products', product(12));
+        break;
+      }
+      case 'notify': {
+        add('flow/notify', {
+          flow_id: `flow-${1 + int(5)}`,
+          email,
+          first_name: 'Ada',
+          custom: { coupon: 'WELCOME10', points: 100 + int(400) },
+        });
+        break;
+      }
+    }
+    const kept = events.slice(0, count - planned);
+    planned += kept.length;
+    journeys.push({ kind, store, events: kept });
+  }
+  return journeys;
+};
+
+// ---- Filling the queue through the API ------------------------------------------------------------------------------
+
+/** Fixed one-second windows per store (like the server's): waits for the next second once a store used its budget. */
+const storePacer = (stores: number, budget: number) => {
+  const used = new Uint32Array(stores);
+  let second = 0;
+  let waits = 0;
+  return {
+    async take(store: number): Promise<void> {
+      for (;;) {
+        const now = Date.now();
+        const current = Math.floor(now / 1000);
+        if (current !== second) {
+          second = current;
+          used.fill(0);
+        }
+        const count = used[store] ?? 0;
+        if (count < budget) {
+          used[store] = count + 1;
+          return;
+        }
+        waits++;
+        await sleep(1000 - (now % 1000) + 1);
+      }
+    },
+    get waits() {
+      return waits;
+    },
+  };
+};
+
+/** Sends every journey, `concurrency` at a time, each journey's events one after the other (so in order). */
+const fill = async (
+  runtime: LocalRuntime,
+  apiKeys: readonly string[],
+  journeys: readonly Journey[],
+  concurrency: number,
+) => {
+  const url = `${runtime.urls.main}/api/v1/events`;
+  const pacer = storePacer(apiKeys.length, PER_STORE_BUDGET);
+  const latencies = new Samples();
+  const outcomes: Record<string, number> = {};
+  const samples: string[] = [];
+  const count = (outcome: string, detail: string) => {
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    if (outcome !== 'accepted' && samples.length < 5) samples.push(`${outcome}: ${detail.slice(0, 300)}`);
+  };
+  let next = 0;
+  const start = performance.now();
+  const client = async () => {
+    while (next < journeys.length) {
+      const journey = journeys[next++];
+      if (!journey) break;
+      for (const event of journey.events) {
+        await pacer.take(journey.store);
+        const sent = performance.now();
+        try {
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-service-access-token': apiKeys[journey.store] ?? '' },
+            body: JSON.stringify(event),
+          });
+          const body = await response.text();
+          latencies.push(performance.now() - sent);
+          // The events interface answers a duplicate with HTTP 200 and `code: 304` in the body.
+          const accepted = response.status === 200 && body.includes('"code":200');
+          count(accepted ? 'accepted' : `HTTP ${response.status}`, `${event.endpoint} ${event.source_id} → ${body}`);
+        } catch (error) {
+          latencies.push(performance.now() - sent);
+          count(`error ${(error as { code?: string }).code ?? (error as Error).name}`, String(error));
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, client));
+  return {
+    elapsedMs: performance.now() - start,
+    requests: latencies.length,
+    latencyMs: summarize(latencies.toArray()),
+    outcomes,
+    samples,
+    budgetWaits: pacer.waits,
+  };
+};
+
+// ---- The measured phase -------------------------------------------------------------------------------------------
+
+/** Resumes the pollers and times the worker until the ingest queue is read empty twice in a row (bounded). */
+const drain = async (runtime: LocalRuntime, sqs: SQSClient, queued: number, log: (line: string) => void) => {
+  const callsBefore = runtime.dynamodbCalls();
+  const scheduler = countSchedulerCalls(runtime.urls.emulators);
+  const meter = cpuMeter();
+  const start = performance.now();
+  runtime.setPollersPaused(false);
+  let depth: QueueDepth = { visible: queued, inFlight: 0, total: queued };
+  let emptyAt: { ms: number; cpu: CpuShare } | undefined;
+  let confirmed = false;
+  let maxInFlight = 0;
+  let nextLog = start + 5_000;
+  let schedulerCalls: Record<string, number> = {};
+  try {
+    while (performance.now() - start < DRAIN_LIMIT_MS) {
+      await sleep(POLL_MS);
+      depth = await queueDepth(sqs, runtime.queueUrls.ingest);
+      const now = performance.now();
+      maxInFlight = Math.max(maxInFlight, depth.inFlight);
+      if (depth.total > 0) {
+        emptyAt = undefined;
+      } else if (emptyAt) {
+        confirmed = true;
+        break;
+      } else {
+        // Timed to the first empty reading; the second one only confirms it.
+        emptyAt = { ms: now - start, cpu: meter() };
+      }
+      if (now >= nextLog) {
+        log(`worker: ${round((now - start) / 1000, 1)} s, ${depth.visible} queued, ${depth.inFlight} in flight`);
+        nextLog += 5_000;
+      }
+    }
+  } finally {
+    // Counted until the queue was empty or the wait gave up; the pollers keep running until the runtime stops.
+    schedulerCalls = scheduler.stop();
+  }
+  const end = confirmed && emptyAt ? emptyAt : { ms: performance.now() - start, cpu: meter() };
+  const calls = countDelta(callsBefore, runtime.dynamodbCalls());
+  const left = confirmed ? 0 : depth.total;
+  const applied = queued - left;
+  const [dlq, timersDlq] = await Promise.all([
+    queueDepth(sqs, runtime.dlqUrls.ingest),
+    queueDepth(sqs, runtime.dlqUrls.timers),
+  ]);
+  return {
+    elapsedMs: end.ms,
+    cpu: end.cpu,
+    queued,
+    applied,
+    left,
+    leftInFlight: confirmed ? 0 : depth.inFlight,
+    complete: confirmed,
+    maxInFlight,
+    perSecond: applied / (end.ms / 1000),
+    dlq: dlq.total,
+    timersDlq: timersDlq.total,
+    dynamodbCalls: calls,
+    schedulerCalls,
+  };
+};
+
+type Fill = Awaited<ReturnType<typeof fill>>;
+type Drain = Awaited<ReturnType<typeof drain>>;
+
+const cpuText = (cpu: CpuShare) =>
+  `this process ${cpu.processCores} (its main thread ${cpu.threadCores}), other processes ${cpu.otherCores}`;
+
+const perEvent = (counts: Record<string, number>, events: number) =>
+  Object.fromEntries(
+    Object.entries(counts)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, n]) => [name, round(n / events, 3)]),
+  );
+
+const countBy = <T>(items: readonly T[], key: (item: T) => string) => {
+  const out: Record<string, number> = {};
+  for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(out).sort(([, a], [, b]) => b - a));
+};
+
+const listText = (counts: Record<string, number>, format: (n: number) => string = String) =>
+  Object.entries(counts)
+    .map(([name, n]) => `${name} ${format(n)}`)
+    .join(', ');
+
+/** An earlier scenario's figure, when that scenario ran before this one in the same invocation. */
+const earlierFigure = (options: ScenarioOptions, scenario: string, key: string): number | undefined =>
+  options.earlier?.find((r) => r.scenario === scenario)?.metrics.find((m) => m.key === key)?.value;
+
+const report = (
+  options: ScenarioOptions,
+  m: { journeys: readonly Journey[]; stores: number; filled: Fill; depthAfterFill: QueueDepth; drained: Drain },
+): Result => {
+  const { journeys, filled, drained } = m;
+  const events = journeys.flatMap((j) => j.events);
+  const sent = countBy(events, (e) => e.endpoint);
+  const applied = drained.applied;
+  const per = (n: number) => (applied > 0 ? n / applied : Number.NaN);
+  const reads = sumOf(drained.dynamodbCalls, READ_OPERATIONS);
+  const writes = sumOf(drained.dynamodbCalls, WRITE_OPERATIONS);
+  const schedulerCalls = Object.values(drained.schedulerCalls).reduce((a, b) => a + b, 0);
+  const timerSetters = (sent['carts/create'] ?? 0) + (sent['carts/update'] ?? 0) + (sent['checkouts/create'] ?? 0);
+  const seconds = drained.elapsedMs / 1000;
+  const incomplete = drained.complete ? '' : ' (incomplete)';
+
+  const metrics: Metric[] = [
+    {
+      key: 'eventsPerSecond',
+      label: `Events applied/s, mixed endpoints${incomplete}`,
+      value: drained.perSecond,
+      unit: '/s',
+    },
+    { key: 'drainSeconds', label: `Time to apply ${applied} events${incomplete}`, value: seconds, unit: 's' },
+    { key: 'cpuPerEvent', label: 'CPU per applied event', value: per(drained.cpu.processMs), unit: 'ms' },
+    { key: 'readsPerEvent', label: 'DynamoDB reads per applied event', value: per(reads), unit: '' },
+    { key: 'writesPerEvent', label: 'DynamoDB writes per applied event', value: per(writes), unit: '' },
+    {
+      key: 'schedulerPerEvent',
+      label: 'Scheduler calls per applied event',
+      value: per(schedulerCalls),
+      unit: '',
+    },
+  ];
+  const ingestRate = earlierFigure(options, 'ingest', 'eventsPerSecond');
+  if (ingestRate !== undefined) {
+    metrics.push({
+      key: 'ratioToIngest',
+      label: 'Ratio applied/s ÷ ingest gateway accepted events/s',
+      value: drained.perSecond / ingestRate,
+      unit: '',
+    });
+  }
+  const ingestDrain = earlierFigure(options, 'ingest', 'drainPerSecond');
+  if (ingestDrain !== undefined) {
+    metrics.push({
+      key: 'ratioToIngestDrain',
+      label: 'Ratio applied/s ÷ ingest drain applied/s (customers/create only)',
+      value: drained.perSecond / ingestDrain,
+      unit: '',
+    });
+  }
+
+  const notes = [
+    `Local runtime in memory, one process on ${availableParallelism()} cores: the worker, dynalite, fauxqs and the Scheduler emulator share one event loop; the ingest poller runs its default receive loops with batches of ${INGEST_BATCH_SIZE ?? '?'} (FIFO, one group per store + entity).`,
+    `Sent ${events.length} events as ${journeys.length} seeded journeys (${listText(countBy(journeys, (j) => j.kind))}) over ${m.stores} stores, all accepted: ${listText(sent)}.`,
+    `Fill (not measured, pollers paused): ${options.concurrency} journeys at a time over fetch, each journey's events in order, at most ${PER_STORE_BUDGET} requests per store per second; ${round(filled.elapsedMs / 1000, 1)} s (${formatNumber(events.length / (filled.elapsedMs / 1000))} events/s), ingest queue depth after: ${m.depthAfterFill.total}.`,
+    drained.complete
+      ? `Worker: pollers resumed with ${drained.queued} queued; the ingest queue was empty after ${round(seconds, 2)} s (read twice, ${POLL_MS} ms apart), at most ${drained.maxInFlight} messages in flight; DLQs: ingest ${drained.dlq}, timers ${drained.timersDlq}.`
+      : `Worker: INCOMPLETE, stopped waiting at ${DRAIN_LIMIT_MS / 1000} s with ${drained.left} of ${drained.queued} events left (${drained.leftInFlight} in flight: a failed message waits out the ${QUEUES.ingest.visibilityTimeoutSeconds} s visibility timeout before its retry); DLQs: ingest ${drained.dlq}, timers ${drained.timersDlq}. Run with POWERTOOLS_LOG_LEVEL=WARN to see the worker's warnings.`,
+    `DynamoDB operations per applied event: ${listText(perEvent(drained.dynamodbCalls, applied || 1), formatNumber)} (a transaction counts once).`,
+    `Scheduler calls per applied event: ${schedulerCalls === 0 ? 'none' : listText(perEvent(drained.schedulerCalls, applied || 1), formatNumber)}; ${formatNumber(per(timerSetters))} of the events set a timer (carts/*, checkouts/create).`,
+    `CPU, in cores, while the worker drained: ${cpuText(drained.cpu)}.${
+      drained.cpu.otherCores >= 0.25
+        ? ' Other processes took a noticeable share of the CPU: the rate is disturbed (the CPU per event much less); run again on a quiet machine.'
+        : ''
+    }`,
+  ];
+  if (ingestRate !== undefined) {
+    notes.push(
+      `The ingest scenario of this run accepted ${formatNumber(ingestRate)} events/s at the gateway${
+        ingestDrain === undefined
+          ? ''
+          : ` and its worker drain applied ${formatNumber(ingestDrain)}/s (customers/create only)`
+      }.`,
+    );
+  }
+
+  return {
+    scenario: 'worker',
+    title: 'Worker throughput with mixed endpoints (ingest queue → apply)',
+    metrics,
+    notes,
+    details: {
+      plan: { seed: SEED, stores: m.stores, journeys: countBy(journeys, (j) => j.kind), sent },
+      fill: {
+        elapsedMs: round(filled.elapsedMs),
+        requests: filled.requests,
+        outcomes: filled.outcomes,
+        latencyMs: {
+          p50: round(filled.latencyMs.p50),
+          p99: round(filled.latencyMs.p99),
+          max: round(filled.latencyMs.max),
+        },
+        budgetWaits: filled.budgetWaits,
+        queueDepthAfter: m.depthAfterFill,
+      },
+      drain: {
+        ...drained,
+        elapsedMs: round(drained.elapsedMs),
+        perSecond: round(drained.perSecond, 1),
+        reads,
+        writes,
+        dynamodbPerEvent: perEvent(drained.dynamodbCalls, applied || 1),
+        schedulerPerEvent: perEvent(drained.schedulerCalls, applied || 1),
+      },
+    },
+  };
+};
+
+export const worker: Scenario = {
+  name: 'worker',
+  description: 'Ingest worker: events applied/s from the queue with a mix of endpoints; DynamoDB ops per event',
+  async run(options) {
+    const { log } = options;
+    const count = options.count ?? DEFAULT_COUNT;
+    log('worker: starting the local runtime (in memory)');
+    const runtime = await startLocalRuntime({ logLevel: LOG_LEVEL });
+    // The queue is filled first, then the worker measured alone.
+    runtime.setPollersPaused(true);
+    const sqs = new SQSClient({ region: REGION, credentials, endpoint: runtime.urls.sqs });
+    try {
+      log(`worker: creating ${options.stores} stores`);
+      const apiKeys = await createStores(options.stores);
+      // A receive already waiting when the pollers paused may still pick up a message: let it time out (1 s poll).
+      await sleep(1_200);
+
+      const journeys = plan(count, apiKeys.length);
+      log(`worker: sending ${count} events (${journeys.length} journeys) over ${apiKeys.length} stores`);
+      const filled = await fill(runtime, apiKeys, journeys, options.concurrency);
+      const accepted = filled.outcomes.accepted ?? 0;
+      if (accepted !== count) {
+        throw new Error(
+          `worker: ${count - accepted} of ${count} events were not accepted (${listText(filled.outcomes)}); first: ${filled.samples.join(' | ')}`,
+        );
+      }
+      const depthAfterFill = await queueDepth(sqs, runtime.queueUrls.ingest);
+      if (depthAfterFill.total !== count) {
+        log(`worker: warning, ${depthAfterFill.total} messages queued for ${count} accepted events`);
+      }
+
+      log(`worker: draining ${depthAfterFill.total} queued events (at most ${DRAIN_LIMIT_MS / 1000} s)`);
+      const drained = await profiled(options.profile, 'worker-drain', () =>
+        drain(runtime, sqs, depthAfterFill.total, log),
+      );
+      return report(options, { journeys, stores: apiKeys.length, filled, depthAfterFill, drained });
+    } finally {
+      sqs.destroy();
+      await runtime.stop();
+    }
+  },
+};
