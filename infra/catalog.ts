@@ -39,6 +39,16 @@ export const QUEUES = {
     maxReceiveCount: 5,
     urlEnv: ENV.ingestQueueUrl,
   },
+  /**
+   * Webhook deliveries: one message per delivery; a failed attempt holds its message back (5, 10, 20, 40, 80 s), and
+   * after 6 receives (the first attempt and the spec's 5 retries) the redrive moves it to the DLQ.
+   */
+  webhooks: {
+    fifo: false,
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 6,
+    urlEnv: ENV.webhookQueueUrl,
+  },
   /** Fired timers (cart +1 h, checkout recovery wait): a standard queue, each timer is independent. */
   timers: {
     fifo: false,
@@ -113,7 +123,7 @@ export const FUNCTIONS = [
     entry: 'functions/ingest-worker/handler.ts',
     queue: 'ingest',
     batchSize: 10,
-    uses: { table: 'readWrite', scheduler: true },
+    uses: { table: 'readWrite', scheduler: true, sendTo: ['webhooks'] },
     timeoutSeconds: 30,
     memoryMb: 512,
   },
@@ -126,6 +136,80 @@ export const FUNCTIONS = [
     uses: { table: 'readWrite' },
     timeoutSeconds: 30,
     memoryMb: 512,
+  },
+  {
+    kind: 'http',
+    name: 'webhooks-create',
+    entry: 'functions/webhooks-create/handler.ts',
+    routes: [{ host: 'main', method: 'POST', path: '/api/v1/webhooks' }],
+    uses: { table: 'readWrite' },
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  {
+    kind: 'http',
+    name: 'webhooks-update',
+    entry: 'functions/webhooks-update/handler.ts',
+    routes: [{ host: 'main', method: 'PUT', path: '/api/v1/webhooks' }],
+    uses: { table: 'readWrite' },
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  {
+    kind: 'http',
+    name: 'webhooks-list',
+    entry: 'functions/webhooks-list/handler.ts',
+    routes: [{ host: 'main', method: 'GET', path: '/api/v1/webhooks' }],
+    uses: { table: 'readWrite' },
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  {
+    kind: 'http',
+    name: 'webhooks-count',
+    entry: 'functions/webhooks-count/handler.ts',
+    routes: [{ host: 'main', method: 'GET', path: '/api/v1/webhooks/count' }],
+    uses: { table: 'readWrite' },
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  {
+    kind: 'http',
+    name: 'webhooks-delete',
+    entry: 'functions/webhooks-delete/handler.ts',
+    routes: [{ host: 'main', method: 'DELETE', path: '/api/v1/webhooks/{webHookId}' }],
+    uses: { table: 'readWrite' },
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  {
+    kind: 'http',
+    name: 'webhook-deliveries',
+    entry: 'functions/webhook-deliveries/handler.ts',
+    routes: [{ host: 'main', method: 'GET', path: '/api/v1/webhooks/{webHookId}/deliveries' }],
+    uses: { table: 'readWrite' },
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  {
+    kind: 'http',
+    name: 'webhook-delivery-retry',
+    entry: 'functions/webhook-delivery-retry/handler.ts',
+    routes: [{ host: 'main', method: 'POST', path: '/api/v1/webhooks/deliveries/{deliveryId}/retry' }],
+    uses: { table: 'readWrite', sendTo: ['webhooks'] },
+    timeoutSeconds: 10,
+    memoryMb: 256,
+  },
+  {
+    kind: 'queue',
+    name: 'webhook-delivery-worker',
+    entry: 'functions/webhook-delivery-worker/handler.ts',
+    queue: 'webhooks',
+    batchSize: 10,
+    uses: { table: 'readWrite', masterKey: true },
+    // Ten deliveries of up to 10 s each, sent one after another in the worst case, fit well within the visibility.
+    timeoutSeconds: 110,
+    memoryMb: 256,
   },
 ] as const satisfies readonly FunctionSpec[];
 

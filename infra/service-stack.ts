@@ -116,6 +116,8 @@ export class ServiceStack extends Stack {
             reportBatchItemFailures: true,
           }),
         );
+        // A consumer may hold a message back (ChangeMessageVisibility, granted by the event source): it needs the URL.
+        fn.lambda.addEnvironment(QUEUES[spec.queue].urlEnv, this.queueOf(spec.queue).queueUrl);
       }
       functions.set(spec.name, fn);
     }

@@ -15,6 +15,10 @@ export const ENV = {
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
   scheduleGroup: 'SCHEDULE_GROUP',
   checkoutRecoveryWaitMinutes: 'CHECKOUT_RECOVERY_WAIT_MINUTES',
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  webhookBackoffBaseSeconds: 'WEBHOOK_BACKOFF_BASE_SECONDS',
+  webhookTimeoutSeconds: 'WEBHOOK_TIMEOUT_SECONDS',
+  webhookAllowPrivateUrls: 'WEBHOOK_ALLOW_PRIVATE_URLS',
 } as const;
 
 const intFromString = (fallback: number) =>
@@ -30,6 +34,10 @@ const ConfigSchema = v.object({
   [ENV.schedulerRoleArn]: v.optional(v.string()),
   [ENV.scheduleGroup]: v.optional(v.string(), 'default'),
   [ENV.checkoutRecoveryWaitMinutes]: intFromString(30),
+  [ENV.webhookQueueUrl]: v.optional(v.string()),
+  [ENV.webhookBackoffBaseSeconds]: intFromString(5),
+  [ENV.webhookTimeoutSeconds]: intFromString(10),
+  [ENV.webhookAllowPrivateUrls]: v.optional(v.picklist(['true', 'false']), 'false'),
 });
 
 export interface Config {
@@ -46,6 +54,16 @@ export interface Config {
   readonly scheduleGroup: string;
   /** Wait before checkout recovery starts (spec: at least 30 minutes advised). */
   readonly checkoutRecoveryWaitMinutes: number;
+  readonly webhookQueueUrl: string | undefined;
+  /** First retry delay of a webhook delivery; the next ones double it (spec: 5, 10, 20, 40, 80 s). */
+  readonly webhookBackoffBaseSeconds: number;
+  /** How long a receiver has to answer one delivery attempt. */
+  readonly webhookTimeoutSeconds: number;
+  /**
+   * Accept and deliver to loopback and private addresses (and plain http). Off in every deployed stage; the local
+   * runtime turns it on so a developer can receive webhooks on the laptop.
+   */
+  readonly webhookAllowPrivateUrls: boolean;
 }
 
 let cached: Config | undefined;
@@ -69,6 +87,10 @@ export const config = (): Config => {
     schedulerRoleArn: env[ENV.schedulerRoleArn],
     scheduleGroup: env[ENV.scheduleGroup],
     checkoutRecoveryWaitMinutes: env[ENV.checkoutRecoveryWaitMinutes],
+    webhookQueueUrl: env[ENV.webhookQueueUrl],
+    webhookBackoffBaseSeconds: env[ENV.webhookBackoffBaseSeconds],
+    webhookTimeoutSeconds: env[ENV.webhookTimeoutSeconds],
+    webhookAllowPrivateUrls: env[ENV.webhookAllowPrivateUrls] === 'true',
   };
   return cached;
 };

@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'rate_limited'
   | 'payload_too_large'
   | 'not_found'
+  | 'conflict'
   | 'unavailable';
 
 export class AppError extends Error {
@@ -31,6 +32,9 @@ export const rateLimited = (retryAfterSeconds: number) =>
   new AppError('rate_limited', 'Too many requests', { retryAfterSeconds });
 export const payloadTooLarge = (limitBytes: number) =>
   new AppError('payload_too_large', `Request body is larger than ${limitBytes} bytes`);
+export const notFound = (message: string) => new AppError('not_found', message);
+/** The request is valid but the resource is not in a state that allows it. */
+export const conflict = (message: string) => new AppError('conflict', message);
 /** A dependency failed in a way the caller should retry (the request left nothing behind). */
 export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, { cause });
 
@@ -41,5 +45,13 @@ export class PermanentError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'PermanentError';
+  }
+}
+
+/** Thrown by a queue record handler that scheduled its own retry: the record fails, and that is expected. */
+export class RetryLater extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RetryLater';
   }
 }

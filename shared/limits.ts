@@ -2,4 +2,9 @@
 export const LIMITS = {
   /** Event rate: 40 requests per second per store, on each event interface. */
   eventsPerSecond: 40,
+  /**
+   * Webhook management: the spec answers 429 "too frequent" without a number; 10 calls per second per store is far
+   * above what configuring subscriptions needs and keeps a runaway script from hammering the table.
+   */
+  webhookManagementPerSecond: 10,
 } as const;

@@ -288,6 +288,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       [ENV.stage]: 'local',
       [ENV.tableName]: TABLE_NAME,
       [ENV.masterKeySecretId]: MASTER_KEY_SECRET_ID,
+      // A developer receives webhooks on the laptop (http://127.0.0.1:…); deployed stages never allow this.
+      [ENV.webhookAllowPrivateUrls]: process.env[ENV.webhookAllowPrivateUrls] ?? 'true',
     });
 
     const clientConfig = { region: REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };

@@ -4,6 +4,7 @@ import { newId } from '../domain/ids.ts';
 import type { AcceptDeps } from '../domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '../domain/ingest/apply-event.ts';
 import type { FireTimerDeps } from '../domain/timers/fire-timer.ts';
+import { webhookEmitter } from '../domain/webhooks/emit.ts';
 import { logger } from '../observability.ts';
 import {
   dynamoCartRepository,
@@ -15,13 +16,13 @@ import {
   dynamoBackInStockRepository,
   dynamoFlowTriggers,
   dynamoPageViewRepository,
-  dynamoWebhookEvents,
 } from './dynamodb/engagement.repositories.ts';
 import { dynamoEventLog } from './dynamodb/event-log.repository.ts';
 import { dynamoProductRepository } from './dynamodb/product.repository.ts';
 import { dynamoRateLimiter } from './dynamodb/rate-limiter.ts';
 import { schedulerTimers } from './scheduler/timers.ts';
 import { sqsIngestQueue } from './sqs/ingest-queue.ts';
+import { emitDeps } from './webhooks.ts';
 
 const clock = { now: () => Date.now() };
 
@@ -52,7 +53,7 @@ export const applyDeps = (): ApplyDeps => {
     backInStock: dynamoBackInStockRepository(),
     timers: schedulerTimers(),
     triggers: dynamoFlowTriggers(),
-    webhooks: dynamoWebhookEvents(clock),
+    webhooks: webhookEmitter(emitDeps()),
     clock,
     newContactId: () => newId('ct'),
     checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,

@@ -11,9 +11,11 @@ import type { FlowTrigger } from './flows/trigger.ts';
 import type { Order } from './orders/order.ts';
 import type { PageView } from './page-views/page-view.ts';
 import type { Product } from './products/product.ts';
-import type { AuthenticatedStore, Store } from './stores/store.ts';
+import type { AuthenticatedStore, Store, StoreType } from './stores/store.ts';
 import type { Timer } from './timers/timer.ts';
+import type { Delivery } from './webhooks/delivery.ts';
 import type { WebhookTopic } from './webhooks/topics.ts';
+import type { Webhook } from './webhooks/webhook.ts';
 
 export interface Clock {
   /** Epoch milliseconds. */
@@ -38,6 +40,8 @@ export interface AcceptedEvent {
   readonly interface: EventInterface;
   /** Epoch milliseconds. */
   readonly acceptedAt: number;
+  /** The store's type when the event was accepted (decides the `customer/marketing` webhook format). */
+  readonly storeType?: StoreType;
 }
 
 /** The message on the ingest queue. `v` versions the message shape so old messages stay readable after a deploy. */
@@ -128,4 +132,52 @@ export interface FlowTriggers {
 export interface WebhookEvents {
   /** Idempotent by `eventId`. */
   emit(storeId: string, topic: WebhookTopic, body: Record<string, unknown>, eventId: string): Promise<void>;
+}
+
+/** A store's webhook subscriptions: at most one per topic. */
+export interface WebhookRepository {
+  listForStore(storeId: string): Promise<Webhook[]>;
+  getByTopic(storeId: string, topic: WebhookTopic): Promise<Webhook | undefined>;
+  /** Writes the topic's subscription, replacing any earlier one. */
+  put(webhook: Webhook): Promise<void>;
+  delete(storeId: string, topic: WebhookTopic): Promise<void>;
+}
+
+export interface DeliveryPage {
+  readonly items: Delivery[];
+  /** Opaque; absent on the last page. */
+  readonly nextCursor?: string;
+}
+
+export interface DeliveryRepository extends Repository<Delivery> {
+  /** Newest first. */
+  listForWebhook(storeId: string, webhookId: string, page: { limit: number; cursor?: string }): Promise<DeliveryPage>;
+}
+
+/** The webhook delivery queue: a message per delivery to attempt. */
+export interface DeliveryQueue {
+  enqueue(storeId: string, deliveryId: string): Promise<void>;
+}
+
+/** Refuses URLs whose host resolves to loopback, private, link-local or metadata addresses (unless allowed). */
+export interface AddressGuard {
+  assertPublic(url: URL): Promise<void>;
+}
+
+export interface PostResult {
+  readonly statusCode?: number;
+  readonly responseExcerpt?: string;
+  readonly latencyMs: number;
+  readonly outcome: 'delivered' | 'rejected' | 'timeout' | 'error';
+  readonly error?: string;
+}
+
+/** Sends one webhook request (the address guard applies at connect time, against DNS rebinding). */
+export interface WebhookSender {
+  post(url: string, body: string, headers: Readonly<Record<string, string>>): Promise<PostResult>;
+}
+
+/** A store's API key in clear: webhook bodies are signed with it (spec "Authentication" rule 5). */
+export interface StoreKeys {
+  keyOf(storeId: string): Promise<string | undefined>;
 }

@@ -8,7 +8,7 @@
 import type { AppError, ErrorKind } from '../errors.ts';
 
 /** The interfaces of the spec, each with its own response shape. */
-export type ApiInterface = 'events' | 'headless';
+export type ApiInterface = 'events' | 'headless' | 'webhooks';
 
 export interface Reply {
   readonly statusCode: number;
@@ -17,23 +17,20 @@ export interface Reply {
 }
 
 /** HTTP status per error kind; the events interfaces answer validation failures with the spec's 412. */
+const COMMON: Record<Exclude<ErrorKind, 'validation'>, number> = {
+  unauthorized: 401,
+  rate_limited: 429,
+  payload_too_large: 413,
+  not_found: 404,
+  conflict: 409,
+  unavailable: 503,
+};
+
+/** HTTP status per error kind: the event interfaces answer validation failures 412, the others 400 (spec "Errors"). */
 const STATUS: Record<ApiInterface, Record<ErrorKind, number>> = {
-  events: {
-    validation: 412,
-    unauthorized: 401,
-    rate_limited: 429,
-    payload_too_large: 413,
-    not_found: 404,
-    unavailable: 503,
-  },
-  headless: {
-    validation: 412,
-    unauthorized: 401,
-    rate_limited: 429,
-    payload_too_large: 413,
-    not_found: 404,
-    unavailable: 503,
-  },
+  events: { ...COMMON, validation: 412 },
+  headless: { ...COMMON, validation: 412 },
+  webhooks: { ...COMMON, validation: 400 },
 };
 
 const retryHeaders = (error: AppError): Record<string, string> =>
@@ -60,6 +57,11 @@ export const DUPLICATE_MESSAGE = 'SourceId already exist';
 export const eventsReply = {
   accepted: (): Reply => ({ statusCode: 200, body: { code: 200, message: 'ok' } }),
   duplicate: (): Reply => ({ statusCode: 200, body: { code: 304, message: DUPLICATE_MESSAGE } }),
+};
+
+/** Webhook management (and the service's additions in the same style): `{code: 200, data}`. */
+export const webhooksReply = {
+  ok: (data: unknown): Reply => ({ statusCode: 200, body: { code: 200, data } }),
 };
 
 /** Headless event interface: `{success: true}` or `{success: false, code, message}`. */

@@ -11,7 +11,7 @@ import {
   SqsFifoPartialProcessorAsync,
 } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { PermanentError } from '../errors.ts';
+import { PermanentError, RetryLater } from '../errors.ts';
 import { logger } from '../observability.ts';
 
 export interface QueueWorkerOptions<T> {
@@ -30,6 +30,8 @@ const recordHandlerOf =
         logger.error('Message dropped: permanent error', { messageId: record.messageId, error });
         return;
       }
+      // The handler already scheduled its retry (and logged why): fail the record quietly.
+      if (error instanceof RetryLater) throw error;
       logger.warn('Message failed; the queue will retry it', {
         messageId: record.messageId,
         receiveCount: record.attributes.ApproximateReceiveCount,
@@ -39,12 +41,18 @@ const recordHandlerOf =
     }
   };
 
+/**
+ * A batch whose records all failed is answered like any other (every record listed as failed) instead of throwing:
+ * the queue retries the same records either way, and the records' own errors were already logged.
+ */
+const OPTIONS = { throwOnFullBatchFailure: false } as const;
+
 /** A FIFO queue's consumer: records in order, a failure fails the rest of the batch. */
 export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
   const recordHandler = recordHandlerOf(options);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
-    return processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), { context });
+    return processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), { context, ...OPTIONS });
   };
 };
 
@@ -53,6 +61,6 @@ export const queueWorker = <T>(options: QueueWorkerOptions<T>) => {
   const recordHandler = recordHandlerOf(options);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
-    return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context });
+    return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context, ...OPTIONS });
   };
 };

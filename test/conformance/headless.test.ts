@@ -178,7 +178,7 @@ describe('rule 1 and errors: answers in the headless shape', () => {
     expect(customer?.revision).toBe(1);
     expect(customer?.firstName).toBeUndefined();
     expect(await triggersOf(store.storeId)).toHaveLength(1);
-    expect(await webhookEventsOf(store.storeId)).toHaveLength(1);
+    expect((await webhookEventsOf(store.storeId)).filter((e) => e.topic === 'customer/newsletter')).toHaveLength(1);
   });
 
   it('a duplicate is recognised across endpoints: the source_id, not the payload, is the key', async () => {
@@ -435,7 +435,7 @@ describe('rule 5: customers/create collects a subscription and starts the subscr
     });
 
     const [event] = await until('the customer/newsletter event', async () => {
-      const events = await webhookEventsOf(store.storeId);
+      const events = (await webhookEventsOf(store.storeId)).filter((e) => e.topic === 'customer/newsletter');
       return events.length > 0 ? events : undefined;
     });
     expect(event?.topic).toBe('customer/newsletter');
@@ -488,7 +488,7 @@ describe('rule 5: customers/create collects a subscription and starts the subscr
       email_marketing_consent: { state: 'not_subscribed' },
     });
     const [event] = await until('the customer/newsletter event', async () => {
-      const events = await webhookEventsOf(store.storeId);
+      const events = (await webhookEventsOf(store.storeId)).filter((e) => e.topic === 'customer/newsletter');
       return events.length > 0 ? events : undefined;
     });
     expect(event?.body).toMatchObject({

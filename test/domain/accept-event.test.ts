@@ -98,6 +98,7 @@ describe('acceptEvent', () => {
       endpoint: 'customers/create',
       interface: 'general',
       acceptedAt: 1_700_000_000_000,
+      storeType: store.type,
       data: event().data,
     });
     expect(queue.sent[0]?.groupKey).toBe(messageGroupOf(store.storeId, 'customers/create', event().data));

@@ -195,10 +195,12 @@ describe('service stack', () => {
       expect(ENV.tableName in env).toBe(spec.uses.table !== undefined);
     });
 
-    it('sends only to the queues it declares', () => {
-      expect(actions.includes('sqs:SendMessage')).toBe((spec.uses.sendTo ?? []).length > 0);
+    it('sends only to the queues it declares, and knows the URL of those and of the queue it consumes', () => {
+      const sendTo: readonly string[] = spec.uses.sendTo ?? [];
+      expect(actions.includes('sqs:SendMessage')).toBe(sendTo.length > 0);
       for (const [queue, queueSpec] of queueEntries) {
-        expect(queueSpec.urlEnv in env, queue).toBe(spec.uses.sendTo?.includes(queue) ?? false);
+        const consumes = spec.kind === 'queue' && spec.queue === queue;
+        expect(queueSpec.urlEnv in env, queue).toBe(sendTo.includes(queue) || consumes);
       }
     });
 
@@ -251,9 +253,11 @@ describe('service stack', () => {
     expect(statements.map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [queueId(prod, target), 'Arn'] }]);
   });
 
-  it('keeps the worker from sending and the ingest API from reading the master key', () => {
-    expect(actionsOf(prod, 'ingest-worker')).not.toContain('sqs:SendMessage');
-    expect(actionsOf(prod, 'ingest-worker')).toContain('sqs:ReceiveMessage');
+  it('keeps the timer worker from sending and the ingest API from reading the master key', () => {
+    expect(actionsOf(prod, 'timer-worker')).not.toContain('sqs:SendMessage');
+    expect(actionsOf(prod, 'timer-worker')).toContain('sqs:ReceiveMessage');
+    expect(actionsOf(prod, 'webhook-delivery-worker')).toContain('sqs:ChangeMessageVisibility');
+    expect(actionsOf(prod, 'webhook-delivery-worker')).toContain('secretsmanager:GetSecretValue');
     expect(actionsOf(prod, 'events-ingest')).toContain('sqs:SendMessage');
     expect(actionsOf(prod, 'events-ingest')).not.toContain('secretsmanager:GetSecretValue');
   });

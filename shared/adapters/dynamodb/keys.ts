@@ -17,6 +17,8 @@
  * | backInStock | STORE#<storeId>#BIS#<productId>   | <variantId>#<subscriber> |                          |                                      |
  * | trigger  | STORE#<storeId>#TRIGGERS             | <triggerId> |                                       |                                      |
  * | webhookEvent | STORE#<storeId>#WEBHOOK-EVENTS   | <eventId> |                                         |                                      |
+ * | webhook  | STORE#<storeId>#WEBHOOKS             | TOPIC#<topic> |                                     |                                      |
+ * | delivery | STORE#<storeId>#DELIVERY#<id>        | DELIVERY  | STORE#<storeId>#WEBHOOK#<webhookId>#DELIVERIES / <createdAt>#<id> |  |
  */
 
 export type Entity =
@@ -32,7 +34,9 @@ export type Entity =
   | 'pageView'
   | 'backInStock'
   | 'trigger'
-  | 'webhookEvent';
+  | 'webhookEvent'
+  | 'webhook'
+  | 'delivery';
 
 /** Fixed width so the string order of the sort key is the numeric order. */
 const pad = (n: number, width: number) => String(Math.max(0, Math.trunc(n))).padStart(width, '0');
@@ -77,6 +81,18 @@ export const keys = {
   trigger: (storeId: string, triggerId: string) => ({ pk: `STORE#${storeId}#TRIGGERS`, sk: triggerId }),
   webhookEvents: (storeId: string) => ({ pk: `STORE#${storeId}#WEBHOOK-EVENTS` }),
   webhookEvent: (storeId: string, eventId: string) => ({ pk: `STORE#${storeId}#WEBHOOK-EVENTS`, sk: eventId }),
+  /** A store's webhook subscriptions, one item per topic. */
+  webhooks: (storeId: string) => ({ pk: `STORE#${storeId}#WEBHOOKS` }),
+  webhook: (storeId: string, topic: string) => ({ pk: `STORE#${storeId}#WEBHOOKS`, sk: `TOPIC#${topic}` }),
+  delivery: (storeId: string, deliveryId: string) => ({
+    pk: `STORE#${storeId}#DELIVERY#${deliveryId}`,
+    sk: 'DELIVERY',
+  }),
+  /** A subscription's deliveries in creation order (listed newest first). */
+  deliveryByWebhook: (storeId: string, webhookId: string, createdAt: number, deliveryId: string) => ({
+    gsi1pk: `STORE#${storeId}#WEBHOOK#${webhookId}#DELIVERIES`,
+    gsi1sk: `${pad(createdAt, 15)}#${deliveryId}`,
+  }),
 } as const;
 
 /** Attributes every item carries besides its keys. */

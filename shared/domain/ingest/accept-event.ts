@@ -69,6 +69,7 @@ export const acceptEvent = async (
     endpoint: event.endpoint,
     interface: iface,
     acceptedAt: deps.clock.now(),
+    storeType: store.type,
   };
   const rateKey = `${store.storeId}#${iface}`;
   if (deps.limiter.isSaturated(rateKey)) throw rateLimited(1);

@@ -9,6 +9,7 @@ const IngestMessageSchema = v.object({
   endpoint: v.string(),
   interface: v.picklist(['general', 'headless']),
   acceptedAt: v.number(),
+  storeType: v.optional(v.picklist(['direct', 'platform']), 'direct'),
   data: v.record(v.string(), v.unknown()),
 });
 

@@ -8,15 +8,36 @@ import type { CustomerCreateData, CustomerUpdateData } from '../../events/payloa
 import type { HeadlessCustomerData } from '../../events/payloads/headless.ts';
 import { flowsIgnored } from '../../flows/trigger.ts';
 import type { IngestMessage } from '../../ports.ts';
+import { consentChanged, marketingBody, newsletterBody } from '../../webhooks/payloads.ts';
 import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withRetry } from './context.ts';
 
-const upsertCustomer = (deps: ApplyDeps, storeId: string, data: CustomerCreateData | CustomerUpdateData) =>
-  withRetry(async () => {
+/**
+ * Creates or updates the customer; when its email or SMS consent state changed, emits `customer/marketing` in the
+ * store's format (spec "Topics").
+ */
+const upsertCustomer = async (
+  deps: ApplyDeps,
+  message: IngestMessage,
+  data: CustomerCreateData | CustomerUpdateData,
+) => {
+  const { storeId } = message;
+  const { write, before } = await withRetry(async () => {
     const existing = await deps.customers.get(storeId, String(data.id));
-    const write = applyCustomerData(existing, data, { storeId, newId: deps.newContactId, now: deps.clock.now() });
-    await deps.customers.save(write.customer, existing?.revision ?? 0);
-    return write;
+    const next = applyCustomerData(existing, data, { storeId, newId: deps.newContactId, now: deps.clock.now() });
+    await deps.customers.save(next.customer, existing?.revision ?? 0);
+    return { write: next, before: existing };
   });
+  if (consentChanged(before, write.customer)) {
+    const nowSeconds = Math.floor(deps.clock.now() / 1000);
+    await deps.webhooks.emit(
+      storeId,
+      'customer/marketing',
+      marketingBody(write.customer, message.storeType ?? 'direct', nowSeconds),
+      `marketing#${message.sourceId}`,
+    );
+  }
+  return write;
+};
 
 /** A customer trigger's subject, contact and context. */
 const aboutCustomer = (customer: Customer) => ({
@@ -39,7 +60,7 @@ const customerContext = (customer: Customer) => ({
 
 export const applyGeneralCustomer = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
   const data = message.data as CustomerCreateData | CustomerUpdateData;
-  const { customer, created } = await upsertCustomer(deps, message.storeId, data);
+  const { customer, created } = await upsertCustomer(deps, message, data);
   const startsFlow = message.endpoint !== 'customers/update' && created && !flowsIgnored(message.data);
   if (!startsFlow) return { applied: 'customer', triggers: [] };
   const kind = await fireFromEvent(deps, message, {
@@ -63,7 +84,7 @@ export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMess
         ? { state: 'subscribed', updatedAt: nowSeconds }
         : undefined;
   const { email_marketing_consent, sms_marketing_consent, ...rest } = data;
-  const { customer } = await upsertCustomer(deps, message.storeId, {
+  const { customer } = await upsertCustomer(deps, message, {
     ...rest,
     email_marketing_consent: consent(email_marketing_consent, data.email !== undefined),
     sms_marketing_consent: consent(sms_marketing_consent, data.phone !== undefined),
@@ -72,24 +93,7 @@ export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMess
   await deps.webhooks.emit(
     message.storeId,
     'customer/newsletter',
-    {
-      id: customer.originId,
-      email: customer.email ?? '',
-      phone: customer.phone ?? '',
-      first_name: customer.firstName ?? '',
-      last_name: customer.lastName ?? '',
-      city: customer.city ?? '',
-      gender: customer.gender ?? '',
-      birthdate: customer.birthDate ?? '',
-      country_code: customer.countryCode ?? '',
-      created_at: customer.createdAt,
-      source: 'customer/newsletter',
-      email_marketing_consent: {
-        state: customer.emailConsent?.state === 'subscribed' ? 'subscribed' : 'undefined',
-        updated_at: customer.emailConsent?.updatedAt ?? nowSeconds,
-      },
-      sms_marketing_consent: { state: customer.smsConsent?.state === 'subscribed' ? 'subscribed' : 'undefined' },
-    },
+    newsletterBody(customer, nowSeconds),
     `newsletter#${message.sourceId}`,
   );
 

@@ -1,0 +1,17 @@
+/** `GET {base_url}/api/v1/webhooks/{webHookId}/deliveries?limit=&cursor=`: every attempt, newest delivery first. */
+import { manageWebhookDeps } from '../../shared/adapters/webhooks.ts';
+import { listDeliveries } from '../../shared/domain/webhooks/manage-webhooks.ts';
+import { webhooksReply } from '../../shared/http/responses.ts';
+import { httpRoute } from '../../shared/http/route.ts';
+import { WEBHOOK_ROUTE } from '../../shared/http/webhook-routes.ts';
+
+export const handler = httpRoute({
+  ...WEBHOOK_ROUTE,
+  handle: async ({ store, event }) =>
+    webhooksReply.ok(
+      await listDeliveries(manageWebhookDeps(), store.storeId, event.pathParameters?.webHookId, {
+        limit: event.queryStringParameters?.limit,
+        cursor: event.queryStringParameters?.cursor,
+      }),
+    ),
+});

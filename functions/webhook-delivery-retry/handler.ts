@@ -1,0 +1,12 @@
+/** `POST {base_url}/api/v1/webhooks/deliveries/{deliveryId}/retry`: re-send a failed delivery. */
+import { manageWebhookDeps } from '../../shared/adapters/webhooks.ts';
+import { retryDelivery } from '../../shared/domain/webhooks/manage-webhooks.ts';
+import { webhooksReply } from '../../shared/http/responses.ts';
+import { httpRoute } from '../../shared/http/route.ts';
+import { WEBHOOK_ROUTE } from '../../shared/http/webhook-routes.ts';
+
+export const handler = httpRoute({
+  ...WEBHOOK_ROUTE,
+  handle: async ({ store, event }) =>
+    webhooksReply.ok(await retryDelivery(manageWebhookDeps(), store.storeId, event.pathParameters?.deliveryId)),
+});

@@ -1,0 +1,24 @@
+/**
+ * Consumes the webhook delivery queue: one attempt per message. A failed attempt holds the message back for the next
+ * retry (5, 10, 20, 40, 80 s by default) and reports it failed; after the last one the queue's redrive moves it to the
+ * DLQ, where it stays inspectable, and the delivery is listed as failed (re-sendable through the API).
+ */
+import { holdBack } from '../../shared/adapters/sqs/visibility.ts';
+import { deliverDeps } from '../../shared/adapters/webhooks.ts';
+import { required } from '../../shared/config.ts';
+import { deliver } from '../../shared/domain/webhooks/deliver.ts';
+import { parseDeliveryMessage } from '../../shared/domain/webhooks/delivery-message.ts';
+import { logger } from '../../shared/observability.ts';
+import { queueWorker } from '../../shared/queue/batch.ts';
+
+export const handler = queueWorker({
+  parse: parseDeliveryMessage,
+  handle: async (message, record) => {
+    const attempt = Number(record.attributes.ApproximateReceiveCount);
+    const outcome = await deliver(deliverDeps(), message, attempt);
+    logger.info('Webhook delivery attempt', { ...message, attempt, ...outcome });
+    if ('retryInSeconds' in outcome) await holdBack(required('webhookQueueUrl'), record, outcome.retryInSeconds);
+    // After the last attempt, make it visible at once so the redrive moves it to the DLQ now.
+    else if (outcome.done === 'failed') await holdBack(required('webhookQueueUrl'), record, 0);
+  },
+});

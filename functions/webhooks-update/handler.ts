@@ -1,0 +1,12 @@
+/** `PUT {base_url}/api/v1/webhooks`: change the URL of a topic's subscription (matched by topic). */
+import { manageWebhookDeps } from '../../shared/adapters/webhooks.ts';
+import { updateWebhook } from '../../shared/domain/webhooks/manage-webhooks.ts';
+import { webhooksReply } from '../../shared/http/responses.ts';
+import { httpRoute } from '../../shared/http/route.ts';
+import { rawBody, WEBHOOK_ROUTE } from '../../shared/http/webhook-routes.ts';
+
+export const handler = httpRoute({
+  ...WEBHOOK_ROUTE,
+  parseBody: rawBody,
+  handle: async ({ store, body }) => webhooksReply.ok(await updateWebhook(manageWebhookDeps(), store.storeId, body)),
+});

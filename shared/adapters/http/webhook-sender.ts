@@ -1,0 +1,113 @@
+/**
+ * Webhook HTTP: the address guard (subscription time) and the sender (delivery time). Both refuse hosts that resolve to
+ * loopback, private, link-local, carrier-grade NAT, multicast or reserved addresses, which covers the cloud metadata
+ * endpoint (169.254.169.254). The sender checks the addresses it actually connects to, in the socket's DNS lookup, so a
+ * name that resolved to a public address at subscription time and to an internal one later (DNS rebinding) is refused.
+ * Where private addresses are allowed (the local runtime), both let everything through.
+ */
+import { promises as dns, type LookupAddress, lookup } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import type { AddressGuard, PostResult, WebhookSender } from '../../domain/ports.ts';
+import { RESPONSE_EXCERPT_CHARS } from '../../domain/webhooks/delivery.ts';
+import { validationError } from '../../errors.ts';
+
+/** Only globally routable unicast addresses receive webhooks. */
+export const isPublicAddress = (address: string): boolean => {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address); // IPv4-mapped IPv6 becomes IPv4
+  return parsed.range() === 'unicast';
+};
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+export const addressGuard = (options: { allowPrivate: boolean }): AddressGuard => ({
+  async assertPublic(url) {
+    if (options.allowPrivate) return;
+    const host = hostOf(url);
+    let addresses: string[];
+    try {
+      addresses = ipaddr.isValid(host) ? [host] : (await dns.lookup(host, { all: true })).map((a) => a.address);
+    } catch {
+      throw validationError('url host does not resolve');
+    }
+    if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
+      throw validationError('url must point to a publicly reachable host');
+    }
+  },
+});
+
+/** `dns.lookup` that fails the connection when any address is not public. */
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 4);
+    const refused = addresses.find((a) => !isPublicAddress(a.address));
+    if (refused || addresses.length === 0) {
+      const reason = new Error(`refused: ${hostname} resolves to a non-public address`);
+      return callback(Object.assign(reason, { code: 'EADDRNOTPUBLIC' }), '', 4);
+    }
+    if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+    const [first] = addresses;
+    return callback(null, first?.address ?? '', first?.family ?? 4);
+  });
+};
+
+const agents = {
+  'http:': new http.Agent({ keepAlive: true }),
+  'https:': new https.Agent({ keepAlive: true }),
+};
+
+export const httpWebhookSender = (options: { timeoutSeconds: number; allowPrivate: boolean }): WebhookSender => ({
+  post: (url, body, headers) =>
+    new Promise<PostResult>((resolve) => {
+      const target = new URL(url);
+      const started = performance.now();
+      const latency = () => Math.round(performance.now() - started);
+      const client = target.protocol === 'https:' ? https : http;
+      const hostIsLiteral = ipaddr.isValid(hostOf(target));
+      if (!options.allowPrivate && hostIsLiteral && !isPublicAddress(hostOf(target))) {
+        resolve({ latencyMs: 0, outcome: 'error', error: 'refused: the url is a non-public address' });
+        return;
+      }
+      const request = client.request(
+        target,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+          agent: agents[target.protocol as 'http:' | 'https:'],
+          timeout: options.timeoutSeconds * 1000,
+          ...(options.allowPrivate ? {} : { lookup: publicOnlyLookup }),
+        },
+        (response) => {
+          const statusCode = response.statusCode ?? 0;
+          let excerpt = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            if (excerpt.length < RESPONSE_EXCERPT_CHARS)
+              excerpt += chunk.slice(0, RESPONSE_EXCERPT_CHARS - excerpt.length);
+          });
+          response.on('end', () => {
+            resolve({
+              statusCode,
+              latencyMs: latency(),
+              outcome: statusCode === 200 ? 'delivered' : 'rejected',
+              ...(excerpt ? { responseExcerpt: excerpt } : {}),
+            });
+          });
+          response.on('error', (error) =>
+            resolve({ statusCode, latencyMs: latency(), outcome: 'error', error: error.message }),
+          );
+        },
+      );
+      request.on('timeout', () => {
+        request.destroy(new Error(`no answer within ${options.timeoutSeconds} s`));
+      });
+      request.on('error', (error: Error & { code?: string }) => {
+        const timedOut = error.message.startsWith('no answer within');
+        resolve({ latencyMs: latency(), outcome: timedOut ? 'timeout' : 'error', error: error.message });
+      });
+      request.end(body);
+    }),
+});

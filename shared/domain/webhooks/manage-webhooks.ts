@@ -1,0 +1,121 @@
+/**
+ * Webhook management use cases (spec "Webhook management"): every call is scoped to the authenticated store, so a
+ * store never sees, changes or deletes another store's subscription; an id of another store reads as unknown.
+ */
+import { conflict, notFound, validationError } from '../../errors.ts';
+import { randomBase62 } from '../ids.ts';
+import type { AddressGuard, Clock, DeliveryQueue, DeliveryRepository, WebhookRepository } from '../ports.ts';
+import { type Delivery, deliveryRecord } from './delivery.ts';
+import { parseTopic, parseWebhookUrl, type Webhook, webhookRecord } from './webhook.ts';
+
+export interface ManageWebhookDeps {
+  readonly webhooks: WebhookRepository;
+  readonly deliveries: DeliveryRepository;
+  readonly queue: DeliveryQueue;
+  readonly guard: AddressGuard;
+  readonly clock: Clock;
+  readonly allowPrivateUrls: boolean;
+}
+
+const fields = (body: unknown): { topic?: unknown; url?: unknown } =>
+  body && typeof body === 'object' && !Array.isArray(body) ? (body as { topic?: unknown; url?: unknown }) : {};
+
+const subscription = async (deps: ManageWebhookDeps, body: unknown) => {
+  const { topic, url } = fields(body);
+  const parsedTopic = parseTopic(topic);
+  const parsedUrl = parseWebhookUrl(url, { allowPrivate: deps.allowPrivateUrls });
+  await deps.guard.assertPublic(parsedUrl);
+  return { topic: parsedTopic, url: parsedUrl.toString() };
+};
+
+/** `POST /webhooks`: subscribes the topic; an earlier subscription of the topic is replaced. */
+export const createWebhook = async (deps: ManageWebhookDeps, storeId: string, body: unknown) => {
+  const { topic, url } = await subscription(deps, body);
+  const now = deps.clock.now();
+  const webhook: Webhook = {
+    storeId,
+    id: `wh_${randomBase62(20)}`,
+    topic,
+    url,
+    format: 'json',
+    createdAt: Math.floor(now / 1000),
+    updatedAt: now,
+  };
+  await deps.webhooks.put(webhook);
+  return webhookRecord(webhook);
+};
+
+/** `PUT /webhooks`: changes the URL of the topic's subscription (matched by topic). */
+export const updateWebhook = async (deps: ManageWebhookDeps, storeId: string, body: unknown) => {
+  const { topic, url } = await subscription(deps, body);
+  const existing = await deps.webhooks.getByTopic(storeId, topic);
+  if (!existing) throw notFound(`No webhook for topic ${topic}; create it with POST`);
+  const webhook: Webhook = { ...existing, url, updatedAt: deps.clock.now() };
+  await deps.webhooks.put(webhook);
+  return webhookRecord(webhook);
+};
+
+export const listWebhooks = async (deps: ManageWebhookDeps, storeId: string) => {
+  const list = (await deps.webhooks.listForStore(storeId)).map(webhookRecord);
+  return { list, total: list.length };
+};
+
+export const countWebhooks = async (deps: ManageWebhookDeps, storeId: string) =>
+  (await deps.webhooks.listForStore(storeId)).length;
+
+const ownWebhook = async (deps: ManageWebhookDeps, storeId: string, webhookId: string | undefined) => {
+  const webhook = (await deps.webhooks.listForStore(storeId)).find((w) => w.id === webhookId);
+  if (!webhook) throw notFound('Webhook not found');
+  return webhook;
+};
+
+/** `DELETE /webhooks/{webHookId}`: deliveries still queued for it stop (the worker finds it gone). */
+export const deleteWebhook = async (deps: ManageWebhookDeps, storeId: string, webhookId: string | undefined) => {
+  const webhook = await ownWebhook(deps, storeId, webhookId);
+  await deps.webhooks.delete(storeId, webhook.topic);
+  return true;
+};
+
+export const DELIVERY_PAGE = { default: 20, max: 100 } as const;
+
+/** `GET /webhooks/{id}/deliveries?limit=&cursor=`: the subscription's deliveries, newest first. */
+export const listDeliveries = async (
+  deps: ManageWebhookDeps,
+  storeId: string,
+  webhookId: string | undefined,
+  query: { limit?: string | undefined; cursor?: string | undefined },
+) => {
+  const webhook = await ownWebhook(deps, storeId, webhookId);
+  const limit = query.limit === undefined ? DELIVERY_PAGE.default : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERY_PAGE.max) {
+    throw validationError(`limit must be an integer from 1 to ${DELIVERY_PAGE.max}`);
+  }
+  const page = await deps.deliveries.listForWebhook(storeId, webhook.id, {
+    limit,
+    ...(query.cursor ? { cursor: query.cursor } : {}),
+  });
+  return { list: page.items.map(deliveryRecord), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+};
+
+/** `POST /webhooks/deliveries/{deliveryId}/retry`: sends a failed (or cancelled) delivery again, with a fresh ladder. */
+export const retryDelivery = async (deps: ManageWebhookDeps, storeId: string, deliveryId: string | undefined) => {
+  const delivery = deliveryId ? await deps.deliveries.get(storeId, deliveryId) : undefined;
+  if (!delivery) throw notFound('Delivery not found');
+  if (delivery.status === 'pending' || delivery.status === 'delivered') {
+    throw conflict(`The delivery is ${delivery.status}; only failed or cancelled deliveries can be re-sent`);
+  }
+  const webhook = await deps.webhooks.getByTopic(storeId, delivery.topic);
+  if (!webhook) throw conflict(`No webhook for topic ${delivery.topic} any more`);
+  const { reason: _reason, ...rest } = delivery;
+  const next: Delivery = {
+    ...rest,
+    webhookId: webhook.id,
+    url: webhook.url,
+    status: 'pending',
+    updatedAt: deps.clock.now(),
+    revision: delivery.revision + 1,
+  };
+  await deps.deliveries.save(next, delivery.revision);
+  await deps.queue.enqueue(storeId, delivery.id);
+  return deliveryRecord(next);
+};

@@ -1,0 +1,11 @@
+/** What every webhook management route shares: the `{code, data}` interface and its per-store rate limit. */
+import { LIMITS } from '../limits.ts';
+import type { RouteOptions } from './route.ts';
+
+export const WEBHOOK_ROUTE = {
+  api: 'webhooks',
+  rateLimit: { bucket: 'webhooks', perSecond: LIMITS.webhookManagementPerSecond },
+} as const satisfies Pick<RouteOptions<unknown>, 'api' | 'rateLimit'>;
+
+/** The JSON body as sent; the use case validates its fields with the interface's messages. */
+export const rawBody = (body: unknown): unknown => body;
