@@ -17,10 +17,11 @@ import { RESULTS_DIR } from './lib/profile.ts';
 import { formatNumber, round } from './lib/stats.ts';
 import { type Metric, passes, type Result, type Scenario, type ScenarioOptions } from './scenario.ts';
 import { ingest } from './scenarios/ingest.ts';
+import { webhooks } from './scenarios/webhooks.ts';
 import { worker } from './scenarios/worker.ts';
 
 /** Every scenario, in the order `npm run bench` runs them. */
-const SCENARIOS: readonly Scenario[] = [ingest, worker];
+const SCENARIOS: readonly Scenario[] = [ingest, worker, webhooks];
 
 const USAGE = `Usage: npm run bench -- [scenario…] [options]
 
