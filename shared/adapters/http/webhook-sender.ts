@@ -71,6 +71,13 @@ export const httpWebhookSender = (options: { timeoutSeconds: number; allowPrivat
         resolve({ latencyMs: 0, outcome: 'error', error: 'refused: the url is a non-public address' });
         return;
       }
+      // Set by either bound below: the socket's idle timeout, or the deadline of the attempt as a whole (a receiver
+      // that keeps sending a byte now and then never goes idle, and would otherwise hold the worker indefinitely).
+      let timedOut = false;
+      const expire = () => {
+        timedOut = true;
+        request.destroy(new Error(`no answer within ${options.timeoutSeconds} s`));
+      };
       const request = client.request(
         target,
         {
@@ -97,15 +104,19 @@ export const httpWebhookSender = (options: { timeoutSeconds: number; allowPrivat
             });
           });
           response.on('error', (error) =>
-            resolve({ statusCode, latencyMs: latency(), outcome: 'error', error: error.message }),
+            resolve({
+              statusCode,
+              latencyMs: latency(),
+              outcome: timedOut ? 'timeout' : 'error',
+              error: error.message,
+            }),
           );
         },
       );
-      request.on('timeout', () => {
-        request.destroy(new Error(`no answer within ${options.timeoutSeconds} s`));
-      });
+      const deadline = setTimeout(expire, options.timeoutSeconds * 1000);
+      request.on('close', () => clearTimeout(deadline));
+      request.on('timeout', expire);
       request.on('error', (error: Error & { code?: string }) => {
-        const timedOut = error.message.startsWith('no answer within');
         resolve({ latencyMs: latency(), outcome: timedOut ? 'timeout' : 'error', error: error.message });
       });
       request.end(body);

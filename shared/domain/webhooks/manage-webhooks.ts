@@ -24,8 +24,8 @@ const subscription = async (deps: ManageWebhookDeps, body: unknown) => {
   const { topic, url } = fields(body);
   const parsedTopic = parseTopic(topic);
   const parsedUrl = parseWebhookUrl(url, { allowPrivate: deps.allowPrivateUrls });
-  await deps.guard.assertPublic(parsedUrl);
-  return { topic: parsedTopic, url: parsedUrl.toString() };
+  await deps.guard.assertPublic(parsedUrl.url);
+  return { topic: parsedTopic, url: parsedUrl.text };
 };
 
 /** `POST /webhooks`: subscribes the topic; an earlier subscription of the topic is replaced. */
@@ -78,22 +78,27 @@ export const deleteWebhook = async (deps: ManageWebhookDeps, storeId: string, we
 
 export const DELIVERY_PAGE = { default: 20, max: 100 } as const;
 
-/** `GET /webhooks/{id}/deliveries?limit=&cursor=`: the subscription's deliveries, newest first. */
+/**
+ * `GET /webhooks/{id}/deliveries?limit=&cursor=`: the subscription's deliveries, newest first. A removed
+ * subscription's deliveries stay listed (they are the store's own: the index is keyed by store); an id the store never
+ * had answers 404.
+ */
 export const listDeliveries = async (
   deps: ManageWebhookDeps,
   storeId: string,
   webhookId: string | undefined,
   query: { limit?: string | undefined; cursor?: string | undefined },
 ) => {
-  const webhook = await ownWebhook(deps, storeId, webhookId);
+  if (!webhookId) throw notFound('Webhook not found');
   const limit = query.limit === undefined ? DELIVERY_PAGE.default : Number(query.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERY_PAGE.max) {
     throw validationError(`limit must be an integer from 1 to ${DELIVERY_PAGE.max}`);
   }
-  const page = await deps.deliveries.listForWebhook(storeId, webhook.id, {
+  const page = await deps.deliveries.listForWebhook(storeId, webhookId, {
     limit,
     ...(query.cursor ? { cursor: query.cursor } : {}),
   });
+  if (page.items.length === 0 && !query.cursor) await ownWebhook(deps, storeId, webhookId);
   return { list: page.items.map(deliveryRecord), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
 };
 

@@ -41,10 +41,11 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * The URL rules that need no network: present, at most 500 characters, absolute, `https` (plain `http` only to
- * loopback, and only where private addresses are allowed, i.e. the local runtime), no credentials in it. Whether the
+ * loopback, and only where private addresses are allowed, i.e. the local runtime), no credentials in it. Returns the
+ * parsed URL and the text as sent (what is stored and shown). Whether the
  * host resolves to public addresses is checked by the address guard, at subscription and again at every delivery.
  */
-export const parseWebhookUrl = (raw: unknown, options: { allowPrivate: boolean }): URL => {
+export const parseWebhookUrl = (raw: unknown, options: { allowPrivate: boolean }): { url: URL; text: string } => {
   if (typeof raw !== 'string' || raw.trim() === '') throw validationError('url is required');
   const text = raw.trim();
   if ([...text].length > MAX_WEBHOOK_URL_LENGTH) {
@@ -59,5 +60,6 @@ export const parseWebhookUrl = (raw: unknown, options: { allowPrivate: boolean }
   const plainLocal = url.protocol === 'http:' && options.allowPrivate && LOCAL_HOSTS.has(url.hostname);
   if (url.protocol !== 'https:' && !plainLocal) throw validationError('url must use https');
   if (url.username || url.password) throw validationError('url must not contain credentials');
-  return url;
+  // Stored and shown as sent (trimmed): `URL.toString()` would percent-encode it, possibly past the 500 characters.
+  return { url, text };
 };
