@@ -98,122 +98,69 @@ export interface QueueFunction extends FunctionBase {
 
 export type FunctionSpec = HttpFunction | QueueFunction;
 
-export const FUNCTIONS = [
-  {
-    kind: 'http',
-    name: 'events-ingest',
-    entry: 'functions/events-ingest/handler.ts',
-    routes: [{ host: 'main', method: 'POST', path: '/api/v1/events' }],
-    uses: { table: 'readWrite', sendTo: ['ingest'] },
-    timeoutSeconds: 10,
-    memoryMb: 512,
-  },
-  {
-    kind: 'http',
-    name: 'headless-events',
-    entry: 'functions/headless-events/handler.ts',
-    routes: [{ host: 'front', method: 'POST', path: '/api/v1/headless/events' }],
-    uses: { table: 'readWrite', sendTo: ['ingest'] },
-    timeoutSeconds: 10,
-    memoryMb: 512,
-  },
-  {
-    kind: 'queue',
-    name: 'ingest-worker',
-    entry: 'functions/ingest-worker/handler.ts',
-    queue: 'ingest',
-    batchSize: 10,
-    uses: { table: 'readWrite', scheduler: true, sendTo: ['webhooks'] },
-    timeoutSeconds: 30,
-    memoryMb: 512,
-  },
-  {
-    kind: 'queue',
-    name: 'timer-worker',
-    entry: 'functions/timer-worker/handler.ts',
-    queue: 'timers',
-    batchSize: 10,
-    uses: { table: 'readWrite' },
-    timeoutSeconds: 30,
-    memoryMb: 512,
-  },
-  {
-    kind: 'http',
-    name: 'webhooks-create',
-    entry: 'functions/webhooks-create/handler.ts',
-    routes: [{ host: 'main', method: 'POST', path: '/api/v1/webhooks' }],
-    uses: { table: 'readWrite' },
-    timeoutSeconds: 10,
-    memoryMb: 256,
-  },
-  {
-    kind: 'http',
-    name: 'webhooks-update',
-    entry: 'functions/webhooks-update/handler.ts',
-    routes: [{ host: 'main', method: 'PUT', path: '/api/v1/webhooks' }],
-    uses: { table: 'readWrite' },
-    timeoutSeconds: 10,
-    memoryMb: 256,
-  },
-  {
-    kind: 'http',
-    name: 'webhooks-list',
-    entry: 'functions/webhooks-list/handler.ts',
-    routes: [{ host: 'main', method: 'GET', path: '/api/v1/webhooks' }],
-    uses: { table: 'readWrite' },
-    timeoutSeconds: 10,
-    memoryMb: 256,
-  },
-  {
-    kind: 'http',
-    name: 'webhooks-count',
-    entry: 'functions/webhooks-count/handler.ts',
-    routes: [{ host: 'main', method: 'GET', path: '/api/v1/webhooks/count' }],
-    uses: { table: 'readWrite' },
-    timeoutSeconds: 10,
-    memoryMb: 256,
-  },
-  {
-    kind: 'http',
-    name: 'webhooks-delete',
-    entry: 'functions/webhooks-delete/handler.ts',
-    routes: [{ host: 'main', method: 'DELETE', path: '/api/v1/webhooks/{webHookId}' }],
-    uses: { table: 'readWrite' },
-    timeoutSeconds: 10,
-    memoryMb: 256,
-  },
-  {
-    kind: 'http',
-    name: 'webhook-deliveries',
-    entry: 'functions/webhook-deliveries/handler.ts',
-    routes: [{ host: 'main', method: 'GET', path: '/api/v1/webhooks/{webHookId}/deliveries' }],
-    uses: { table: 'readWrite' },
-    timeoutSeconds: 10,
-    memoryMb: 256,
-  },
-  {
-    kind: 'http',
-    name: 'webhook-delivery-retry',
-    entry: 'functions/webhook-delivery-retry/handler.ts',
-    routes: [{ host: 'main', method: 'POST', path: '/api/v1/webhooks/deliveries/{deliveryId}/retry' }],
-    uses: { table: 'readWrite', sendTo: ['webhooks'] },
-    timeoutSeconds: 10,
-    memoryMb: 256,
-  },
-  {
-    kind: 'queue',
-    name: 'webhook-delivery-worker',
-    entry: 'functions/webhook-delivery-worker/handler.ts',
-    queue: 'webhooks',
-    batchSize: 10,
-    uses: { table: 'readWrite', masterKey: true },
-    // Ten deliveries of up to 10 s each, sent one after another in the worst case, fit well within the visibility.
-    timeoutSeconds: 110,
-    memoryMb: 256,
-  },
-] as const satisfies readonly FunctionSpec[];
+/** Lambda sizing: small for the API routes, more for the event path and the workers. */
+const SMALL = { timeoutSeconds: 10, memoryMb: 256 } as const;
+const EVENTS = { timeoutSeconds: 10, memoryMb: 512 } as const;
 
-export const httpFunctions = (): HttpFunction[] =>
-  FUNCTIONS.filter((f): f is (typeof FUNCTIONS)[number] & HttpFunction => f.kind === 'http');
-export const queueFunctions = (): QueueFunction[] =>
-  FUNCTIONS.filter((f): f is (typeof FUNCTIONS)[number] & QueueFunction => f.kind === 'queue');
+/** One function per route (architecture §2); its handler is `functions/<name>/handler.ts`. */
+const route = (
+  name: string,
+  [method, host, path]: readonly [HttpMethod, Host, string],
+  uses: Uses,
+  sizing: { timeoutSeconds: number; memoryMb: number } = SMALL,
+): HttpFunction => ({
+  kind: 'http',
+  name,
+  entry: `functions/${name}/handler.ts`,
+  routes: [{ host, method, path }],
+  uses,
+  ...sizing,
+});
+
+/** One function per queue consumer; its handler is `functions/<name>/handler.ts`. */
+const consumer = (
+  name: string,
+  queue: QueueName,
+  uses: Uses,
+  sizing: { timeoutSeconds: number; memoryMb: number; batchSize: number },
+): QueueFunction => ({ kind: 'queue', name, entry: `functions/${name}/handler.ts`, queue, uses, ...sizing });
+
+/** Webhook management routes rate-limit per store in the table, so each writes it. */
+const WEBHOOK_ROUTE_USES: Uses = { table: 'readWrite' };
+
+export const FUNCTIONS: readonly FunctionSpec[] = [
+  route('events-ingest', ['POST', 'main', '/api/v1/events'], { table: 'readWrite', sendTo: ['ingest'] }, EVENTS),
+  route(
+    'headless-events',
+    ['POST', 'front', '/api/v1/headless/events'],
+    { table: 'readWrite', sendTo: ['ingest'] },
+    EVENTS,
+  ),
+  route('webhooks-create', ['POST', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
+  route('webhooks-update', ['PUT', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
+  route('webhooks-list', ['GET', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
+  route('webhooks-count', ['GET', 'main', '/api/v1/webhooks/count'], WEBHOOK_ROUTE_USES),
+  route('webhooks-delete', ['DELETE', 'main', '/api/v1/webhooks/{webHookId}'], WEBHOOK_ROUTE_USES),
+  route('webhook-deliveries', ['GET', 'main', '/api/v1/webhooks/{webHookId}/deliveries'], WEBHOOK_ROUTE_USES),
+  route('webhook-delivery-retry', ['POST', 'main', '/api/v1/webhooks/deliveries/{deliveryId}/retry'], {
+    table: 'readWrite',
+    sendTo: ['webhooks'],
+  }),
+  consumer(
+    'ingest-worker',
+    'ingest',
+    { table: 'readWrite', scheduler: true, sendTo: ['webhooks'] },
+    { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 },
+  ),
+  consumer('timer-worker', 'timers', { table: 'readWrite' }, { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 }),
+  // Ten deliveries of up to 10 s each, sent one after another in the worst case, fit well within the visibility.
+  consumer(
+    'webhook-delivery-worker',
+    'webhooks',
+    { table: 'readWrite', masterKey: true },
+    { timeoutSeconds: 110, memoryMb: 256, batchSize: 10 },
+  ),
+];
+
+export const httpFunctions = (): HttpFunction[] => FUNCTIONS.filter((f): f is HttpFunction => f.kind === 'http');
+export const queueFunctions = (): QueueFunction[] => FUNCTIONS.filter((f): f is QueueFunction => f.kind === 'queue');

@@ -16,7 +16,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { FUNCTIONS, QUEUES } from '../../infra/catalog.ts';
+import { QUEUES, queueFunctions } from '../../infra/catalog.ts';
 import { type LocalRuntime, REGION, startLocalRuntime } from '../../infra/local/runtime.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { profiled } from '../lib/profile.ts';
@@ -42,7 +42,7 @@ const POLL_MS = 50;
 const SEED = 0x5eed;
 /** A fixed epoch (2023-11-14) for the payloads' timestamps, so the plan does not depend on the day. */
 const T0 = 1_700_000_000;
-const INGEST_BATCH_SIZE = FUNCTIONS.find((f) => f.name === 'ingest-worker')?.batchSize;
+const INGEST_BATCH_SIZE = queueFunctions().find((f) => f.name === 'ingest-worker')?.batchSize;
 /**
  * The handlers' log level: ERROR unless `POWERTOOLS_LOG_LEVEL` is set (read at import, before any runtime sets it),
  * e.g. WARN to see the worker's retries. The handlers' logger is built once per process, by the first runtime started.

@@ -4,8 +4,8 @@ import type { Customer, MarketingConsent } from '../customers/customer.ts';
 import type { ConsentState } from '../events/fields.ts';
 import type { StoreType } from '../stores/store.ts';
 
-/** `customer/newsletter`: a subscriber collected by a form. States are `subscribed` or `undefined`. */
-export const newsletterBody = (customer: Customer, nowSeconds: number) => ({
+/** The customer fields `customer/newsletter` and format one of `customer/marketing` share (absent fields empty). */
+const customerFields = (customer: Customer) => ({
   id: customer.originId,
   email: customer.email ?? '',
   phone: customer.phone ?? '',
@@ -16,6 +16,11 @@ export const newsletterBody = (customer: Customer, nowSeconds: number) => ({
   birthdate: customer.birthDate ?? '',
   country_code: customer.countryCode ?? '',
   created_at: customer.createdAt,
+});
+
+/** `customer/newsletter`: a subscriber collected by a form. States are `subscribed` or `undefined`. */
+export const newsletterBody = (customer: Customer, nowSeconds: number) => ({
+  ...customerFields(customer),
   source: 'customer/newsletter',
   email_marketing_consent: {
     state: customer.emailConsent?.state === 'subscribed' ? 'subscribed' : 'undefined',
@@ -71,16 +76,7 @@ export const marketingBody = (customer: Customer, storeType: StoreType, nowSecon
     };
   }
   return {
-    id: customer.originId,
-    email: customer.email ?? '',
-    phone: customer.phone ?? '',
-    first_name: customer.firstName ?? '',
-    last_name: customer.lastName ?? '',
-    city: customer.city ?? '',
-    gender: customer.gender ?? '',
-    birthdate: customer.birthDate ?? '',
-    country_code: customer.countryCode ?? '',
-    created_at: customer.createdAt,
+    ...customerFields(customer),
     email_marketing_consent: {
       state: FORMAT_ONE_STATE[effective(customer.emailConsent)],
       updated_at: updatedAt(customer.emailConsent),
