@@ -255,8 +255,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     stops.push(() => closeServer(mailServer));
     const mailUrl = `http://127.0.0.1:${(mailServer.address() as AddressInfo).port}`;
 
-    // Scheduler and Secrets Manager (in repo).
-    // The time advanced so far (reported by /_local/clock/advance, kept across restarts). The Scheduler itself runs on
+    // Scheduler and Secrets Manager (in repo). The time advanced so far (reported by /_local/clock/advance, kept across restarts). The Scheduler itself runs on
     // the wall clock, as the handlers do; advancing makes the time pass for the schedules pending at that moment.
     const clock = new LocalClock(dataDir ? { file: join(dataDir, 'clock.json') } : {});
     const emulators = await startAwsEmulators({
