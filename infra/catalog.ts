@@ -136,6 +136,12 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     { table: 'readWrite', sendTo: ['ingest'] },
     EVENTS,
   ),
+  route(
+    'contacts-export',
+    ['GET', 'front', '/api/v1/audience'],
+    { table: 'readWrite' },
+    { timeoutSeconds: 29, memoryMb: 1024 },
+  ),
   route('webhooks-create', ['POST', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
   route('webhooks-update', ['PUT', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
   route('webhooks-list', ['GET', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),

@@ -7,4 +7,6 @@ export const LIMITS = {
    * above what configuring subscriptions needs and keeps a runaway script from hammering the table.
    */
   webhookManagementPerSecond: 10,
+  /** Contact export: the spec advises a gap of at least 1 second between requests; faster is answered 429. */
+  exportPerSecond: 1,
 } as const;

@@ -8,7 +8,7 @@
 import type { AppError, ErrorKind } from '../errors.ts';
 
 /** The interfaces of the spec, each with its own response shape. */
-export type ApiInterface = 'events' | 'headless' | 'webhooks';
+export type ApiInterface = 'events' | 'headless' | 'webhooks' | 'export';
 
 export interface Reply {
   readonly statusCode: number;
@@ -31,6 +31,7 @@ const STATUS: Record<ApiInterface, Record<ErrorKind, number>> = {
   events: { ...COMMON, validation: 412 },
   headless: { ...COMMON, validation: 412 },
   webhooks: { ...COMMON, validation: 400 },
+  export: { ...COMMON, validation: 400 },
 };
 
 const retryHeaders = (error: AppError): Record<string, string> =>
@@ -62,6 +63,11 @@ export const eventsReply = {
 /** Webhook management (and the service's additions in the same style): `{code: 200, data}`. */
 export const webhooksReply = {
   ok: (data: unknown): Reply => ({ statusCode: 200, body: { code: 200, data } }),
+};
+
+/** Contact export: the page object itself (`{page, page_size, total_count, total_pages, data}`). */
+export const exportReply = {
+  page: (page: unknown): Reply => ({ statusCode: 200, body: page }),
 };
 
 /** Headless event interface: `{success: true}` or `{success: false, code, message}`. */

@@ -3,6 +3,7 @@
  * observability → header normalizer → body (content type, size, JSON) → store authentication → per-store rate limit →
  * validation → handler; the error renderer answers every failure in the interface's own shape (see `responses.ts`).
  */
+import { gzipSync } from 'node:zlib';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -38,11 +39,25 @@ const clock = { now: () => Date.now() };
 const stores = dynamoStoreRepository();
 const limiter = dynamoRateLimiter(clock);
 
-const toResult = (reply: Reply): APIGatewayProxyStructuredResultV2 => ({
-  statusCode: reply.statusCode,
-  headers: { 'content-type': 'application/json; charset=utf-8', ...reply.headers },
-  body: JSON.stringify(reply.body),
-});
+/** Bodies above this are gzipped for clients that accept it (a 5,000-contact export page, far below Lambda's 6 MB). */
+const COMPRESS_ABOVE_BYTES = 8 * 1024;
+
+const acceptsGzip = (event: APIGatewayProxyEventV2 | undefined) =>
+  /\bgzip\b/i.test(event?.headers['accept-encoding'] ?? '');
+
+const toResult = (reply: Reply, event?: APIGatewayProxyEventV2): APIGatewayProxyStructuredResultV2 => {
+  const headers = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
+  const body = JSON.stringify(reply.body);
+  if (body.length > COMPRESS_ABOVE_BYTES && acceptsGzip(event)) {
+    return {
+      statusCode: reply.statusCode,
+      headers: { ...headers, 'content-encoding': 'gzip', vary: 'accept-encoding' },
+      body: gzipSync(body).toString('base64'),
+      isBase64Encoded: true,
+    };
+  }
+  return { statusCode: reply.statusCode, headers, body };
+};
 
 const readJsonBody = (event: APIGatewayProxyEventV2, maxBytes: number): unknown => {
   const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
@@ -72,7 +87,7 @@ export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody>) => {
       if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
     }
     const body = options.parseBody ? options.parseBody(readJsonBody(event, maxBodyBytes)) : (undefined as TBody);
-    return toResult(await options.handle({ store, body, event }));
+    return toResult(await options.handle({ store, body, event }), event);
   };
 
   const renderErrors: middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> = {

@@ -19,6 +19,7 @@
  * | webhookEvent | STORE#<storeId>#WEBHOOK-EVENTS   | <eventId> |                                         |                                      |
  * | webhook  | STORE#<storeId>#WEBHOOKS             | TOPIC#<topic> |                                     |                                      |
  * | delivery | STORE#<storeId>#DELIVERY#<id>        | DELIVERY  | STORE#<storeId>#WEBHOOK#<webhookId>#DELIVERIES / <createdAt>#<id> |  |
+ * | exportPosition | STORE#<storeId>#EXPORT#<queryHash> | PAGE#<n> / COUNT |                           |                                      |
  */
 
 export type Entity =
@@ -36,7 +37,8 @@ export type Entity =
   | 'trigger'
   | 'webhookEvent'
   | 'webhook'
-  | 'delivery';
+  | 'delivery'
+  | 'exportPosition';
 
 /** Fixed width so the string order of the sort key is the numeric order. */
 const pad = (n: number, width: number) => String(Math.max(0, Math.trunc(n))).padStart(width, '0');
@@ -56,6 +58,19 @@ export const keys = {
     gsi1pk: `STORE#${storeId}#CUSTOMERS`,
     gsi1sk: `${pad(createdAt, 12)}#${id}`,
   }),
+  /** The `gsi1sk` range of contacts created within [start, end] seconds (both inclusive). */
+  customersCreatedBetween: (storeId: string, start: number | undefined, end: number | undefined) => ({
+    gsi1pk: `STORE#${storeId}#CUSTOMERS`,
+    from: `${pad(start ?? 0, 12)}#`,
+    to: `${end === undefined ? '9'.repeat(12) : pad(end, 12)}#\uffff`,
+  }),
+  /** Remembered page starts and the total of one export query shape (page size and bounds). */
+  exportPositions: (storeId: string, queryHash: string) => ({ pk: `STORE#${storeId}#EXPORT#${queryHash}` }),
+  exportPage: (storeId: string, queryHash: string, page: number) => ({
+    pk: `STORE#${storeId}#EXPORT#${queryHash}`,
+    sk: `PAGE#${pad(page, 9)}`,
+  }),
+  exportCount: (storeId: string, queryHash: string) => ({ pk: `STORE#${storeId}#EXPORT#${queryHash}`, sk: 'COUNT' }),
   /** Contacts by email address (flows, suppression and unsubscribe look people up by address). */
   customerByEmail: (storeId: string, email: string, originId: string) => ({
     gsi2pk: `STORE#${storeId}#EMAIL#${email.toLowerCase()}`,

@@ -1,0 +1,15 @@
+/** `GET {front_url}/api/v1/audience`: the store's contacts, page by page (spec "Contact export"). */
+import { exportDeps } from '../../shared/adapters/contacts.ts';
+import { exportContacts, parseExportQuery } from '../../shared/domain/contacts/export-contacts.ts';
+import { exportReply } from '../../shared/http/responses.ts';
+import { httpRoute } from '../../shared/http/route.ts';
+import { LIMITS } from '../../shared/limits.ts';
+
+export const handler = httpRoute({
+  api: 'export',
+  rateLimit: { bucket: 'export', perSecond: LIMITS.exportPerSecond },
+  handle: async ({ store, event }) =>
+    exportReply.page(
+      await exportContacts(exportDeps(), store.storeId, parseExportQuery(event.queryStringParameters ?? {})),
+    ),
+});
