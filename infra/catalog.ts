@@ -49,6 +49,14 @@ export const QUEUES = {
     maxReceiveCount: 6,
     urlEnv: ENV.webhookQueueUrl,
   },
+  /** Batch imports: a message per job, and per continuation of a job that outlives one invocation. */
+  imports: {
+    fifo: false,
+    // Longer than the worker's 15 minutes, as SQS requires for its consumer.
+    visibilityTimeoutSeconds: 960,
+    maxReceiveCount: 3,
+    urlEnv: ENV.importQueueUrl,
+  },
   /** Fired timers (cart +1 h, checkout recovery wait): a standard queue, each timer is independent. */
   timers: {
     fifo: false,
@@ -72,6 +80,8 @@ export interface Uses {
    * (env `SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN`, `TIMERS_QUEUE_ARN`).
    */
   readonly scheduler?: boolean;
+  /** The imports bucket (env `IMPORTS_BUCKET`): `write` to store files and sign upload URLs, `read` to stream them. */
+  readonly importsBucket?: 'read' | 'write';
 }
 
 interface FunctionBase {
@@ -142,6 +152,22 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     { table: 'readWrite' },
     { timeoutSeconds: 29, memoryMb: 1024 },
   ),
+  route(
+    'batch-import',
+    ['POST', 'main', '/api/v1/batch/customers'],
+    { table: 'readWrite', importsBucket: 'write', sendTo: ['imports'] },
+    { timeoutSeconds: 29, memoryMb: 1024 },
+  ),
+  route('batch-upload-url', ['POST', 'main', '/api/v1/batch/customers/uploads'], {
+    table: 'readWrite',
+    importsBucket: 'write',
+  }),
+  route('batch-upload-start', ['POST', 'main', '/api/v1/batch/customers/uploads/{jobId}/start'], {
+    table: 'readWrite',
+    importsBucket: 'read',
+    sendTo: ['imports'],
+  }),
+  route('batch-job', ['GET', 'main', '/api/v1/batch/{jobId}'], { table: 'read' }),
   route('webhooks-create', ['POST', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
   route('webhooks-update', ['PUT', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
   route('webhooks-list', ['GET', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
@@ -159,6 +185,13 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 },
   ),
   consumer('timer-worker', 'timers', { table: 'readWrite' }, { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 }),
+  // Lambda's longest run; a longer import continues in a new message from where it stopped.
+  consumer(
+    'import-worker',
+    'imports',
+    { table: 'readWrite', importsBucket: 'read', sendTo: ['imports', 'webhooks'] },
+    { timeoutSeconds: 900, memoryMb: 512, batchSize: 1 },
+  ),
   // Ten deliveries of up to 10 s each, sent one after another in the worst case, fit well within the visibility.
   consumer(
     'webhook-delivery-worker',

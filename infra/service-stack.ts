@@ -93,6 +93,7 @@ export class ServiceStack extends Stack {
       for (const target of spec.uses.sendTo ?? []) fn.sendTo(this.queueOf(target), QUEUES[target].urlEnv);
       if (spec.uses.masterKey) fn.readSecret(props.masterKey);
       if ((spec.uses as Uses).scheduler) fn.useScheduler(timers);
+      if (spec.uses.importsBucket) fn.useImportsBucket(props.importsBucket, spec.uses.importsBucket);
 
       if (spec.kind === 'http') {
         // An integration belongs to one API, so a function routed on several hosts gets one per host.

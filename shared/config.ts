@@ -19,6 +19,9 @@ export const ENV = {
   webhookBackoffBaseSeconds: 'WEBHOOK_BACKOFF_BASE_SECONDS',
   webhookTimeoutSeconds: 'WEBHOOK_TIMEOUT_SECONDS',
   webhookAllowPrivateUrls: 'WEBHOOK_ALLOW_PRIVATE_URLS',
+  importsBucket: 'IMPORTS_BUCKET',
+  importQueueUrl: 'IMPORT_QUEUE_URL',
+  s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
 } as const;
 
 const intFromString = (fallback: number) =>
@@ -38,6 +41,9 @@ const ConfigSchema = v.object({
   [ENV.webhookBackoffBaseSeconds]: intFromString(5),
   [ENV.webhookTimeoutSeconds]: intFromString(10),
   [ENV.webhookAllowPrivateUrls]: v.optional(v.picklist(['true', 'false']), 'false'),
+  [ENV.importsBucket]: v.optional(v.string()),
+  [ENV.importQueueUrl]: v.optional(v.string()),
+  [ENV.s3ForcePathStyle]: v.optional(v.picklist(['true', 'false']), 'false'),
 });
 
 export interface Config {
@@ -64,6 +70,11 @@ export interface Config {
    * runtime turns it on so a developer can receive webhooks on the laptop.
    */
   readonly webhookAllowPrivateUrls: boolean;
+  /** The bucket of import files. */
+  readonly importsBucket: string | undefined;
+  readonly importQueueUrl: string | undefined;
+  /** Path-style S3 addressing: for S3 emulators on an IP address (the local runtime); AWS uses virtual hosts. */
+  readonly s3ForcePathStyle: boolean;
 }
 
 let cached: Config | undefined;
@@ -91,6 +102,9 @@ export const config = (): Config => {
     webhookBackoffBaseSeconds: env[ENV.webhookBackoffBaseSeconds],
     webhookTimeoutSeconds: env[ENV.webhookTimeoutSeconds],
     webhookAllowPrivateUrls: env[ENV.webhookAllowPrivateUrls] === 'true',
+    importsBucket: env[ENV.importsBucket],
+    importQueueUrl: env[ENV.importQueueUrl],
+    s3ForcePathStyle: env[ENV.s3ForcePathStyle] === 'true',
   };
   return cached;
 };

@@ -28,8 +28,8 @@ export class AppError extends Error {
 export const validationError = (message: string) => new AppError('validation', message);
 export const unauthorized = (message = 'Invalid or missing X-Service-Access-Token') =>
   new AppError('unauthorized', message);
-export const rateLimited = (retryAfterSeconds: number) =>
-  new AppError('rate_limited', 'Too many requests', { retryAfterSeconds });
+export const rateLimited = (retryAfterSeconds: number, message = 'Too many requests') =>
+  new AppError('rate_limited', message, { retryAfterSeconds });
 export const payloadTooLarge = (limitBytes: number) =>
   new AppError('payload_too_large', `Request body is larger than ${limitBytes} bytes`);
 export const notFound = (message: string) => new AppError('not_found', message);

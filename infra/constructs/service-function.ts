@@ -6,6 +6,7 @@ import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -25,6 +26,8 @@ export type TableAccess = NonNullable<Uses['table']>;
 export type BindableTable = Pick<ITableV2, 'tableName' | 'grantReadData' | 'grantReadWriteData'>;
 /** A queue a function can send to. */
 export type BindableQueue = Pick<IQueue, 'queueUrl' | 'grantSendMessages'>;
+/** A bucket a function can be bound to. */
+export type BindableBucket = Pick<IBucket, 'bucketName' | 'grantPut' | 'grantRead'>;
 /** A secret a function can read. */
 export type BindableSecret = Pick<ISecret, 'secretArn' | 'grantRead'>;
 
@@ -138,6 +141,14 @@ export class ServiceFunction extends Construct {
     this.lambda.addEnvironment(ENV.scheduleGroup, timers.groupName);
     this.lambda.addEnvironment(ENV.schedulerRoleArn, timers.role.roleArn);
     this.lambda.addEnvironment(ENV.timersQueueArn, timers.queueArn);
+    return this;
+  }
+
+  /** Grants the imports bucket (`write`: put objects, which also signs upload URLs; `read`: get) and sets its name. */
+  useImportsBucket(bucket: BindableBucket, access: 'read' | 'write'): this {
+    if (access === 'write') bucket.grantPut(this.lambda);
+    else bucket.grantRead(this.lambda);
+    this.lambda.addEnvironment(ENV.importsBucket, bucket.bucketName);
     return this;
   }
 

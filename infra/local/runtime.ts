@@ -33,6 +33,7 @@ const startSesLocal = typeof sesExports === 'function' ? sesExports : sesExports
 export const REGION = 'us-east-1';
 export const TABLE_NAME = 'storeflow-local';
 export const MASTER_KEY_SECRET_ID = 'storeflow/local/master-key';
+export const IMPORTS_BUCKET = 'storeflow-local-imports';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /** Default ports of `npm start` (documented in the README); each overridable by its environment variable. */
@@ -287,6 +288,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       [ENV.stage]: 'local',
       [ENV.tableName]: TABLE_NAME,
       [ENV.masterKeySecretId]: MASTER_KEY_SECRET_ID,
+      [ENV.importsBucket]: IMPORTS_BUCKET,
+      // fauxqs serves S3 on an IP address, where virtual-hosted bucket names cannot resolve.
+      [ENV.s3ForcePathStyle]: 'true',
       // A developer receives webhooks on the laptop (http://127.0.0.1:…); deployed stages never allow this.
       [ENV.webhookAllowPrivateUrls]: process.env[ENV.webhookAllowPrivateUrls] ?? 'true',
     });
@@ -298,6 +302,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     const sqs = new SQSClient({ ...clientConfig, endpoint: sqsUrl });
     stops.push(async () => sqs.destroy());
     const queues = await ensureQueues(sqs, sqsUrl);
+    fauxqs.createBucket(IMPORTS_BUCKET);
     for (const [name, spec] of Object.entries(QUEUES) as [QueueName, QueueSpec][]) {
       process.env[spec.urlEnv] = queues.urls[name];
       // The Scheduler emulator delivers timers by queue ARN; the role is accepted and not checked, as locally nothing is.

@@ -8,6 +8,7 @@ import type { Checkout } from './checkouts/checkout.ts';
 import type { Customer } from './customers/customer.ts';
 import type { EventInterface } from './events/endpoints.ts';
 import type { FlowTrigger } from './flows/trigger.ts';
+import type { ImportJob } from './imports/import-job.ts';
 import type { Order } from './orders/order.ts';
 import type { PageView } from './page-views/page-view.ts';
 import type { Product } from './products/product.ts';
@@ -180,4 +181,26 @@ export interface WebhookSender {
 /** A store's API key in clear: webhook bodies are signed with it (spec "Authentication" rule 5). */
 export interface StoreKeys {
   keyOf(storeId: string): Promise<string | undefined>;
+}
+
+/** Import files (S3). */
+export interface ImportFiles {
+  put(key: string, content: Buffer): Promise<void>;
+  /** The file's lines from `offset` (bytes) on, each with the byte offset just after it. */
+  lines(key: string, offset: number): AsyncIterable<{ text: string; end: number }>;
+  /** A URL the client PUTs a large file to, valid `expiresInSeconds`. */
+  uploadUrl(key: string, expiresInSeconds: number): Promise<string>;
+  exists(key: string): Promise<boolean>;
+}
+
+export interface ImportJobRepository extends Repository<ImportJob> {}
+
+/** The import queue: a message per job (and per continuation of a long one). */
+export interface ImportQueue {
+  enqueue(storeId: string, jobId: string): Promise<void>;
+}
+
+/** "About once every 10 seconds": claims the store's import slot, or says when it frees up. */
+export interface ImportThrottle {
+  claim(storeId: string, seconds: number): Promise<{ claimed: true } | { claimed: false; retryAfterSeconds: number }>;
 }

@@ -8,7 +8,7 @@
 import type { AppError, ErrorKind } from '../errors.ts';
 
 /** The interfaces of the spec, each with its own response shape. */
-export type ApiInterface = 'events' | 'headless' | 'webhooks' | 'export';
+export type ApiInterface = 'events' | 'headless' | 'webhooks' | 'export' | 'import';
 
 export interface Reply {
   readonly statusCode: number;
@@ -32,25 +32,38 @@ const STATUS: Record<ApiInterface, Record<ErrorKind, number>> = {
   headless: { ...COMMON, validation: 412 },
   webhooks: { ...COMMON, validation: 400 },
   export: { ...COMMON, validation: 400 },
+  import: { ...COMMON, validation: 400 },
 };
 
 const retryHeaders = (error: AppError): Record<string, string> =>
   error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
 
+/** The OAuth and batch import shape: `{message, state, success, timestamp}` (timestamp in milliseconds). */
+const stateBody = (state: number, message: string, data?: unknown) => ({
+  message,
+  state,
+  success: state === 200,
+  timestamp: Date.now(),
+  ...(data === undefined ? {} : { data }),
+});
+
+/** An error body in the interface's shape. */
+const errorBody = (api: ApiInterface, code: number, message: string) => {
+  if (api === 'headless') return { success: false, code, message };
+  if (api === 'import') return stateBody(code, message);
+  return { code, message };
+};
+
 export const renderError = (api: ApiInterface, error: AppError): Reply => {
   const code = STATUS[api][error.kind];
-  const body = api === 'headless' ? { success: false, code, message: error.message } : { code, message: error.message };
-  return { statusCode: code, body, headers: retryHeaders(error) };
+  return { statusCode: code, body: errorBody(api, code, error.message), headers: retryHeaders(error) };
 };
 
 /** The answer to anything that is not an `AppError`: no internals leak. */
-export const renderInternalError = (api: ApiInterface): Reply => {
-  const message = 'Internal error; retry later';
-  return {
-    statusCode: 500,
-    body: api === 'headless' ? { success: false, code: 500, message } : { code: 500, message },
-  };
-};
+export const renderInternalError = (api: ApiInterface): Reply => ({
+  statusCode: 500,
+  body: errorBody(api, 500, 'Internal error; retry later'),
+});
 
 export const DUPLICATE_MESSAGE = 'SourceId already exist';
 
@@ -63,6 +76,11 @@ export const eventsReply = {
 /** Webhook management (and the service's additions in the same style): `{code: 200, data}`. */
 export const webhooksReply = {
   ok: (data: unknown): Reply => ({ statusCode: 200, body: { code: 200, data } }),
+};
+
+/** Batch import: `{message, state: 200, success: true, timestamp, data}` (the job). */
+export const importReply = {
+  ok: (message: string, data: unknown): Reply => ({ statusCode: 200, body: stateBody(200, message, data) }),
 };
 
 /** Contact export: the page object itself (`{page, page_size, total_count, total_pages, data}`). */

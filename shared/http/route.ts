@@ -14,6 +14,7 @@ import type { AuthenticatedStore } from '../domain/stores/store.ts';
 import { isAppError, payloadTooLarge, rateLimited, validationError } from '../errors.ts';
 import { logger } from '../observability.ts';
 import { authenticate } from './authenticate.ts';
+import { parseMultipart } from './multipart.ts';
 import { type ApiInterface, type Reply, renderError, renderInternalError } from './responses.ts';
 
 /** Default body limit: well under SQS's 1 MiB message limit and Lambda's 6 MB, ample for an order with many lines. */
@@ -31,6 +32,8 @@ export interface RouteOptions<TBody> {
   readonly rateLimit?: { readonly bucket: string; readonly perSecond: number };
   /** Parses and validates the JSON body; throws a validation `AppError` naming the field and the rule. */
   readonly parseBody?: (body: unknown) => TBody;
+  /** Read the body as `multipart/form-data` (handed to `parseBody` as a `MultipartBody`) instead of JSON. */
+  readonly multipart?: boolean;
   readonly maxBodyBytes?: number;
   readonly handle: (request: RouteRequest<TBody>) => Promise<Reply>;
 }
@@ -74,6 +77,15 @@ const readJsonBody = (event: APIGatewayProxyEventV2, maxBytes: number): unknown 
   }
 };
 
+const readMultipartBody = (event: APIGatewayProxyEventV2, maxBytes: number) => {
+  const contentType = event.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) {
+    throw validationError('Content-Type must be multipart/form-data');
+  }
+  const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  return parseMultipart(contentType, raw, maxBytes);
+};
+
 export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody>) => {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
@@ -86,7 +98,11 @@ export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody>) => {
       const verdict = await limiter.take(`${store.storeId}#${options.rateLimit.bucket}`, options.rateLimit.perSecond);
       if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
     }
-    const body = options.parseBody ? options.parseBody(readJsonBody(event, maxBodyBytes)) : (undefined as TBody);
+    const body = options.parseBody
+      ? options.parseBody(
+          options.multipart ? await readMultipartBody(event, maxBodyBytes) : readJsonBody(event, maxBodyBytes),
+        )
+      : (undefined as TBody);
     return toResult(await options.handle({ store, body, event }), event);
   };
 

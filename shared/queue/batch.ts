@@ -17,14 +17,15 @@ import { logger } from '../observability.ts';
 export interface QueueWorkerOptions<T> {
   /** Turns the raw body into a message; throw `PermanentError` for a malformed one. */
   readonly parse: (body: string) => T;
-  readonly handle: (message: T, record: SQSRecord) => Promise<void>;
+  /** `context` is the invocation's Lambda context (e.g. to see how much time is left). */
+  readonly handle: (message: T, record: SQSRecord, context: Context) => Promise<void>;
 }
 
 const recordHandlerOf =
   <T>(options: QueueWorkerOptions<T>) =>
-  async (record: SQSRecord): Promise<void> => {
+  async (record: SQSRecord, context: Context): Promise<void> => {
     try {
-      await options.handle(options.parse(record.body), record);
+      await options.handle(options.parse(record.body), record, context);
     } catch (error) {
       if (error instanceof PermanentError) {
         logger.error('Message dropped: permanent error', { messageId: record.messageId, error });

@@ -20,6 +20,8 @@
  * | webhook  | STORE#<storeId>#WEBHOOKS             | TOPIC#<topic> |                                     |                                      |
  * | delivery | STORE#<storeId>#DELIVERY#<id>        | DELIVERY  | STORE#<storeId>#WEBHOOK#<webhookId>#DELIVERIES / <createdAt>#<id> |  |
  * | exportPosition | STORE#<storeId>#EXPORT#<queryHash> | PAGE#<n> / COUNT |                           |                                      |
+ * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    |                                         |                                      |
+ * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
  */
 
 export type Entity =
@@ -38,7 +40,9 @@ export type Entity =
   | 'webhookEvent'
   | 'webhook'
   | 'delivery'
-  | 'exportPosition';
+  | 'exportPosition'
+  | 'importJob'
+  | 'importSlot';
 
 /** Fixed width so the string order of the sort key is the numeric order. */
 const pad = (n: number, width: number) => String(Math.max(0, Math.trunc(n))).padStart(width, '0');
@@ -71,6 +75,8 @@ export const keys = {
     sk: `PAGE#${pad(page, 9)}`,
   }),
   exportCount: (storeId: string, queryHash: string) => ({ pk: `STORE#${storeId}#EXPORT#${queryHash}`, sk: 'COUNT' }),
+  importJob: (storeId: string, jobId: string) => ({ pk: `STORE#${storeId}#IMPORT#${jobId}`, sk: 'IMPORT' }),
+  importSlot: (storeId: string) => ({ pk: `STORE#${storeId}#IMPORT-SLOT`, sk: 'SLOT' }),
   /** Contacts by email address (flows, suppression and unsubscribe look people up by address). */
   customerByEmail: (storeId: string, email: string, originId: string) => ({
     gsi2pk: `STORE#${storeId}#EMAIL#${email.toLowerCase()}`,

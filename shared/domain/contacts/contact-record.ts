@@ -22,10 +22,12 @@ export const formatDateTime = (epochSeconds: number): string => {
 
 /** `yyyy-MM-dd`, or an empty string when the stored birth date is not a date (spec: empty string when no data). */
 export const formatBirthDate = (value: string | undefined): string => {
-  const match = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(value?.trim() ?? '');
+  const match = /^(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)/.exec(value?.trim() ?? '');
   if (!match) return '';
-  const [, year, month, day] = match;
-  return `${year}-${two(Number(month))}-${two(Number(day))}`;
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number];
+  // A real calendar day: Date.UTC rolls 1990-02-30 over into March, so the day must come back unchanged.
+  if (month < 1 || month > 12 || new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) return '';
+  return `${match[1]}-${two(month)}-${two(day)}`;
 };
 
 /** The spec allows `male` or `female`; anything else is exported as an empty string. */
@@ -54,7 +56,9 @@ export interface ContactRecord {
 }
 
 export const contactRecord = (customer: Customer): ContactRecord => {
-  const country = customer.countryCode ?? customer.defaultAddress?.country_code?.toUpperCase() ?? '';
+  const address = customer.defaultAddress;
+  const addressCountry = address?.country_code?.trim().toUpperCase();
+  const country = customer.countryCode?.toUpperCase() ?? addressCountry ?? '';
   return {
     id: customer.id,
     origin_id: customer.originId,
@@ -63,8 +67,10 @@ export const contactRecord = (customer: Customer): ContactRecord => {
     first_name: customer.firstName ?? '',
     last_name: customer.lastName ?? '',
     country,
-    country_name: customer.defaultAddress?.country_name ?? countryName(country),
-    city: customer.city ?? customer.defaultAddress?.city ?? '',
+    // The address's own name only when the address is in the country exported (or does not say which country).
+    country_name:
+      ((addressCountry === undefined || addressCountry === country) && address?.country_name) || countryName(country),
+    city: customer.city ?? address?.city ?? '',
     gender: gender(customer.gender),
     birth_date: formatBirthDate(customer.birthDate),
     email_subscribed: customer.emailConsent?.state === 'subscribed',

@@ -3,41 +3,21 @@
  * the customer (rule 5); `customers/update` starts none. Headless `customers/create` is a form subscription: it creates
  * or updates the contact, starts the subscription-welcome flow and emits `customer/newsletter` (headless rule 5).
  */
-import { applyCustomerData, type Customer } from '../../customers/customer.ts';
+import { upsertContact } from '../../contacts/upsert-contact.ts';
+import type { Customer } from '../../customers/customer.ts';
 import type { CustomerCreateData, CustomerUpdateData } from '../../events/payloads/customers.ts';
 import type { HeadlessCustomerData } from '../../events/payloads/headless.ts';
 import { flowsIgnored } from '../../flows/trigger.ts';
 import type { IngestMessage } from '../../ports.ts';
-import { consentChanged, marketingBody, newsletterBody } from '../../webhooks/payloads.ts';
-import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withRetry } from './context.ts';
+import { newsletterBody } from '../../webhooks/payloads.ts';
+import { type ApplyDeps, type ApplyOutcome, fireFromEvent } from './context.ts';
 
-/**
- * Creates or updates the customer; when its email or SMS consent state changed, emits `customer/marketing` in the
- * store's format (spec "Topics").
- */
-const upsertCustomer = async (
-  deps: ApplyDeps,
-  message: IngestMessage,
-  data: CustomerCreateData | CustomerUpdateData,
-) => {
-  const { storeId } = message;
-  const { write, before } = await withRetry(async () => {
-    const existing = await deps.customers.get(storeId, String(data.id));
-    const next = applyCustomerData(existing, data, { storeId, newId: deps.newContactId, now: deps.clock.now() });
-    await deps.customers.save(next.customer, existing?.revision ?? 0);
-    return { write: next, before: existing };
-  });
-  if (consentChanged(before, write.customer)) {
-    const nowSeconds = Math.floor(deps.clock.now() / 1000);
-    await deps.webhooks.emit(
-      storeId,
-      'customer/marketing',
-      marketingBody(write.customer, message.storeType ?? 'direct', nowSeconds),
-      `marketing#${message.sourceId}`,
-    );
-  }
-  return write;
-};
+const upsertCustomer = (deps: ApplyDeps, message: IngestMessage, data: CustomerCreateData | CustomerUpdateData) =>
+  upsertContact(
+    deps,
+    { storeId: message.storeId, storeType: message.storeType ?? 'direct', eventId: message.sourceId },
+    data,
+  );
 
 /** A customer trigger's subject, contact and context. */
 const aboutCustomer = (customer: Customer) => ({

@@ -1,0 +1,14 @@
+/** `POST {base_url}/api/v1/batch/customers/uploads/{jobId}/start`: import a file uploaded to its upload URL. */
+import { importDeps } from '../../shared/adapters/imports.ts';
+import { startUploaded } from '../../shared/domain/imports/start-import.ts';
+import { importReply } from '../../shared/http/responses.ts';
+import { httpRoute } from '../../shared/http/route.ts';
+
+export const handler = httpRoute({
+  api: 'import',
+  handle: async ({ store, event }) =>
+    importReply.ok(
+      'Import started; bulk_operations/finish announces its end',
+      await startUploaded(importDeps(), store.storeId, event.pathParameters?.jobId),
+    ),
+});

@@ -1,0 +1,14 @@
+/** `POST {base_url}/api/v1/batch/customers/uploads?append=update`: an upload URL for a file too large to post. */
+import { importDeps } from '../../shared/adapters/imports.ts';
+import { requestUpload } from '../../shared/domain/imports/start-import.ts';
+import { importReply } from '../../shared/http/responses.ts';
+import { httpRoute } from '../../shared/http/route.ts';
+
+export const handler = httpRoute({
+  api: 'import',
+  handle: async ({ store, event }) =>
+    importReply.ok(
+      'PUT the JSONL file to uploadUrl, then POST /api/v1/batch/customers/uploads/{jobId}/start',
+      await requestUpload(importDeps(), store, event.queryStringParameters?.append),
+    ),
+});

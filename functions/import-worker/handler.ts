@@ -1,0 +1,14 @@
+/** Consumes the import queue: streams a job's file and upserts its contacts (continuing in a new message if long). */
+import { runImportDeps } from '../../shared/adapters/imports.ts';
+import { parseImportMessage } from '../../shared/domain/imports/import-message.ts';
+import { runImport } from '../../shared/domain/imports/run-import.ts';
+import { logger } from '../../shared/observability.ts';
+import { queueWorker } from '../../shared/queue/batch.ts';
+
+export const handler = queueWorker({
+  parse: parseImportMessage,
+  handle: async (message, _record, context) => {
+    const outcome = await runImport(runImportDeps(), message, () => context.getRemainingTimeInMillis());
+    logger.info('Import run', { ...message, outcome });
+  },
+});

@@ -1,0 +1,47 @@
+/**
+ * Writing a contact, shared by the event worker and the batch import: create or update by the store's customer id,
+ * and when the email or SMS consent state changed, emit `customer/marketing` in the store's format (spec "Topics").
+ */
+import { applyCustomerData, type CustomerWrite } from '../customers/customer.ts';
+import type { CustomerCreateData, CustomerUpdateData } from '../events/payloads/customers.ts';
+import type { Clock, CustomerRepository, WebhookEvents } from '../ports.ts';
+import type { StoreType } from '../stores/store.ts';
+import { consentChanged, marketingBody } from '../webhooks/payloads.ts';
+
+export interface ContactWriteDeps {
+  readonly customers: CustomerRepository;
+  readonly webhooks: WebhookEvents;
+  readonly clock: Clock;
+  readonly newContactId: () => string;
+}
+
+const MAX_CONFLICT_RETRIES = 5;
+
+export const upsertContact = async (
+  deps: ContactWriteDeps,
+  source: { storeId: string; storeType: StoreType; eventId: string },
+  data: CustomerCreateData | CustomerUpdateData,
+): Promise<CustomerWrite> => {
+  const { storeId } = source;
+  for (let tries = 1; ; tries++) {
+    const before = await deps.customers.get(storeId, String(data.id));
+    const write = applyCustomerData(before, data, { storeId, newId: deps.newContactId, now: deps.clock.now() });
+    try {
+      await deps.customers.save(write.customer, before?.revision ?? 0);
+    } catch (error) {
+      // Another writer got there first: re-read and apply again.
+      if (error instanceof Error && error.name === 'RevisionConflict' && tries < MAX_CONFLICT_RETRIES) continue;
+      throw error;
+    }
+    if (consentChanged(before, write.customer)) {
+      const nowSeconds = Math.floor(deps.clock.now() / 1000);
+      await deps.webhooks.emit(
+        storeId,
+        'customer/marketing',
+        marketingBody(write.customer, source.storeType, nowSeconds),
+        `marketing#${source.eventId}`,
+      );
+    }
+    return write;
+  }
+};

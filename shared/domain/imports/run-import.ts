@@ -1,0 +1,158 @@
+/**
+ * Running an import: the file is streamed line by line (memory stays flat whatever its size), each line validated as a
+ * general `customers` payload and upserted by `id` (existing updated, new created; importing a file twice creates no
+ * duplicate), in small parallel batches. No flow starts (spec: batch import never starts flows); consent changes emit
+ * `customer/marketing`. Progress is saved as it goes, and a job that would outlive its invocation saves where it is and
+ * continues in the next one. At the end, `bulk_operations/finish` says `SUCCESS` or `FAIL`.
+ */
+
+import * as v from 'valibot';
+import { type ContactWriteDeps, upsertContact } from '../contacts/upsert-contact.ts';
+import { CustomerCreateData } from '../events/payloads/customers.ts';
+import type { ImportFiles, ImportJobRepository, ImportQueue } from '../ports.ts';
+import { describeIssues } from '../validation.ts';
+import { type ImportJob, type LineError, MAX_RECORDED_LINE_ERRORS, resultOf } from './import-job.ts';
+
+export interface RunImportDeps extends ContactWriteDeps {
+  readonly files: ImportFiles;
+  readonly jobs: ImportJobRepository;
+  readonly queue: ImportQueue;
+}
+
+/** Lines written concurrently; a line repeating an id waits for the earlier one (the file's order wins). */
+const BATCH_LINES = 25;
+/** Progress is saved every this many lines. */
+const SAVE_EVERY_LINES = 1000;
+/** Below this much time left in the invocation, the job saves its place and continues in the next one. */
+const RESERVE_MS = 60_000;
+
+type Outcome = { readonly created: boolean } | { readonly error: string };
+
+const importLine = async (deps: RunImportDeps, job: ImportJob, lineNo: number, text: string): Promise<Outcome> => {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { error: 'not valid JSON' };
+  }
+  const parsed = v.safeParse(CustomerCreateData, json);
+  if (!parsed.success) return { error: describeIssues(parsed.issues) };
+  const write = await upsertContact(
+    deps,
+    { storeId: job.storeId, storeType: job.storeType, eventId: `import#${job.id}#${lineNo}` },
+    parsed.output,
+  );
+  return { created: write.created };
+};
+
+/** Runs a batch: lines with distinct ids in parallel, repeats of an id after the line before them. */
+const runBatch = async (deps: RunImportDeps, job: ImportJob, batch: { line: number; text: string }[]) => {
+  const chains = new Map<string, Promise<unknown>>();
+  return Promise.all(
+    batch.map(({ line, text }) => {
+      let id = `#line${line}`;
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (parsed && typeof parsed === 'object' && 'id' in parsed) id = String((parsed as { id: unknown }).id);
+      } catch {
+        // importLine reports it
+      }
+      const run = (chains.get(id) ?? Promise.resolve()).then(() => importLine(deps, job, line, text));
+      chains.set(id, run);
+      return run.then((outcome) => ({ line, outcome }));
+    }),
+  );
+};
+
+export type RunOutcome = 'finished' | 'continued' | 'skipped';
+
+export const runImport = async (
+  deps: RunImportDeps,
+  message: { storeId: string; jobId: string },
+  remainingMs: () => number,
+): Promise<RunOutcome> => {
+  const found = await deps.jobs.get(message.storeId, message.jobId);
+  if (!found || found.status === 'finished' || found.status === 'uploading') return 'skipped';
+  let job: ImportJob = found;
+  const counts = { ...job.counts };
+  const errors: LineError[] = [...job.errors];
+  let resumeAt = job.resumeAt ?? { offset: 0, line: 0 };
+
+  const save = async (change: Partial<ImportJob>) => {
+    const next: ImportJob = {
+      ...job,
+      counts: { ...counts },
+      errors: [...errors],
+      resumeAt,
+      ...change,
+      updatedAt: deps.clock.now(),
+      revision: job.revision + 1,
+    };
+    await deps.jobs.save(next, job.revision);
+    job = next;
+  };
+
+  const finish = async (extraError?: LineError) => {
+    if (extraError && errors.length < MAX_RECORDED_LINE_ERRORS) errors.push(extraError);
+    const result = resultOf(counts);
+    await save({ status: 'finished', result, finishedAt: deps.clock.now() });
+    await deps.webhooks.emit(
+      job.storeId,
+      'bulk_operations/finish',
+      { endpoint: 'customers', status: result },
+      `import#${job.id}`,
+    );
+    return 'finished' as const;
+  };
+
+  await save({ status: 'running', ...(job.startedAt ? {} : { startedAt: deps.clock.now() }) });
+
+  let batch: { line: number; text: string }[] = [];
+  let batchEnd = resumeAt.offset;
+  let lineNo = resumeAt.line;
+  let sinceSave = 0;
+
+  const flush = async () => {
+    for (const { line, outcome } of await runBatch(deps, job, batch)) {
+      counts.lines += 1;
+      if ('error' in outcome) {
+        counts.failed += 1;
+        if (errors.length < MAX_RECORDED_LINE_ERRORS) errors.push({ line, reason: outcome.error });
+      } else {
+        counts.imported += 1;
+        if (outcome.created) counts.created += 1;
+      }
+    }
+    sinceSave += batch.length;
+    batch = [];
+    resumeAt = { offset: batchEnd, line: lineNo };
+    if (sinceSave >= SAVE_EVERY_LINES) {
+      sinceSave = 0;
+      await save({});
+    }
+  };
+
+  try {
+    for await (const { text, end } of deps.files.lines(job.fileKey, resumeAt.offset)) {
+      lineNo += 1;
+      batchEnd = end;
+      if (text.trim() === '') continue;
+      batch.push({ line: lineNo, text });
+      if (batch.length < BATCH_LINES) continue;
+      await flush();
+      if (remainingMs() < RESERVE_MS) {
+        await save({});
+        await deps.queue.enqueue(job.storeId, job.id);
+        return 'continued';
+      }
+    }
+    resumeAt = { offset: batchEnd, line: lineNo };
+    if (batch.length > 0) await flush();
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound')) {
+      return finish({ line: 0, reason: 'the file could not be read' });
+    }
+    throw error;
+  }
+  return finish();
+};

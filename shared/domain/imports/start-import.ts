@@ -1,0 +1,124 @@
+/**
+ * Starting an import (spec "Contact batch import"): `append` must be `update`, the file must be present, non-empty
+ * JSONL; a store may start one import about every 10 seconds. Files larger than the API's body limit go through a
+ * presigned upload: ask for an upload URL, PUT the file there, then start the job.
+ */
+import { conflict, notFound, rateLimited, validationError } from '../../errors.ts';
+import { randomBase62 } from '../ids.ts';
+import type { Clock, ImportFiles, ImportJobRepository, ImportQueue, ImportThrottle } from '../ports.ts';
+import type { AuthenticatedStore } from '../stores/store.ts';
+import { IMPORT_INTERVAL_SECONDS, type ImportJob, importJobView } from './import-job.ts';
+
+export interface ImportDeps {
+  readonly files: ImportFiles;
+  readonly jobs: ImportJobRepository;
+  readonly queue: ImportQueue;
+  readonly throttle: ImportThrottle;
+  readonly clock: Clock;
+}
+
+/** A presigned upload stays valid this long. */
+export const UPLOAD_URL_SECONDS = 15 * 60;
+
+const checkAppend = (append: string | undefined) => {
+  if (append !== 'update') throw validationError('append must be "update"');
+};
+
+const claimSlot = async (deps: ImportDeps, storeId: string) => {
+  const slot = await deps.throttle.claim(storeId, IMPORT_INTERVAL_SECONDS);
+  if (!slot.claimed) {
+    throw rateLimited(
+      slot.retryAfterSeconds,
+      `One import per store every ${IMPORT_INTERVAL_SECONDS} seconds; retry later`,
+    );
+  }
+};
+
+/** The first non-blank line must be a JSON object; the worker checks every line in detail. */
+const checkJsonl = (content: Buffer) => {
+  const text = content.toString('utf8');
+  if (text.trim() === '') throw validationError('dataFile is empty');
+  const lines = text.split('\n');
+  const index = lines.findIndex((line) => line.trim() !== '');
+  try {
+    const first: unknown = JSON.parse(lines[index] ?? '');
+    if (first && typeof first === 'object' && !Array.isArray(first)) return;
+  } catch {
+    // fall through
+  }
+  throw validationError(`dataFile is not JSONL: line ${index + 1} is not a JSON object`);
+};
+
+const newJob = (deps: ImportDeps, store: AuthenticatedStore, status: ImportJob['status']): ImportJob => {
+  const id = `im_${randomBase62(20)}`;
+  const now = deps.clock.now();
+  return {
+    storeId: store.storeId,
+    id,
+    endpoint: 'customers',
+    storeType: store.type,
+    status,
+    fileKey: `${store.storeId}/${id}.jsonl`,
+    counts: { lines: 0, imported: 0, created: 0, failed: 0 },
+    errors: [],
+    createdAt: now,
+    updatedAt: now,
+    revision: 1,
+  };
+};
+
+export interface UploadedFile {
+  readonly filename: string;
+  readonly content: Buffer;
+}
+
+/** `POST /batch/customers?append=update` with the file in `dataFile`. */
+export const startImport = async (
+  deps: ImportDeps,
+  store: AuthenticatedStore,
+  append: string | undefined,
+  file: UploadedFile | undefined,
+) => {
+  checkAppend(append);
+  if (!file) throw validationError('dataFile is required: the JSONL file, as multipart/form-data');
+  checkJsonl(file.content);
+  await claimSlot(deps, store.storeId);
+  const job = newJob(deps, store, 'queued');
+  await deps.files.put(job.fileKey, file.content);
+  await deps.jobs.save(job, 0);
+  await deps.queue.enqueue(store.storeId, job.id);
+  return importJobView(job);
+};
+
+/** `POST /batch/customers/uploads?append=update`: a job waiting for its file, and where to PUT it. */
+export const requestUpload = async (deps: ImportDeps, store: AuthenticatedStore, append: string | undefined) => {
+  checkAppend(append);
+  const job = newJob(deps, store, 'uploading');
+  await deps.jobs.save(job, 0);
+  return {
+    ...importJobView(job),
+    uploadUrl: await deps.files.uploadUrl(job.fileKey, UPLOAD_URL_SECONDS),
+    uploadMethod: 'PUT',
+    expiresInSeconds: UPLOAD_URL_SECONDS,
+  };
+};
+
+/** `POST /batch/customers/uploads/{jobId}/start`: the file was uploaded; import it. */
+export const startUploaded = async (deps: ImportDeps, storeId: string, jobId: string | undefined) => {
+  const job = jobId ? await deps.jobs.get(storeId, jobId) : undefined;
+  if (!job) throw notFound('Import job not found');
+  if (job.status !== 'uploading') throw conflict(`The job is already ${job.status}`);
+  if (!(await deps.files.exists(job.fileKey))) throw validationError('dataFile has not been uploaded yet');
+  await claimSlot(deps, storeId);
+  const queued: ImportJob = { ...job, status: 'queued', updatedAt: deps.clock.now(), revision: job.revision + 1 };
+  await deps.jobs.save(queued, job.revision);
+  await deps.queue.enqueue(storeId, job.id);
+  return importJobView(queued);
+};
+
+/** `GET /batch/{jobId}`: status, counts and line errors. */
+export const getImportJob = async (deps: Pick<ImportDeps, 'jobs'>, storeId: string, jobId: string | undefined) => {
+  const job = jobId ? await deps.jobs.get(storeId, jobId) : undefined;
+  if (!job) throw notFound('Import job not found');
+  return importJobView(job);
+};
