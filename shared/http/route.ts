@@ -49,12 +49,13 @@ const acceptsGzip = (event: APIGatewayProxyEventV2 | undefined) =>
   /\bgzip\b/i.test(event?.headers['accept-encoding'] ?? '');
 
 const toResult = (reply: Reply, event?: APIGatewayProxyEventV2): APIGatewayProxyStructuredResultV2 => {
-  const headers = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
   const body = JSON.stringify(reply.body);
+  if (body.length > COMPRESS_ABOVE_BYTES) headers.vary = 'accept-encoding';
   if (body.length > COMPRESS_ABOVE_BYTES && acceptsGzip(event)) {
     return {
       statusCode: reply.statusCode,
-      headers: { ...headers, 'content-encoding': 'gzip', vary: 'accept-encoding' },
+      headers: { ...headers, 'content-encoding': 'gzip' },
       body: gzipSync(body).toString('base64'),
       isBase64Encoded: true,
     };

@@ -1,5 +1,11 @@
 /** Import files in the imports bucket: written by the API (or a presigned PUT), streamed line by line by the worker. */
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config, required } from '../../config.ts';
 import type { ImportFiles } from '../../domain/ports.ts';
@@ -25,13 +31,20 @@ export const s3ImportFiles = (): ImportFiles => ({
   },
 
   async *lines(key, offset) {
-    const { Body } = await s3().send(
-      new GetObjectCommand({
-        Bucket: required('importsBucket'),
-        Key: key,
-        ...(offset > 0 ? { Range: `bytes=${offset}-` } : {}),
-      }),
-    );
+    let Body: GetObjectCommandOutput['Body'];
+    try {
+      ({ Body } = await s3().send(
+        new GetObjectCommand({
+          Bucket: required('importsBucket'),
+          Key: key,
+          ...(offset > 0 ? { Range: `bytes=${offset}-` } : {}),
+        }),
+      ));
+    } catch (error) {
+      // A run that paused right after the last line resumes at the file's end, a range S3 answers with 416.
+      if (offset > 0 && error instanceof Error && error.name === 'InvalidRange') return;
+      throw error;
+    }
     if (!Body) return;
     // Split on bytes, not characters, so each line's end offset is exact for a ranged resume.
     let pending = Buffer.alloc(0);

@@ -104,7 +104,8 @@ export const exportContacts = async (deps: ExportDeps, storeId: string, query: E
     total_count: total,
     total_pages: Math.ceil(total / query.pageSize),
   };
-  if (query.page > totals.total_pages) return { ...totals, data: [] };
+  // No early answer past `total_pages`: the total is counted once a minute, and contacts added meanwhile after the
+  // current page must still be served (a page that is really past the end reads nothing and comes back empty).
 
   // Walk forward from the nearest known page start, remembering each start on the way.
   let { page, position } = await deps.positions.nearest(storeId, queryKey, query.page);
