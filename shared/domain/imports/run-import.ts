@@ -37,13 +37,27 @@ const importLine = async (deps: RunImportDeps, job: ImportJob, lineNo: number, t
   }
   const parsed = v.safeParse(CustomerCreateData, json);
   if (!parsed.success) return { error: describeIssues(parsed.issues) };
-  const write = await upsertContact(
-    deps,
-    { storeId: job.storeId, storeType: job.storeType, eventId: `import#${job.id}#${lineNo}` },
-    parsed.output,
-  );
-  return { created: write.created };
+  try {
+    const write = await upsertContact(
+      deps,
+      { storeId: job.storeId, storeType: job.storeType, eventId: `import#${job.id}#${lineNo}` },
+      parsed.output,
+    );
+    return { created: write.created };
+  } catch (error) {
+    // DynamoDB refuses this contact for good (e.g. over its 400 KB item size): the line fails, the import goes on.
+    // Anything else (throttling, a network error) is thrown so the queue retries from the last saved place.
+    if (error instanceof Error && error.name === 'ValidationException') {
+      return { error: `the contact could not be stored: ${error.message}` };
+    }
+    throw error;
+  }
 };
+
+/** Reasons are kept short so a thousand of them fit in the job record (DynamoDB items are at most 400 KB). */
+const MAX_REASON_CHARS = 200;
+const shortReason = (reason: string) =>
+  reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS - 1)}…` : reason;
 
 /** Runs a batch: lines with distinct ids in parallel, repeats of an id after the line before them. */
 const runBatch = async (deps: RunImportDeps, job: ImportJob, batch: { line: number; text: string }[]) => {
@@ -117,7 +131,7 @@ export const runImport = async (
       counts.lines += 1;
       if ('error' in outcome) {
         counts.failed += 1;
-        if (errors.length < MAX_RECORDED_LINE_ERRORS) errors.push({ line, reason: outcome.error });
+        if (errors.length < MAX_RECORDED_LINE_ERRORS) errors.push({ line, reason: shortReason(outcome.error) });
       } else {
         counts.imported += 1;
         if (outcome.created) counts.created += 1;
