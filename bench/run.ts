@@ -16,12 +16,14 @@ import { parseArgs } from 'node:util';
 import { RESULTS_DIR } from './lib/profile.ts';
 import { formatNumber, round } from './lib/stats.ts';
 import { type Metric, passes, type Result, type Scenario, type ScenarioOptions } from './scenario.ts';
+import { exportScenario } from './scenarios/export.ts';
+import { importScenario } from './scenarios/import.ts';
 import { ingest } from './scenarios/ingest.ts';
 import { webhooks } from './scenarios/webhooks.ts';
 import { worker } from './scenarios/worker.ts';
 
 /** Every scenario, in the order `npm run bench` runs them. */
-const SCENARIOS: readonly Scenario[] = [ingest, worker, webhooks];
+const SCENARIOS: readonly Scenario[] = [ingest, worker, webhooks, exportScenario, importScenario];
 
 const USAGE = `Usage: npm run bench -- [scenario…] [options]
 
@@ -31,7 +33,8 @@ ${SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.description}`).join('\n')}
 Options:
   --seconds N        length of each measured phase (default 10)
   --count N          a fixed number of requests per measured phase instead of a duration (worker: events queued,
-                     default 3000)
+                     default 3000; export: contacts seeded, default 100000; import: lines of the large file,
+                     default 100000, after a file of a tenth of it)
   --concurrency N    concurrent clients / loops (default 32)
   --stores N         stores to spread the load over (default 32: busy stores, ~20 requests/s each)
   --client K         load generator's HTTP client: http (node:http keep-alive Agent, default) or fetch
