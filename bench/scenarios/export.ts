@@ -36,11 +36,25 @@ import { dynamoCustomerRepository } from '../../shared/adapters/dynamodb/custome
 import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
 import { type ContactRecord, contactRecord } from '../../shared/domain/contacts/contact-record.ts';
 import type { ExportPage } from '../../shared/domain/contacts/export-contacts.ts';
-import type { CategoryTag, Customer } from '../../shared/domain/customers/customer.ts';
-import type { ConsentState } from '../../shared/domain/events/fields.ts';
+import type { Customer } from '../../shared/domain/customers/customer.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { createStore } from '../../shared/domain/stores/manage-stores.ts';
 import { countDelta } from '../lib/runtime-probes.ts';
+import {
+  ascii,
+  CATEGORY_TAGS,
+  CONSENTS,
+  FIRST_NAMES,
+  GENDERS,
+  LAST_NAMES,
+  mix,
+  PLACES,
+  PLATFORM_TAGS,
+  pick,
+  pickDistinct,
+  STREETS,
+  two,
+} from '../lib/sample-people.ts';
 import { type CpuShare, cpuMeter, formatNumber, round, sleep, summarize } from '../lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
 
@@ -60,121 +74,6 @@ const MAX_429_RETRIES = 3;
 const EXPORT_FUNCTION = FUNCTIONS.find((f) => f.name === 'contacts-export');
 
 // ---- Seeded contacts ------------------------------------------------------------------------------------------------
-
-const FIRST_NAMES = [
-  'Emma',
-  'Liam',
-  'Chloé',
-  'Noah',
-  'Zoë',
-  'José',
-  'Björn',
-  'Léa',
-  'Mateo',
-  'Ingrid',
-  'Aurélie',
-  'Łukasz',
-  'Søren',
-  'Amélie',
-  'Hugo',
-  'Sofia',
-  'Yuki',
-  'Ana',
-  'Jean-Baptiste',
-  'Olivia',
-  'Mohamed',
-  'Camille',
-  'Lucas',
-  'Nina',
-];
-const LAST_NAMES = [
-  'Martin',
-  'Müller',
-  'García',
-  'Dubois',
-  "O'Brien",
-  'Nguyễn',
-  'Kowalski',
-  'Rossi',
-  'Jansen',
-  'Dupont',
-  'Smith',
-  'Fernández',
-  'Lefèvre',
-  'Schmidt',
-  'Tanaka',
-  'Peeters',
-  'Johansson',
-  'Moreau',
-  'Brown',
-  'Silva',
-];
-const PLACES = [
-  { country: 'FR', city: 'Paris', locale: 'fr-FR', zip: '75011', province: 'Île-de-France', dial: '+336' },
-  { country: 'DE', city: 'München', locale: 'de-DE', zip: '80331', province: 'Bayern', dial: '+4915' },
-  { country: 'US', city: 'New York', locale: 'en-US', zip: '10001', province: 'NY', dial: '+1212' },
-  { country: 'GB', city: 'London', locale: 'en-GB', zip: 'EC1A 1BB', province: 'England', dial: '+447' },
-  { country: 'ES', city: 'Sevilla', locale: 'es-ES', zip: '41001', province: 'Andalucía', dial: '+346' },
-  { country: 'IT', city: 'Milano', locale: 'it-IT', zip: '20121', province: 'Lombardia', dial: '+393' },
-  { country: 'NL', city: 'Amsterdam', locale: 'nl-NL', zip: '1012 AB', province: 'Noord-Holland', dial: '+316' },
-  { country: 'BE', city: 'Liège', locale: 'fr-BE', zip: '4000', province: 'Liège', dial: '+324' },
-  { country: 'CA', city: 'Montréal', locale: 'fr-CA', zip: 'H2X 1Y4', province: 'QC', dial: '+1514' },
-  { country: 'JP', city: '東京', locale: 'ja-JP', zip: '100-0001', province: '東京都', dial: '+8190' },
-] as const;
-const STREETS = ['rue de la Roquette', 'Hauptstraße', 'Main Street', 'Calle Mayor', 'Via Roma', 'Keizersgracht'];
-const GENDERS = ['female', 'male', 'female', 'male', 'other'];
-const CONSENTS: readonly ConsentState[] = ['subscribed', 'subscribed', 'subscribed', 'not_subscribed', 'unsubscribed'];
-const PLATFORM_TAGS = [
-  'vip',
-  'newsletter',
-  'wholesale',
-  'returning-customer',
-  'loyalty-gold',
-  'b2b',
-  'black-friday-2024',
-  'referral',
-];
-const CATEGORY_TAGS: readonly CategoryTag[] = [
-  { category: 'interest', value: 'running' },
-  { category: 'interest', value: 'yoga' },
-  { category: 'interest', value: 'hiking' },
-  { category: 'size', value: 'M' },
-  { category: 'size', value: 'L' },
-  { category: 'brand', value: 'Acme Outdoor' },
-  { category: 'segment', value: 'high-value' },
-  { category: 'segment', value: 'at-risk' },
-  { category: 'style', value: 'minimalist' },
-];
-
-/** A deterministic integer hash: contact `i`'s choices do not depend on the order they are made in. */
-const mix = (i: number, salt: number): number => {
-  let a = (Math.imul(i + 1, 0x9e3779b1) ^ Math.imul(salt + 1, 0x85ebca77)) >>> 0;
-  a = Math.imul(a ^ (a >>> 16), 0x45d9f3b);
-  a = Math.imul(a ^ (a >>> 16), 0x45d9f3b);
-  return (a ^ (a >>> 16)) >>> 0;
-};
-const pick = <T>(list: readonly T[], i: number, salt: number): T => list[mix(i, salt) % list.length] as T;
-/** `n` distinct elements of `list`, chosen by `i`. */
-const pickDistinct = <T>(list: readonly T[], i: number, salt: number, n: number): T[] => {
-  const start = mix(i, salt) % list.length;
-  const step = 1 + (mix(i, salt + 1) % (list.length - 1));
-  const out: T[] = [];
-  for (let k = 0, at = start; out.length < n; k++, at = (at + step) % list.length) {
-    const candidate = list[at] as T;
-    if (!out.includes(candidate)) out.push(candidate);
-    if (k > list.length * n) break;
-  }
-  return out;
-};
-const two = (n: number) => String(n).padStart(2, '0');
-const ascii = (text: string) =>
-  text
-    .normalize('NFD')
-    .replace(/\p{Diacritic}/gu, '')
-    .replace('Ł', 'L')
-    .replace('ø', 'o')
-    .toLowerCase()
-    .replace(/[^a-z]/g, '');
 
 /** Contact `i` of the seeded store (its id is the only random part, drawn once at seeding). */
 const customerAt = (storeId: string, i: number, id: string, updatedAt: number): Customer => {

@@ -52,6 +52,21 @@ import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
 import type { Customer } from '../../shared/domain/customers/customer.ts';
 import { createStore } from '../../shared/domain/stores/manage-stores.ts';
 import { countDelta, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '../lib/runtime-probes.ts';
+import {
+  ascii,
+  CATEGORY_TAGS,
+  CONSENTS,
+  FIRST_NAMES,
+  GENDERS,
+  LAST_NAMES,
+  mix,
+  PLACES,
+  PLATFORM_TAGS,
+  pick,
+  pickDistinct,
+  STREETS,
+  two,
+} from '../lib/sample-people.ts';
 import { type CpuShare, cpuMeter, formatNumber, round, sleep } from '../lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
 
@@ -76,79 +91,6 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const T0 = 1_640_995_200;
 
 // ---- The file -------------------------------------------------------------------------------------------------------
-
-const FIRST_NAMES = [
-  'Emma',
-  'Liam',
-  'Chloé',
-  'Noah',
-  'Zoë',
-  'José',
-  'Björn',
-  'Léa',
-  'Mateo',
-  'Ingrid',
-  'Søren',
-  'Yuki',
-];
-const LAST_NAMES = [
-  'Martin',
-  'Müller',
-  'García',
-  'Dubois',
-  "O'Brien",
-  'Nguyễn',
-  'Kowalski',
-  'Rossi',
-  'Jansen',
-  'Smith',
-];
-const PLACES = [
-  { country: 'FR', city: 'Paris', locale: 'fr-FR', zip: '75011', province: 'Île-de-France', dial: '+336' },
-  { country: 'DE', city: 'München', locale: 'de-DE', zip: '80331', province: 'Bayern', dial: '+4915' },
-  { country: 'US', city: 'New York', locale: 'en-US', zip: '10001', province: 'NY', dial: '+1212' },
-  { country: 'GB', city: 'London', locale: 'en-GB', zip: 'EC1A 1BB', province: 'England', dial: '+447' },
-  { country: 'ES', city: 'Sevilla', locale: 'es-ES', zip: '41001', province: 'Andalucía', dial: '+346' },
-  { country: 'IT', city: 'Milano', locale: 'it-IT', zip: '20121', province: 'Lombardia', dial: '+393' },
-  { country: 'BE', city: 'Liège', locale: 'fr-BE', zip: '4000', province: 'Liège', dial: '+324' },
-  { country: 'JP', city: '東京', locale: 'ja-JP', zip: '100-0001', province: '東京都', dial: '+8190' },
-] as const;
-const STREETS = ['rue de la Roquette', 'Hauptstraße', 'Main Street', 'Calle Mayor', 'Via Roma', 'Keizersgracht'];
-const GENDERS = ['female', 'male', 'female', 'male', 'other'];
-const CONSENTS = ['subscribed', 'subscribed', 'subscribed', 'not_subscribed', 'unsubscribed'] as const;
-const PLATFORM_TAGS = ['vip', 'newsletter', 'wholesale', 'returning-customer', 'loyalty-gold', 'b2b', 'referral'];
-const CATEGORY_TAGS = [
-  'interest:running',
-  'interest:yoga',
-  'interest:hiking',
-  'size:M',
-  'size:L',
-  'brand:Acme Outdoor',
-  'segment:high-value',
-  'segment:at-risk',
-  'style:minimalist',
-];
-
-/** A deterministic integer hash: line `i`'s choices do not depend on the order they are made in. */
-const mix = (i: number, salt: number): number => {
-  let a = (Math.imul(i + 1, 0x9e3779b1) ^ Math.imul(salt + 1, 0x85ebca77)) >>> 0;
-  a = Math.imul(a ^ (a >>> 16), 0x45d9f3b);
-  a = Math.imul(a ^ (a >>> 16), 0x45d9f3b);
-  return (a ^ (a >>> 16)) >>> 0;
-};
-const pick = <T>(list: readonly T[], i: number, salt: number): T => list[mix(i, salt) % list.length] as T;
-/** `n` distinct elements of `list` (n < list.length), chosen by `i`. */
-const pickDistinct = <T>(list: readonly T[], i: number, salt: number, n: number): T[] => {
-  const start = mix(i, salt) % list.length;
-  return Array.from({ length: n }, (_, k) => list[(start + k * 2) % list.length] as T);
-};
-const two = (n: number) => String(n).padStart(2, '0');
-const ascii = (text: string) =>
-  text
-    .normalize('NFD')
-    .replace(/\p{Diacritic}/gu, '')
-    .toLowerCase()
-    .replace(/[^a-z]/g, '') || 'x';
 
 /** Line `i` of a file (a general `customers` payload). */
 const lineAt = (i: number) => {
@@ -180,7 +122,9 @@ const lineAt = (i: number) => {
       country_code: place.country,
     },
     tags: pickDistinct(PLATFORM_TAGS, i, 15, 2),
-    tag_value: pickDistinct(CATEGORY_TAGS, i, 17, 3).join(','),
+    tag_value: pickDistinct(CATEGORY_TAGS, i, 17, 3)
+      .map((tag) => `${tag.category}:${tag.value}`)
+      .join(','),
   };
 };
 

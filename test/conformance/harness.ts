@@ -3,13 +3,12 @@
  * an accepted event (or a fired timer) has been applied, so that "no flow" can be asserted and not merely hoped for.
  */
 import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime.ts';
 import { listFlowTriggers, listWebhookEvents } from '../../shared/adapters/dynamodb/engagement.repositories.ts';
 import type { FlowKind, FlowTrigger } from '../../shared/domain/flows/trigger.ts';
 import { timerName } from '../../shared/domain/timers/timer.ts';
-import { type Answer, eventually, newStore, postEvent, type TestStore } from '../support/local.ts';
+import { type Answer, eventually, newStore, postEvent, queueIsEmpty, type TestStore } from '../support/local.ts';
 
 export { eventually, newStore, type TestStore };
 
@@ -77,33 +76,10 @@ export const acceptedHeadless = async (
 };
 
 // Created on first use: the runtime sets the endpoints and the region in process.env when it starts.
-let sqsClient: SQSClient | undefined;
 let schedulerClient: SchedulerClient | undefined;
-const sqs = (): SQSClient => {
-  sqsClient ??= new SQSClient({});
-  return sqsClient;
-};
 const scheduler = (): SchedulerClient => {
   schedulerClient ??= new SchedulerClient({});
   return schedulerClient;
-};
-
-const queueIsEmpty = async (queueUrl: string): Promise<boolean> => {
-  const { Attributes = {} } = await sqs().send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  return (
-    Attributes.ApproximateNumberOfMessages === '0' &&
-    Attributes.ApproximateNumberOfMessagesNotVisible === '0' &&
-    (Attributes.ApproximateNumberOfMessagesDelayed ?? '0') === '0'
-  );
 };
 
 /**

@@ -1,4 +1,5 @@
 /** Helpers for tests that run against the local runtime: stores, calls to the general event interface, polling. */
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
 import { createStore } from '../../shared/domain/stores/manage-stores.ts';
 
@@ -50,4 +51,30 @@ export const eventually = async <T>(
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+};
+
+// Created on first use: the runtime sets the SQS endpoint and the region in process.env when it starts.
+let sqsClient: SQSClient | undefined;
+export const sqs = (): SQSClient => {
+  sqsClient ??= new SQSClient({});
+  return sqsClient;
+};
+
+/** True when the queue holds no message: visible, in flight or delayed. */
+export const queueIsEmpty = async (queueUrl: string): Promise<boolean> => {
+  const { Attributes = {} } = await sqs().send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
+  return (
+    Attributes.ApproximateNumberOfMessages === '0' &&
+    Attributes.ApproximateNumberOfMessagesNotVisible === '0' &&
+    (Attributes.ApproximateNumberOfMessagesDelayed ?? '0') === '0'
+  );
 };

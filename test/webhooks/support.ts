@@ -4,10 +4,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalRuntime } from '../../infra/local/runtime.ts';
 import type { TestStore } from '../support/local.ts';
-import { eventually } from '../support/local.ts';
+import { eventually, queueIsEmpty } from '../support/local.ts';
 
 export interface ApiAnswer {
   readonly status: number;
@@ -203,30 +202,7 @@ let sequence = 0;
 /** A receiver path no other scenario of the file uses. */
 export const freshPath = (name: string): string => `/${name}-${++sequence}-${Math.random().toString(36).slice(2, 8)}`;
 
-// Created on first use: the runtime sets the SQS endpoint and the region in process.env when it starts.
-let sqsClient: SQSClient | undefined;
-export const sqs = (): SQSClient => {
-  sqsClient ??= new SQSClient({});
-  return sqsClient;
-};
-
-const queueIsEmpty = async (queueUrl: string): Promise<boolean> => {
-  const { Attributes = {} } = await sqs().send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: [
-        'ApproximateNumberOfMessages',
-        'ApproximateNumberOfMessagesNotVisible',
-        'ApproximateNumberOfMessagesDelayed',
-      ],
-    }),
-  );
-  return (
-    Attributes.ApproximateNumberOfMessages === '0' &&
-    Attributes.ApproximateNumberOfMessagesNotVisible === '0' &&
-    (Attributes.ApproximateNumberOfMessagesDelayed ?? '0') === '0'
-  );
-};
+export { sqs } from '../support/local.ts';
 
 /**
  * Waits until the ingest queue and then the webhook delivery queue hold no message, visible or in flight (twice in a
