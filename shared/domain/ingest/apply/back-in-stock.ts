@@ -13,6 +13,7 @@ import type { BackInStockData, RestockData } from '../../events/payloads/engagem
 import type { HeadlessBackInStockData } from '../../events/payloads/headless.ts';
 import type { FlowKind } from '../../flows/trigger.ts';
 import type { IngestMessage } from '../../ports.ts';
+import type { Product } from '../../products/product.ts';
 import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withoutUndefined } from './context.ts';
 
 export const applyBackInStock = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
@@ -55,9 +56,12 @@ export const notifyRestock = async (
   message: IngestMessage,
   productId: string,
   variantId: string | undefined,
+  /** The product when the caller just wrote it; read otherwise (and only when someone is to be notified). */
+  known?: Product,
 ): Promise<FlowKind[]> => {
   const subscribers = notifiedBy(await deps.backInStock.listForProduct(message.storeId, productId), variantId);
-  const product = await deps.products.get(message.storeId, productId);
+  if (subscribers.length === 0) return [];
+  const product = known ?? (await deps.products.get(message.storeId, productId));
   const fired: FlowKind[] = [];
   for (const subscription of subscribers) {
     // Fire first, then clear: a crash in between re-fires the same trigger id (a no-op), never loses the notice.

@@ -32,7 +32,7 @@ export const applyProduct = async (deps: ApplyDeps, message: IngestMessage): Pro
   const triggers: FlowKind[] = [];
   if (data.ignore_flow !== 'Y') {
     for (const variantId of restockedVariants(before, after)) {
-      triggers.push(...(await notifyRestock(deps, message, after.id, variantId)));
+      triggers.push(...(await notifyRestock(deps, message, after.id, variantId, after)));
     }
   }
   return { applied: 'product', triggers };
