@@ -65,6 +65,27 @@ export const QUEUES = {
     urlEnv: 'TIMERS_QUEUE_URL',
     schedulerTarget: true,
   },
+  /** Flow triggers to evaluate against the store's flows, and flow runs to continue. */
+  flows: {
+    fifo: false,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: ENV.flowQueueUrl,
+  },
+  /** Bulk-send chunks: one message per chunk of at most 50 recipients. */
+  sends: {
+    fifo: false,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: ENV.sendQueueUrl,
+  },
+  /** SES events from the configuration set (through SNS), turned into `transmission/callback` webhooks. */
+  emailEvents: {
+    fifo: false,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: ENV.emailEventsQueueUrl,
+  },
 } as const satisfies Record<string, QueueSpec>;
 export type QueueName = keyof typeof QUEUES;
 
@@ -82,6 +103,10 @@ export interface Uses {
   readonly scheduler?: boolean;
   /** The imports bucket (env `IMPORTS_BUCKET`): `write` to store files and sign upload URLs, `read` to stream them. */
   readonly importsBucket?: 'read' | 'write';
+  /** Sends email through SES with the service's configuration set (env `SES_CONFIGURATION_SET`, `PUBLIC_SENDING_URL`). */
+  readonly mailer?: boolean;
+  /** Creates and reads SES email identities (sending domains with Easy DKIM). */
+  readonly sesIdentities?: boolean;
 }
 
 interface FunctionBase {
@@ -199,6 +224,10 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     { table: 'readWrite', masterKey: true },
     { timeoutSeconds: 110, memoryMb: 256, batchSize: 10 },
   ),
+  // ── Bulk email sending and senders (issue 6) ──
+  // ── Email events, unsubscribe and suppression (issue 6) ──
+  // ── Flows (issue 4) ──
+  // ── OAuth sign-in and back office (issue 7) ──
 ];
 
 export const httpFunctions = (): HttpFunction[] => FUNCTIONS.filter((f): f is HttpFunction => f.kind === 'http');

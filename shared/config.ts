@@ -22,6 +22,13 @@ export const ENV = {
   importsBucket: 'IMPORTS_BUCKET',
   importQueueUrl: 'IMPORT_QUEUE_URL',
   s3ForcePathStyle: 'S3_FORCE_PATH_STYLE',
+  flowQueueUrl: 'FLOW_QUEUE_URL',
+  sendQueueUrl: 'SEND_QUEUE_URL',
+  emailEventsQueueUrl: 'EMAIL_EVENTS_QUEUE_URL',
+  sesConfigurationSet: 'SES_CONFIGURATION_SET',
+  sesSendRatePerSecond: 'SES_SEND_RATE_PER_SECOND',
+  publicMainUrl: 'PUBLIC_MAIN_URL',
+  publicSendingUrl: 'PUBLIC_SENDING_URL',
 } as const;
 
 const intFromString = (fallback: number) =>
@@ -44,6 +51,13 @@ const ConfigSchema = v.object({
   [ENV.importsBucket]: v.optional(v.string()),
   [ENV.importQueueUrl]: v.optional(v.string()),
   [ENV.s3ForcePathStyle]: v.optional(v.picklist(['true', 'false']), 'false'),
+  [ENV.flowQueueUrl]: v.optional(v.string()),
+  [ENV.sendQueueUrl]: v.optional(v.string()),
+  [ENV.emailEventsQueueUrl]: v.optional(v.string()),
+  [ENV.sesConfigurationSet]: v.optional(v.string()),
+  [ENV.sesSendRatePerSecond]: intFromString(14),
+  [ENV.publicMainUrl]: v.optional(v.string()),
+  [ENV.publicSendingUrl]: v.optional(v.string()),
 });
 
 export interface Config {
@@ -75,6 +89,20 @@ export interface Config {
   readonly importQueueUrl: string | undefined;
   /** Path-style S3 addressing: for S3 emulators on an IP address (the local runtime); AWS uses virtual hosts. */
   readonly s3ForcePathStyle: boolean;
+  /** Flow triggers to evaluate (and flow runs to continue). */
+  readonly flowQueueUrl: string | undefined;
+  /** Bulk-send chunks (at most 50 recipients each). */
+  readonly sendQueueUrl: string | undefined;
+  /** SES events (delivery, bounce, complaint, open, click, subscription) published by the configuration set. */
+  readonly emailEventsQueueUrl: string | undefined;
+  /** The SES configuration set every message is sent with (event publishing). */
+  readonly sesConfigurationSet: string | undefined;
+  /** Messages per second the SES account allows (its sending quota); bulk chunks are paced to stay under it. */
+  readonly sesSendRatePerSecond: number;
+  /** Public base URL of the main host (OAuth links, back office). */
+  readonly publicMainUrl: string | undefined;
+  /** Public base URL of the sending host (unsubscribe links in every email). */
+  readonly publicSendingUrl: string | undefined;
 }
 
 let cached: Config | undefined;
@@ -105,6 +133,13 @@ export const config = (): Config => {
     importsBucket: env[ENV.importsBucket],
     importQueueUrl: env[ENV.importQueueUrl],
     s3ForcePathStyle: env[ENV.s3ForcePathStyle] === 'true',
+    flowQueueUrl: env[ENV.flowQueueUrl],
+    sendQueueUrl: env[ENV.sendQueueUrl],
+    emailEventsQueueUrl: env[ENV.emailEventsQueueUrl],
+    sesConfigurationSet: env[ENV.sesConfigurationSet],
+    sesSendRatePerSecond: env[ENV.sesSendRatePerSecond],
+    publicMainUrl: env[ENV.publicMainUrl],
+    publicSendingUrl: env[ENV.publicSendingUrl],
   };
   return cached;
 };

@@ -6,6 +6,7 @@ import type { BackInStockSubscription } from './back-in-stock/subscription.ts';
 import type { Cart } from './carts/cart.ts';
 import type { Checkout } from './checkouts/checkout.ts';
 import type { Customer } from './customers/customer.ts';
+import type { BulkEntryResult, OutboundBulk, OutboundEmail, SentMessage, Suppression } from './email/message.ts';
 import type { EventInterface } from './events/endpoints.ts';
 import type { FlowTrigger } from './flows/trigger.ts';
 import type { ImportJob } from './imports/import-job.ts';
@@ -203,4 +204,28 @@ export interface ImportQueue {
 /** "About once every 10 seconds": claims the store's import slot, or says when it frees up. */
 export interface ImportThrottle {
   claim(storeId: string, seconds: number): Promise<{ claimed: true } | { claimed: false; retryAfterSeconds: number }>;
+}
+
+/** The mail engine (SESv2). Transient failures throw (the queue retries); permanent ones throw `PermanentError`. */
+export interface Mailer {
+  /** One rendered message (flows); answers SES's message id. */
+  send(message: OutboundEmail): Promise<{ messageId: string }>;
+  /** Up to `BULK_CHUNK_SIZE` entries sharing one content; per-entry results in entry order. */
+  sendBulk(batch: OutboundBulk): Promise<BulkEntryResult[]>;
+}
+
+/** Addresses a store must not mail any more (unsubscribed, hard-bounced, complained). */
+export interface Suppressions {
+  /** The addresses (lower-cased) among `emails` that the store has suppressed. */
+  suppressedAmong(storeId: string, emails: readonly string[]): Promise<Set<string>>;
+  /** Records the suppression (idempotent; the first reason is kept). */
+  suppress(entry: Suppression): Promise<void>;
+}
+
+/** Messages handed to SES, by message id (SES events are matched back through these). */
+export interface SentMessages {
+  record(messages: readonly SentMessage[]): Promise<void>;
+  get(messageId: string): Promise<SentMessage | undefined>;
+  /** True the first time it is called for the message (the spec's `initial_open` is the first open only). */
+  firstOpen(messageId: string): Promise<boolean>;
 }

@@ -22,6 +22,18 @@
  * | exportPosition | STORE#<storeId>#EXPORT#<queryHash> | PAGE#<n> / COUNT |                           |                                      |
  * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    |                                         |                                      |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
+ * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
+ * | sentMessage | MESSAGE#<sesMessageId>            | MESSAGE   |                                         |                                      |
+ * | sender   | STORE#<storeId>#SENDERS              | DOMAIN#<domain> |                                   |                                      |
+ * | sendBatch | STORE#<storeId>#SEND#<batchId>      | BATCH     |                                         |                                      |
+ * | sendRecipient | STORE#<storeId>#SEND#<batchId>  | RCPT#<index> |                                      |                                      |
+ * | flow     | STORE#<storeId>#FLOWS                | FLOW#<flowId> |                                     |                                      |
+ * | flowRun  | STORE#<storeId>#RUN#<runId>          | RUN       | STORE#<storeId>#FLOW#<flowId>#RUNS / <startedAt>#<runId> | STORE#<storeId>#CONTACT#<email>#RUNS / <startedAt>#<runId> |
+ * | flowEntry | STORE#<storeId>#FLOW#<flowId>#ENTRY#<entryKey> | ENTRY |                               |                                      |
+ * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
+ * | account  | ACCOUNT#<username>                   | ACCOUNT   | ACCOUNT-OF#<mainAccountId> / <username>  |                                      |
+ * | oauthLink | OAUTH#<sha256 of token>             | OAUTH     |                                         |                                      |
+ * | session  | SESSION#<sha256 of session id>       | SESSION   |                                         |                                      |
  */
 
 export type Entity =
@@ -42,7 +54,19 @@ export type Entity =
   | 'delivery'
   | 'exportPosition'
   | 'importJob'
-  | 'importSlot';
+  | 'importSlot'
+  | 'suppression'
+  | 'sentMessage'
+  | 'sender'
+  | 'sendBatch'
+  | 'sendRecipient'
+  | 'flow'
+  | 'flowRun'
+  | 'flowEntry'
+  | 'flowEvaluation'
+  | 'account'
+  | 'oauthLink'
+  | 'session';
 
 /** Fixed width so the string order of the sort key is the numeric order. */
 const pad = (n: number, width: number) => String(Math.max(0, Math.trunc(n))).padStart(width, '0');
@@ -114,6 +138,56 @@ export const keys = {
     gsi1pk: `STORE#${storeId}#WEBHOOK#${webhookId}#DELIVERIES`,
     gsi1sk: `${pad(createdAt, 15)}#${deliveryId}`,
   }),
+  // ── Email (issue 6): suppression list, sent messages, senders, bulk batches ──
+  suppression: (storeId: string, email: string) => ({
+    pk: `STORE#${storeId}#SUPPRESSION#${email.toLowerCase()}`,
+    sk: 'SUPPRESSION',
+  }),
+  sentMessage: (messageId: string) => ({ pk: `MESSAGE#${messageId}`, sk: 'MESSAGE' }),
+  senders: (storeId: string) => ({ pk: `STORE#${storeId}#SENDERS` }),
+  sender: (storeId: string, domain: string) => ({ pk: `STORE#${storeId}#SENDERS`, sk: `DOMAIN#${domain.toLowerCase()}` }),
+  sendBatch: (storeId: string, batchId: string) => ({ pk: `STORE#${storeId}#SEND#${batchId}`, sk: 'BATCH' }),
+  /** A batch's recipients in request order (`index` is the position in `recipients`). */
+  sendRecipients: (storeId: string, batchId: string) => ({ pk: `STORE#${storeId}#SEND#${batchId}` }),
+  sendRecipient: (storeId: string, batchId: string, index: number) => ({
+    pk: `STORE#${storeId}#SEND#${batchId}`,
+    sk: `RCPT#${pad(index, 5)}`,
+  }),
+  // ── Flows (issue 4): definitions, runs, re-entry guards, explain records ──
+  flows: (storeId: string) => ({ pk: `STORE#${storeId}#FLOWS` }),
+  flow: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#FLOWS`, sk: `FLOW#${flowId}` }),
+  flowRun: (storeId: string, runId: string) => ({ pk: `STORE#${storeId}#RUN#${runId}`, sk: 'RUN' }),
+  flowRunsByFlow: (storeId: string, flowId: string, startedAt: number, runId: string) => ({
+    gsi1pk: `STORE#${storeId}#FLOW#${flowId}#RUNS`,
+    gsi1sk: `${pad(startedAt, 15)}#${runId}`,
+  }),
+  flowRunsByContact: (storeId: string, email: string, startedAt: number, runId: string) => ({
+    gsi2pk: `STORE#${storeId}#CONTACT#${email.toLowerCase()}#RUNS`,
+    gsi2sk: `${pad(startedAt, 15)}#${runId}`,
+  }),
+  /** Re-entry guard: one item per flow and entry key (contact, subject, or contact + cool-down window). */
+  flowEntry: (storeId: string, flowId: string, entryKey: string) => ({
+    pk: `STORE#${storeId}#FLOW#${flowId}#ENTRY#${entryKey}`,
+    sk: 'ENTRY',
+  }),
+  /** Explain: every evaluation of a trigger against a flow, newest last. */
+  flowEvaluations: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#EVAL#${flowId}` }),
+  flowEvaluation: (storeId: string, flowId: string, at: number, triggerId: string) => ({
+    pk: `STORE#${storeId}#EVAL#${flowId}`,
+    sk: `${pad(at, 15)}#${triggerId}`,
+  }),
+  flowEvaluationsByContact: (storeId: string, email: string, at: number, flowId: string, triggerId: string) => ({
+    gsi1pk: `STORE#${storeId}#CONTACT#${email.toLowerCase()}#EVALS`,
+    gsi1sk: `${pad(at, 15)}#${flowId}#${triggerId}`,
+  }),
+  // ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions ──
+  account: (username: string) => ({ pk: `ACCOUNT#${username.toLowerCase()}`, sk: 'ACCOUNT' }),
+  accountsOf: (mainAccountId: string, username: string) => ({
+    gsi1pk: `ACCOUNT-OF#${mainAccountId}`,
+    gsi1sk: username.toLowerCase(),
+  }),
+  oauthLink: (tokenHash: string) => ({ pk: `OAUTH#${tokenHash}`, sk: 'OAUTH' }),
+  session: (sessionHash: string) => ({ pk: `SESSION#${sessionHash}`, sk: 'SESSION' }),
 } as const;
 
 /** Attributes every item carries besides its keys. */

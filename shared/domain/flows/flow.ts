@@ -1,0 +1,84 @@
+/**
+ * Flow definitions: what a store configures in advance ("created and enabled in advance", spec general interface rule 5).
+ * A trigger of the flow's kind starts a run when the entry conditions hold and the re-entry policy allows; the run walks
+ * the ordered steps (wait, email, exit_if). Types only; validation lives with the flows API, evaluation with the engine.
+ */
+import type { FlowKind } from './trigger.ts';
+
+export const CONDITION_OPERATORS = [
+  'equals',
+  'not_equals',
+  'greater_than',
+  'less_than',
+  'contains',
+  'exists',
+  'not_exists',
+] as const;
+export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
+
+/**
+ * One test. `field` is a dotted path rooted at `event` (the trigger's data: order total, status, cart lines…), `contact`
+ * (country, tags, category tags, consent, order count…), `custom` (`flow/notify`'s custom data) or `activity` (what
+ * happened since the trigger, e.g. `activity.order_paid_since_trigger`). The engine documents every field it knows.
+ */
+export interface Condition {
+  readonly field: string;
+  readonly op: ConditionOperator;
+  /** Absent for `exists` / `not_exists`. */
+  readonly value?: string | number | boolean;
+}
+
+/** `all` (and) or `any` (or) over conditions and nested groups. */
+export interface ConditionGroup {
+  readonly match: 'all' | 'any';
+  readonly conditions: readonly (Condition | ConditionGroup)[];
+}
+
+export type ReentryPolicy =
+  /** A contact enters the flow at most once, ever. */
+  | { readonly type: 'once_per_contact' }
+  /** At most one run per subject (a cart, a checkout, an order, a product…). */
+  | { readonly type: 'once_per_subject' }
+  /** A contact may enter again once `seconds` have passed since their last entry. */
+  | { readonly type: 'cooldown'; readonly seconds: number };
+
+/**
+ * Whose email the flow may send. `subscribed` (the default for marketing flows): only contacts whose email consent is
+ * subscribed. `not_unsubscribed`: anyone who has not unsubscribed. `transactional`: messages the customer asked for
+ * (order messages, back-in-stock notices); consent is not required, suppression still applies.
+ */
+export type ConsentRequirement = 'subscribed' | 'not_unsubscribed' | 'transactional';
+
+export type FlowStep =
+  | { readonly type: 'wait'; readonly id: string; readonly seconds: number }
+  | {
+      readonly type: 'email';
+      readonly id: string;
+      readonly from: { readonly email: string; readonly name?: string };
+      readonly replyTo?: string;
+      /** LiquidJS templates (subject, preheader, html, text); at least one of html and text. */
+      readonly subject: string;
+      readonly preheader?: string;
+      readonly html?: string;
+      readonly text?: string;
+    }
+  | { readonly type: 'exit_if'; readonly id: string; readonly condition: ConditionGroup };
+
+export interface Flow {
+  readonly storeId: string;
+  readonly id: string;
+  readonly name: string;
+  readonly trigger: FlowKind;
+  readonly enabled: boolean;
+  /** Absent: every trigger of the kind enters. */
+  readonly entry?: ConditionGroup;
+  readonly reentry: ReentryPolicy;
+  readonly consent: ConsentRequirement;
+  readonly steps: readonly FlowStep[];
+  /** The preset it was created from, if any. */
+  readonly preset?: string;
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly revision: number;
+}
