@@ -145,7 +145,10 @@ export const keys = {
   }),
   sentMessage: (messageId: string) => ({ pk: `MESSAGE#${messageId}`, sk: 'MESSAGE' }),
   senders: (storeId: string) => ({ pk: `STORE#${storeId}#SENDERS` }),
-  sender: (storeId: string, domain: string) => ({ pk: `STORE#${storeId}#SENDERS`, sk: `DOMAIN#${domain.toLowerCase()}` }),
+  sender: (storeId: string, domain: string) => ({
+    pk: `STORE#${storeId}#SENDERS`,
+    sk: `DOMAIN#${domain.toLowerCase()}`,
+  }),
   sendBatch: (storeId: string, batchId: string) => ({ pk: `STORE#${storeId}#SEND#${batchId}`, sk: 'BATCH' }),
   /** A batch's recipients in request order (`index` is the position in `recipients`). */
   sendRecipients: (storeId: string, batchId: string) => ({ pk: `STORE#${storeId}#SEND#${batchId}` }),
