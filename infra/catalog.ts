@@ -226,7 +226,8 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   ),
   // ── Bulk email sending and senders (issue 6) ──
   // ── Email events, unsubscribe and suppression (issue 6) ──
-  // ── Flows (issue 4) ──
+  // ── Flows: definitions and presets (issue 4) ──
+  // ── Flows: engine, runs and explain (issue 4) ──
   // ── OAuth sign-in and back office (issue 7) ──
 ];
 

@@ -356,6 +356,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
         stops.push(() => gateway.close());
         urls[host] = gateway.url;
       }
+      // Links in emails (unsubscribe) and OAuth sign-in links point at these hosts. Handlers read configuration on
+      // first use, i.e. on the first request, after this.
+      process.env[ENV.publicMainUrl] = urls.main;
+      process.env[ENV.publicSendingUrl] = urls.sending;
     }
 
     // Pollers: one per queue function, like Lambda's event source mappings.
