@@ -16,14 +16,26 @@ import { parseArgs } from 'node:util';
 import { RESULTS_DIR } from './lib/profile.ts';
 import { formatNumber, round } from './lib/stats.ts';
 import { type Metric, passes, type Result, type Scenario, type ScenarioOptions } from './scenario.ts';
+import { bundles } from './scenarios/bundles.ts';
 import { exportScenario } from './scenarios/export.ts';
+import { flows } from './scenarios/flows.ts';
 import { importScenario } from './scenarios/import.ts';
 import { ingest } from './scenarios/ingest.ts';
+import { sending } from './scenarios/sending.ts';
 import { webhooks } from './scenarios/webhooks.ts';
 import { worker } from './scenarios/worker.ts';
 
 /** Every scenario, in the order `npm run bench` runs them. */
-const SCENARIOS: readonly Scenario[] = [ingest, worker, webhooks, exportScenario, importScenario];
+const SCENARIOS: readonly Scenario[] = [
+  ingest,
+  worker,
+  webhooks,
+  exportScenario,
+  importScenario,
+  bundles,
+  sending,
+  flows,
+];
 
 const USAGE = `Usage: npm run bench -- [scenario…] [options]
 
@@ -34,7 +46,12 @@ Options:
   --seconds N        length of each measured phase (default 10)
   --count N          a fixed number of requests per measured phase instead of a duration (worker: events queued,
                      default 3000; export: contacts seeded, default 100000; import: lines of the large file,
-                     default 100000, after a file of a tenth of it)
+                     default 20000, after a file of a tenth of it; bundles: module inits timed per function,
+                     default 5; sending: 2,000-recipient sends, default 3; flows: triggers per phase,
+                     default 1000); for every selected scenario
+  --count NAME=N     the same for one scenario only, e.g. --count export=100000 (repeatable)
+  --scenario-limit S stop a scenario that runs longer than S seconds and report it failed (default 300; with
+                     several scenarios only, each runs in its own process)
   --concurrency N    concurrent clients / loops (default 32)
   --stores N         stores to spread the load over (default 32: busy stores, ~20 requests/s each)
   --client K         load generator's HTTP client: http (node:http keep-alive Agent, default) or fetch
@@ -60,7 +77,8 @@ const parse = (argv: string[]) => {
     allowPositionals: true,
     options: {
       seconds: { type: 'string' },
-      count: { type: 'string' },
+      count: { type: 'string', multiple: true },
+      'scenario-limit': { type: 'string' },
       concurrency: { type: 'string' },
       stores: { type: 'string' },
       client: { type: 'string' },
@@ -75,9 +93,22 @@ const parse = (argv: string[]) => {
   if (unknown.length > 0) throw new Error(`Unknown scenario(s): ${unknown.join(', ')}`);
   const client = values.client ?? 'http';
   if (client !== 'http' && client !== 'fetch') throw new Error(`--client must be http or fetch, got "${client}"`);
+  // `--count N` for every scenario, `--count NAME=N` for one (the later wins).
+  const counts = new Map<string, number>();
+  let countAll: number | undefined;
+  for (const raw of values.count ?? []) {
+    const match = /^([a-z-]+)=(.*)$/.exec(raw);
+    if (!match) {
+      countAll = positiveInt('count', raw, 1);
+      continue;
+    }
+    const [, name = '', value] = match;
+    if (!SCENARIOS.some((s) => s.name === name)) throw new Error(`--count ${raw}: unknown scenario "${name}"`);
+    counts.set(name, positiveInt('count', value, 1));
+  }
   const options: ScenarioOptions = {
     seconds: positiveInt('seconds', values.seconds, 10),
-    count: values.count === undefined ? undefined : positiveInt('count', values.count, 1),
+    count: countAll,
     concurrency: positiveInt('concurrency', values.concurrency, 32),
     stores: positiveInt('stores', values.stores, 32),
     client,
@@ -88,7 +119,10 @@ const parse = (argv: string[]) => {
     log: (line) => process.stderr.write(`${line}\n`),
   };
   const selected = positionals.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => positionals.includes(s.name));
-  return { help: values.help, options, selected };
+  /** The options of one scenario: its own `--count`, if given. */
+  const optionsFor = (name: string): ScenarioOptions => ({ ...options, count: counts.get(name) ?? countAll });
+  const limitMs = positiveInt('scenario-limit', values['scenario-limit'], 300) * 1000;
+  return { help: values.help, options, optionsFor, limitMs, selected };
 };
 
 const verdict = (metric: Metric) => {
@@ -132,7 +166,10 @@ const environment = (argv: string[]) => {
   };
 };
 
-type Outcome = { scenario: string; result?: Result; error?: string };
+type Outcome = { scenario: string; result?: Result; error?: string; elapsedMs?: number };
+
+/** Issue 8: every scenario, in one go, within 10 minutes on a 2-core machine. */
+const WHOLE_RUN_TARGET_MS = 10 * 60_000;
 
 /** Set in a scenario's own process: the scenario to run, and the directory it exchanges JSON through. */
 const CHILD_SCENARIO = 'STOREFLOW_BENCH_SCENARIO';
@@ -147,19 +184,33 @@ const runHere = async (scenario: Scenario, options: ScenarioOptions, earlier: Re
   }
 };
 
-/** Runs one scenario in a process of its own (same arguments); its outcome comes back as JSON. */
-const runInChild = async (scenario: Scenario, argv: string[], earlier: Result[]): Promise<Outcome> => {
+/**
+ * Runs one scenario in a process of its own (same arguments); its outcome comes back as JSON. A scenario still running
+ * after `limitMs` is killed with the processes it started (its own process group) and reported failed, so one that
+ * hangs cannot take the whole run's time.
+ */
+const runInChild = async (scenario: Scenario, argv: string[], earlier: Result[], limitMs: number): Promise<Outcome> => {
   const dir = mkdtempSync(join(tmpdir(), 'storeflow-bench-'));
+  let stopped = false;
   try {
     writeFileSync(join(dir, 'earlier.json'), JSON.stringify(earlier));
     const code = await new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, [...process.execArgv, import.meta.filename, ...argv], {
         stdio: ['ignore', 'inherit', 'inherit'],
         env: { ...process.env, [CHILD_SCENARIO]: scenario.name, [CHILD_IO]: dir },
+        detached: true,
       });
+      const timer = setTimeout(() => {
+        stopped = true;
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      }, limitMs);
       child.once('error', reject);
-      child.once('exit', (exitCode) => resolve(exitCode));
+      child.once('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
     });
+    if (stopped) return { scenario: scenario.name, error: `stopped after ${limitMs / 1000} s (--scenario-limit)` };
     try {
       return JSON.parse(readFileSync(join(dir, 'outcome.json'), 'utf8')) as Outcome;
     } catch {
@@ -180,6 +231,60 @@ const runAsChild = async (name: string, options: ScenarioOptions): Promise<numbe
   return 0;
 };
 
+const seconds = (ms: number | undefined) => (ms === undefined ? '' : `${formatNumber(round(ms / 1000, 1))} s`);
+
+/** The whole run: wall time per scenario and in total; against the 10-minute target when every scenario ran. */
+const runTime = (outcomes: Outcome[]) => {
+  const totalMs = outcomes.reduce((t, o) => t + (o.elapsedMs ?? 0), 0);
+  const complete = outcomes.length === SCENARIOS.length;
+  const targeted = outcomes.flatMap(({ scenario, result }) =>
+    (result?.metrics ?? []).flatMap((m) => (m.target ? [{ scenario, metric: m, pass: passes(m) === true }] : [])),
+  );
+  const wholeRunPass = complete ? totalMs <= WHOLE_RUN_TARGET_MS : undefined;
+  return {
+    totalMs,
+    complete,
+    wholeRunPass,
+    targets: targeted.length + (wholeRunPass === undefined ? 0 : 1),
+    failed: [
+      ...targeted.filter((t) => !t.pass).map((t) => `${t.scenario}: ${t.metric.label}`),
+      ...(wholeRunPass === false ? ['every scenario within 10 minutes'] : []),
+    ],
+    scenarioErrors: outcomes.filter((o) => o.error !== undefined).map((o) => o.scenario),
+  };
+};
+
+const summary = (outcomes: Outcome[]) => {
+  const run = runTime(outcomes);
+  const out = [
+    '## Summary',
+    '',
+    `${run.targets - run.failed.length} of ${run.targets} targets met${
+      run.failed.length > 0 ? `; **not met: ${run.failed.join('; ')}**` : ''
+    }${run.scenarioErrors.length > 0 ? `; **scenarios that failed to run: ${run.scenarioErrors.join(', ')}**` : ''}.`,
+    '',
+    '| Scenario | Figure | Value | Target | Result |',
+    '|---|---|---:|---|---|',
+  ];
+  for (const { scenario, result, error } of outcomes) {
+    if (!result) out.push(`| ${scenario} | **did not run to the end** |  |  | ${error ?? ''} |`);
+    for (const m of result?.metrics ?? []) {
+      if (m.target) out.push(`| ${scenario} | ${m.label} | ${valueText(m)} | ${targetText(m)} | ${verdict(m)} |`);
+    }
+  }
+  out.push('', '| Scenario | Wall time |', '|---|---:|');
+  for (const o of outcomes) out.push(`| ${o.scenario} | ${seconds(o.elapsedMs)} |`);
+  out.push(
+    `| **all (target ≤ 600 s${run.complete ? '' : ', when every scenario runs'})** | ${seconds(run.totalMs)}${
+      run.wholeRunPass === undefined ? '' : run.wholeRunPass ? ' PASS' : ' FAIL'
+    } |`,
+    '',
+    'Figures without a target are context: the sections below have them all, with how each was measured.',
+    '',
+  );
+  return out;
+};
+
 const markdown = (env: ReturnType<typeof environment>, outcomes: Outcome[]) => {
   const out = [
     '# Storeflow benchmarks',
@@ -190,6 +295,7 @@ const markdown = (env: ReturnType<typeof environment>, outcomes: Outcome[]) => {
     `- Commit: ${env.commit}`,
     `- Command: \`${env.command}\``,
     '',
+    ...summary(outcomes),
   ];
   for (const outcome of outcomes) {
     const { result } = outcome;
@@ -225,16 +331,18 @@ const main = async () => {
     return 0;
   }
   const child = process.env[CHILD_SCENARIO];
-  if (child !== undefined) return runAsChild(child, parsed.options);
+  if (child !== undefined) return runAsChild(child, parsed.optionsFor(child));
   const env = environment(argv);
   const outcomes: Outcome[] = [];
   for (const scenario of parsed.selected) {
     const earlier = outcomes.flatMap((o) => (o.result ? [o.result] : []));
-    outcomes.push(
+    const began = performance.now();
+    const outcome =
       parsed.selected.length > 1
-        ? await runInChild(scenario, argv, earlier)
-        : await runHere(scenario, parsed.options, earlier),
-    );
+        ? await runInChild(scenario, argv, earlier, parsed.limitMs)
+        : await runHere(scenario, parsed.optionsFor(scenario.name), earlier);
+    outcomes.push({ ...outcome, elapsedMs: performance.now() - began });
+    parsed.options.log(`bench: ${scenario.name} took ${seconds(performance.now() - began)}`);
   }
 
   const rows = outcomes.flatMap(({ scenario, result, error }) =>
@@ -242,7 +350,15 @@ const main = async () => {
       ? result.metrics.map((m) => [`${scenario}: ${m.label}`, valueText(m), targetText(m), verdict(m)])
       : [[`${scenario}: FAILED`, '', '', error ?? '']],
   );
+  const run = runTime(outcomes);
+  rows.push([
+    `all: wall time (${outcomes.map((o) => `${o.scenario} ${seconds(o.elapsedMs)}`).join(', ')})`,
+    seconds(run.totalMs),
+    run.complete ? '≤ 600 s' : '',
+    run.wholeRunPass === undefined ? '' : run.wholeRunPass ? 'PASS' : 'FAIL',
+  ]);
   console.log(`\n${table(['Figure', 'Value', 'Target', 'Result'], rows)}\n`);
+  console.log(`${run.targets - run.failed.length} of ${run.targets} targets met.`);
   for (const { result } of outcomes) for (const note of result?.notes ?? []) console.log(`  - ${note}`);
 
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -250,8 +366,17 @@ const main = async () => {
   const json = {
     ...env,
     options: { ...parsed.options, log: undefined },
-    scenarios: outcomes.map(({ scenario, result, error }) => ({
+    run: {
+      totalSeconds: round(run.totalMs / 1000, 1),
+      everyScenario: run.complete,
+      ...(run.wholeRunPass === undefined ? {} : { targetSeconds: WHOLE_RUN_TARGET_MS / 1000, pass: run.wholeRunPass }),
+      targets: run.targets,
+      targetsNotMet: run.failed,
+      scenariosFailed: run.scenarioErrors,
+    },
+    scenarios: outcomes.map(({ scenario, result, error, elapsedMs }) => ({
       scenario,
+      seconds: round((elapsedMs ?? 0) / 1000, 1),
       ...(error === undefined ? {} : { error }),
       ...(result
         ? {

@@ -4,6 +4,7 @@
  * spec's `{front_test_url}`.
  */
 import { App, type Environment, Tags } from 'aws-cdk-lib';
+import { addNagChecks } from './nag-suppressions.ts';
 import { ServiceStack } from './service-stack.ts';
 import { StatefulStack } from './stateful-stack.ts';
 
@@ -23,6 +24,32 @@ export interface StoreflowStacks {
   readonly stateful: StatefulStack;
   readonly service: ServiceStack;
 }
+
+const contextText = (app: App, key: string): string | undefined => {
+  const value: unknown = app.node.tryGetContext(key);
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+};
+
+/**
+ * What an operator may set per deployment with `-c key=value` (see docs/deploy.md): `alarmEmail`, and custom domains
+ * `certificateArn` with any of `mainDomain`, `frontDomain`, `sendingDomain`.
+ */
+const operatorOptions = (app: App) => {
+  const alarmEmail = contextText(app, 'alarmEmail');
+  const certificateArn = contextText(app, 'certificateArn');
+  const domains = {
+    main: contextText(app, 'mainDomain'),
+    front: contextText(app, 'frontDomain'),
+    sending: contextText(app, 'sendingDomain'),
+  };
+  const named = Object.entries(domains).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  if (named.length > 0 && !certificateArn)
+    throw new Error('Custom domains need -c certificateArn=<ACM certificate ARN>');
+  return {
+    ...(alarmEmail ? { alarmEmail } : {}),
+    ...(certificateArn && named.length > 0 ? { customDomains: { certificateArn, ...Object.fromEntries(named) } } : {}),
+  };
+};
 
 /**
  * Adds one deployment's stacks (`Storeflow-<stage>-Stateful`, `Storeflow-<stage>-Service`) to `app`. Tests call it with
@@ -44,6 +71,7 @@ export const buildApp = (app: App, stageName: unknown): StoreflowStacks => {
   const service = new ServiceStack(app, `${prefix}-Service`, {
     env,
     stage,
+    ...operatorOptions(app),
     description: `Storeflow ${stage}: APIs, queues and functions`,
     table: stateful.table,
     importsBucket: stateful.importsBucket,
@@ -60,5 +88,6 @@ export const buildApp = (app: App, stageName: unknown): StoreflowStacks => {
 // Run by the CDK CLI (`node infra/app.ts`); importing this module (the tests do) builds nothing.
 if (import.meta.main) {
   const app = new App();
-  buildApp(app, app.node.tryGetContext('stage'));
+  // cdk-nag runs in every synth; the findings it accepts, with their reasons, are in nag-suppressions.ts.
+  addNagChecks(app, [buildApp(app, app.node.tryGetContext('stage'))]);
 }

@@ -107,6 +107,10 @@ export interface Uses {
   readonly mailer?: boolean;
   /** Creates and reads SES email identities (sending domains with Easy DKIM). */
   readonly sesIdentities?: boolean;
+  /** Knows the main host's public base URL (env `PUBLIC_MAIN_URL`: links to OAuth sign-in, the back office). */
+  readonly publicMainUrl?: boolean;
+  /** Knows every host's public base URL (env `PUBLIC_MAIN_URL`, `PUBLIC_FRONT_URL`, `PUBLIC_SENDING_URL`). */
+  readonly publicUrls?: boolean;
 }
 
 interface FunctionBase {
@@ -206,10 +210,15 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   consumer(
     'ingest-worker',
     'ingest',
-    { table: 'readWrite', scheduler: true, sendTo: ['webhooks'] },
+    { table: 'readWrite', scheduler: true, sendTo: ['webhooks', 'flows'] },
     { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 },
   ),
-  consumer('timer-worker', 'timers', { table: 'readWrite' }, { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 }),
+  consumer(
+    'timer-worker',
+    'timers',
+    { table: 'readWrite', sendTo: ['flows'] },
+    { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 },
+  ),
   // Lambda's longest run; a longer import continues in a new message from where it stopped.
   consumer(
     'import-worker',
@@ -225,10 +234,87 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     { timeoutSeconds: 110, memoryMb: 256, batchSize: 10 },
   ),
   // ── Bulk email sending and senders (issue 6) ──
+  // Sending domains (main host): management style, rate-limited per store in the table; SES identity calls but list.
+  route('senders-create', ['POST', 'main', '/api/v1/senders'], { table: 'readWrite', sesIdentities: true }),
+  route('senders-list', ['GET', 'main', '/api/v1/senders'], { table: 'readWrite' }),
+  route('senders-get', ['GET', 'main', '/api/v1/senders/{domain}'], { table: 'readWrite', sesIdentities: true }),
+  route('senders-delete', ['DELETE', 'main', '/api/v1/senders/{domain}'], { table: 'readWrite', sesIdentities: true }),
+  // 2,000 recipients: validation, a suppression read and ~80 batch writes; a pending from domain is re-read from SES.
+  route(
+    'sending-create',
+    ['POST', 'sending', '/api/v1/sending'],
+    { table: 'readWrite', sendTo: ['sends'], sesIdentities: true },
+    { timeoutSeconds: 29, memoryMb: 1024 },
+  ),
+  route(
+    'sending-get',
+    ['GET', 'sending', '/api/v1/sending/{id}'],
+    { table: 'readWrite' },
+    { timeoutSeconds: 29, memoryMb: 512 },
+  ),
+  // Five chunks of 50 in parallel; a chunk waits at most ~20 s for its send slots (else it is re-queued), so 60 s is
+  // ample, and the chunk lease (90 s) stays under the queue's visibility timeout (180 s). Unsubscribe links are signed
+  // with a key derived from the master key; re-queued chunks go back to `sends`.
+  consumer(
+    'send-worker',
+    'sends',
+    { table: 'readWrite', sendTo: ['sends'], mailer: true, masterKey: true },
+    { timeoutSeconds: 60, memoryMb: 512, batchSize: 5 },
+  ),
   // ── Email events, unsubscribe and suppression (issue 6) ──
+  // Ten SES events, each a few reads and writes and at most a webhook to queue, fit well within 30 s.
+  consumer(
+    'email-events-worker',
+    'emailEvents',
+    { table: 'readWrite', sendTo: ['webhooks'] },
+    { timeoutSeconds: 30, memoryMb: 256, batchSize: 10 },
+  ),
+  // Public (the link in every email): the token is the credential. GET only shows a page, so it only reads.
+  route('unsubscribe-page', ['GET', 'sending', '/unsubscribe/{token}'], { table: 'read', masterKey: true }),
+  route('unsubscribe', ['POST', 'sending', '/unsubscribe/{token}'], {
+    table: 'readWrite',
+    masterKey: true,
+    sendTo: ['webhooks'],
+  }),
   // ── Flows: definitions and presets (issue 4) ──
+  // Like webhook management, the routes rate-limit per store in the table, so each writes it. `presets` is declared
+  // before `{flowId}`: API Gateway prefers the literal path anyway; the local gateway takes the first match.
+  route('flow-presets', ['GET', 'main', '/api/v1/flows/presets'], { table: 'readWrite' }),
+  route('flows-create', ['POST', 'main', '/api/v1/flows'], { table: 'readWrite' }),
+  route('flows-list', ['GET', 'main', '/api/v1/flows'], { table: 'readWrite' }),
+  route('flows-get', ['GET', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+  route('flows-update', ['PUT', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+  route('flows-delete', ['DELETE', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
   // ── Flows: engine, runs and explain (issue 4) ──
+  // Ten messages, each a few reads and writes and at most one SES call, in parallel. The timeout stays well under the
+  // engine's email-claim takeover (150 s), itself under the queue's visibility timeout (180 s).
+  consumer(
+    'flow-worker',
+    'flows',
+    { table: 'readWrite', scheduler: true, mailer: true, masterKey: true },
+    { timeoutSeconds: 60, memoryMb: 512, batchSize: 10 },
+  ),
+  // Explain: the flows API's rate limit counts in the table, so the reads write too.
+  route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], { table: 'readWrite' }),
+  route('flow-activity', ['GET', 'main', '/api/v1/flow-activity'], { table: 'readWrite' }),
   // ── OAuth sign-in and back office (issue 7) ──
+  // scrypt (32 MiB, CPU-bound): Lambda's CPU share grows with memory, so more memory makes a sign-in faster.
+  route(
+    'oauth-sign-in',
+    ['POST', 'main', '/api/v1/oauth'],
+    { table: 'readWrite' },
+    { timeoutSeconds: 10, memoryMb: 1024 },
+  ),
+  // Browser pages: no store key; the link token or the session cookie is the credential.
+  route('oauth-callback', ['GET', 'main', '/oauth/callback'], { table: 'readWrite' }),
+  route('back-office', ['GET', 'main', '/back-office'], { table: 'read' }),
+  route('back-office-sign-out', ['POST', 'main', '/back-office/sign-out'], { table: 'readWrite' }),
+  // ── API description (issue 9) ──
+  // Public and the same on every host: generated from this catalog on first request, touches nothing.
+  {
+    ...route('openapi-document', ['GET', 'main', '/api/v1/openapi.json'], { publicUrls: true }),
+    routes: HOSTS.map((host) => ({ host, method: 'GET', path: '/api/v1/openapi.json' }) as const),
+  },
 ];
 
 export const httpFunctions = (): HttpFunction[] => FUNCTIONS.filter((f): f is HttpFunction => f.kind === 'http');

@@ -1,6 +1,7 @@
 /**
- * The admin command: `npm run admin -- store create --name "My Shop" [--type direct|platform]`,
- * `store rotate-key --store <storeId>`, `store list`.
+ * The admin command: `npm run admin -- store create --name "My Shop" [--type direct|platform] [--account <mainId>]`,
+ * `store rotate-key --store <storeId>`, `store list`, and the back-office accounts (`account …`, see USAGE and
+ * docs/oauth.md).
  *
  * Target: a deployed stack when `TABLE_NAME` and `MASTER_KEY_SECRET_ID` are set (the Service stack's outputs
  * `TableName` and `MasterKeySecretArn`, with AWS credentials and region as usual); otherwise the local stack under
@@ -9,15 +10,29 @@
 import { parseArgs } from 'node:util';
 import { MASTER_KEY_SECRET_ID, REGION, startLocalRuntime, TABLE_NAME } from '../infra/local/runtime.ts';
 import { isRunning, LOCAL_DIR, readStackFile } from '../infra/local/stack-file.ts';
+import { accountAdminDeps } from '../shared/adapters/accounts.ts';
 import { storeAdminDeps } from '../shared/adapters/store-admin.ts';
 import { ENV } from '../shared/config.ts';
+import {
+  createMainAccount,
+  createSubAccount,
+  findMainAccount,
+  linkStore,
+  listAccounts,
+  setSubAccountPassword,
+} from '../shared/domain/accounts/manage-accounts.ts';
 import { createStore, rotateStoreKey } from '../shared/domain/stores/manage-stores.ts';
 import { STORE_TYPES, type StoreType } from '../shared/domain/stores/store.ts';
 
 const USAGE = `Usage:
-  npm run admin -- store create --name <name> [--type direct|platform]
+  npm run admin -- store create --name <name> [--type direct|platform] [--account <mainAccountId>]
   npm run admin -- store rotate-key --store <storeId>
-  npm run admin -- store list`;
+  npm run admin -- store list
+  npm run admin -- account create-main --name <name>
+  npm run admin -- account link-store --main <mainAccountId> --store <storeId>
+  npm run admin -- account create-sub --main <mainAccountId> --username <username> [--password-stdin] [--stores <storeId,…>]
+  npm run admin -- account set-password --username <username> [--password-stdin]
+  npm run admin -- account list`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -25,6 +40,11 @@ const { values, positionals } = parseArgs({
     name: { type: 'string' },
     type: { type: 'string', default: 'direct' },
     store: { type: 'string' },
+    account: { type: 'string' },
+    main: { type: 'string' },
+    username: { type: 'string' },
+    stores: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -56,16 +76,26 @@ const connect = async (): Promise<() => Promise<void>> => {
 
 const run = async () => {
   const [subject, action] = positionals;
-  if (values.help || subject !== 'store' || !action) fail(values.help ? '' : 'Unknown command.');
+  if (values.help || (subject !== 'store' && subject !== 'account') || !action) {
+    fail(values.help ? '' : 'Unknown command.');
+  }
+  const password = values['password-stdin'] ? await passwordFromStdin() : undefined;
   const release = await connect();
   try {
+    if (subject === 'account') {
+      await runAccount(action as string, password);
+      return;
+    }
     const deps = storeAdminDeps();
     if (action === 'create') {
       const name = values.name ?? fail('--name is required');
       const type = values.type as StoreType;
       if (!STORE_TYPES.includes(type)) fail(`--type must be one of ${STORE_TYPES.join(', ')}`);
-      const { store, apiKey } = await createStore(deps, { name, type });
+      const mainAccountId = values.account;
+      if (mainAccountId !== undefined) await findMainAccount(accountAdminDeps(), mainAccountId);
+      const { store, apiKey } = await createStore(deps, { name, type, ...(mainAccountId ? { mainAccountId } : {}) });
       console.log(`Created store "${store.name}" (${store.type})\n  storeId  ${store.storeId}\n  API key  ${apiKey}`);
+      if (mainAccountId) console.log(`  owner    ${mainAccountId}`);
       console.log('The key is shown once; keep it secret. `store rotate-key` replaces it.');
     } else if (action === 'rotate-key') {
       const storeId = values.store ?? fail('--store is required');
@@ -84,6 +114,69 @@ const run = async () => {
     await release();
   }
 };
+
+/** The whole of stdin, less one trailing newline (`echo "$PASSWORD" | …` adds one). */
+async function passwordFromStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+const showPassword = (generated: string | undefined) => {
+  if (generated === undefined) return;
+  console.log(
+    `  password  ${generated}\nThe password is shown once; keep it secret. \`account set-password\` replaces it.`,
+  );
+};
+
+async function runAccount(action: string, password: string | undefined) {
+  const deps = accountAdminDeps();
+  if (action === 'create-main') {
+    const name = values.name ?? fail('--name is required');
+    const main = await createMainAccount(deps, { name });
+    console.log(`Created main account "${main.name}"\n  mainAccountId  ${main.mainAccountId}`);
+  } else if (action === 'link-store') {
+    const mainAccountId = values.main ?? fail('--main is required');
+    const storeId = values.store ?? fail('--store is required');
+    await linkStore(deps, { mainAccountId, storeId });
+    console.log(`Store ${storeId} now belongs to main account ${mainAccountId}`);
+  } else if (action === 'create-sub') {
+    const mainAccountId = values.main ?? fail('--main is required');
+    const username = values.username ?? fail('--username is required');
+    const stores = values.stores?.split(',');
+    const { account, generatedPassword } = await createSubAccount(deps, {
+      mainAccountId,
+      username,
+      ...(password === undefined ? {} : { password }),
+      ...(stores === undefined ? {} : { stores }),
+    });
+    const access = account.stores === 'all' ? 'all stores of the main account' : account.stores.join(', ');
+    console.log(
+      `Created sub-account of ${account.mainAccountId}\n  username  ${account.username}\n  stores    ${access}`,
+    );
+    showPassword(generatedPassword);
+  } else if (action === 'set-password') {
+    const username = values.username ?? fail('--username is required');
+    const { generatedPassword } = await setSubAccountPassword(deps, {
+      username,
+      ...(password === undefined ? {} : { password }),
+    });
+    console.log(`New password set for ${username.trim().toLowerCase()}`);
+    showPassword(generatedPassword);
+  } else if (action === 'list') {
+    for (const { main, stores, subAccounts } of await listAccounts(deps)) {
+      console.log(`${main.mainAccountId}  ${new Date(main.createdAt).toISOString()}  ${main.name}`);
+      for (const store of stores) console.log(`  store  ${store.storeId}  ${store.name}`);
+      for (const sub of subAccounts) {
+        console.log(`  sub    ${sub.username}  ${sub.stores === 'all' ? 'all stores' : sub.stores.join(',')}`);
+      }
+    }
+  } else {
+    fail(`Unknown action "${action}".`);
+  }
+}
 
 run().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);

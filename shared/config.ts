@@ -29,6 +29,7 @@ export const ENV = {
   sesSendRatePerSecond: 'SES_SEND_RATE_PER_SECOND',
   publicMainUrl: 'PUBLIC_MAIN_URL',
   publicSendingUrl: 'PUBLIC_SENDING_URL',
+  publicFrontUrl: 'PUBLIC_FRONT_URL',
 } as const;
 
 const intFromString = (fallback: number) =>
@@ -58,6 +59,7 @@ const ConfigSchema = v.object({
   [ENV.sesSendRatePerSecond]: intFromString(14),
   [ENV.publicMainUrl]: v.optional(v.string()),
   [ENV.publicSendingUrl]: v.optional(v.string()),
+  [ENV.publicFrontUrl]: v.optional(v.string()),
 });
 
 export interface Config {
@@ -103,6 +105,8 @@ export interface Config {
   readonly publicMainUrl: string | undefined;
   /** Public base URL of the sending host (unsubscribe links in every email). */
   readonly publicSendingUrl: string | undefined;
+  /** Public base URL of the front host (the served API description names it). */
+  readonly publicFrontUrl: string | undefined;
 }
 
 let cached: Config | undefined;
@@ -140,6 +144,7 @@ export const config = (): Config => {
     sesSendRatePerSecond: env[ENV.sesSendRatePerSecond],
     publicMainUrl: env[ENV.publicMainUrl],
     publicSendingUrl: env[ENV.publicSendingUrl],
+    publicFrontUrl: env[ENV.publicFrontUrl],
   };
   return cached;
 };

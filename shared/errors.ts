@@ -6,6 +6,7 @@
 export type ErrorKind =
   | 'validation'
   | 'unauthorized'
+  | 'forbidden'
   | 'rate_limited'
   | 'payload_too_large'
   | 'not_found'
@@ -28,6 +29,8 @@ export class AppError extends Error {
 export const validationError = (message: string) => new AppError('validation', message);
 export const unauthorized = (message = 'Invalid or missing X-Service-Access-Token') =>
   new AppError('unauthorized', message);
+/** The caller is known but may not do this (e.g. a sub-account signing in through another main account's store). */
+export const forbidden = (message: string) => new AppError('forbidden', message);
 export const rateLimited = (retryAfterSeconds: number, message = 'Too many requests') =>
   new AppError('rate_limited', message, { retryAfterSeconds });
 export const payloadTooLarge = (limitBytes: number) =>
@@ -39,6 +42,31 @@ export const conflict = (message: string) => new AppError('conflict', message);
 export const unavailable = (message: string, cause?: unknown) => new AppError('unavailable', message, { cause });
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+const THROTTLING_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'Throttling',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'LimitExceededException',
+  'SlowDown',
+  'ServiceUnavailable',
+  'InternalServerError',
+]);
+
+/**
+ * A dependency's failure that a later retry may not meet (throttling, 5xx, or what the AWS SDK marks `$retryable`) after
+ * the SDK's own retries gave up. Duck-typed so the HTTP layer needs no SDK import: callers are answered 503, "retry".
+ */
+export const isTransientDependencyError = (error: unknown): boolean => {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { name?: unknown; $retryable?: unknown; $metadata?: { httpStatusCode?: unknown } };
+  if (typeof e.name === 'string' && THROTTLING_NAMES.has(e.name)) return true;
+  if (e.$retryable !== undefined && e.$retryable !== null) return true;
+  const status = e.$metadata?.httpStatusCode;
+  return typeof status === 'number' && status >= 500;
+};
 
 /** Thrown by a queue record handler for input that no retry can fix: logged and acknowledged, never retried. */
 export class PermanentError extends Error {

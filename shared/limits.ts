@@ -7,6 +7,10 @@ export const LIMITS = {
    * above what configuring subscriptions needs and keeps a runaway script from hammering the table.
    */
   webhookManagementPerSecond: 10,
+  /** Flow definitions per store: far more than any store's automations, small enough to list and evaluate in one read. */
+  flowsPerStore: 100,
+  /** Flow management calls per second per store (the webhook management interface's pace). */
+  flowManagementPerSecond: 10,
   /** Contact export: the spec advises a gap of at least 1 second between requests; faster is answered 429. */
   exportPerSecond: 1,
 } as const;

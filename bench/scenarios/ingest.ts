@@ -151,7 +151,7 @@ const breakdown = async (options: ScenarioOptions) => {
   );
   const record = await runLoops(
     async (n) => {
-      if (!(await events.record(accepted(n)))) throw new Error('duplicate');
+      if (!(await events.record(accepted(n), 'bench'))) throw new Error('duplicate');
     },
     loopOptions(options, seconds, 'ingest-breakdown-record'),
   );

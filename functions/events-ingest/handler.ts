@@ -1,15 +1,16 @@
 /** `POST {base_url}/api/v1/events`: the general event interface (spec "General event interface"). */
 import { ingestDeps } from '../../shared/adapters/ingest.ts';
-import { parseGeneralEvent } from '../../shared/domain/events/envelope.ts';
+import { type GeneralEnvelope, parseGeneralEvent } from '../../shared/domain/events/envelope.ts';
 import { acceptEvent } from '../../shared/domain/ingest/accept-event.ts';
+import { countingRejections, countOutcome } from '../../shared/http/event-metrics.ts';
 import { eventsReply } from '../../shared/http/responses.ts';
 import { httpRoute } from '../../shared/http/route.ts';
 
-export const handler = httpRoute({
+export const handler = httpRoute<GeneralEnvelope>({
   api: 'events',
-  parseBody: parseGeneralEvent,
+  parseBody: countingRejections('general', parseGeneralEvent),
   handle: async ({ store, body }) =>
-    (await acceptEvent(ingestDeps(), store, 'general', body)) === 'accepted'
+    countOutcome('general', await acceptEvent(ingestDeps(), store, 'general', body)) === 'accepted'
       ? eventsReply.accepted()
       : eventsReply.duplicate(),
 });

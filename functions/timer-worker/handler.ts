@@ -1,4 +1,7 @@
-/** Consumes the timers queue (fired Scheduler schedules): abandoned-cart and checkout-recovery checks. */
+/**
+ * Consumes the timers queue (fired Scheduler schedules): abandoned-cart and checkout-recovery checks, and flow waits
+ * (handed to the flows queue).
+ */
 import { fireTimerDeps } from '../../shared/adapters/ingest.ts';
 import { fireTimer } from '../../shared/domain/timers/fire-timer.ts';
 import { parseTimerMessage } from '../../shared/domain/timers/timer-message.ts';
@@ -9,6 +12,7 @@ export const handler = queueWorker({
   parse: parseTimerMessage,
   handle: async (timer) => {
     const outcome = await fireTimer(fireTimerDeps(), timer);
-    logger.info('Timer fired', { storeId: timer.storeId, timer: timer.kind, token: timer.token, ...outcome });
+    const subject = timer.kind === 'flow' ? { runId: timer.runId, step: timer.step } : { token: timer.token };
+    logger.info('Timer fired', { storeId: timer.storeId, timer: timer.kind, ...subject, ...outcome });
   },
 });

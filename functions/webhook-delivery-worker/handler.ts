@@ -8,7 +8,7 @@ import { deliverDeps } from '../../shared/adapters/webhooks.ts';
 import { required } from '../../shared/config.ts';
 import { deliver } from '../../shared/domain/webhooks/deliver.ts';
 import { parseDeliveryMessage } from '../../shared/domain/webhooks/delivery-message.ts';
-import { logger } from '../../shared/observability.ts';
+import { BUSINESS_METRICS, logger, metrics } from '../../shared/observability.ts';
 import { queueWorker } from '../../shared/queue/batch.ts';
 
 export const handler = queueWorker({
@@ -17,6 +17,11 @@ export const handler = queueWorker({
     const attempt = Number(record.attributes.ApproximateReceiveCount);
     const outcome = await deliver(deliverDeps(), message, attempt);
     logger.info('Webhook delivery attempt', { ...message, attempt, ...outcome });
+    // Skipped and cancelled deliveries made no attempt; a retry or the last failure did, and failed.
+    const attempted = 'retryInSeconds' in outcome || outcome.done === 'delivered' || outcome.done === 'failed';
+    if (attempted) metrics.count(BUSINESS_METRICS.webhookAttempts);
+    if ('retryInSeconds' in outcome || outcome.done === 'failed') metrics.count(BUSINESS_METRICS.webhookFailures);
+    if ('done' in outcome && outcome.done === 'failed') metrics.count(BUSINESS_METRICS.webhookExhausted);
     if ('retryInSeconds' in outcome) await holdBack(required('webhookQueueUrl'), record, outcome.retryInSeconds);
     // After the last attempt, make it visible at once so the redrive moves it to the DLQ now.
     else if (outcome.done === 'failed') await holdBack(required('webhookQueueUrl'), record, 0);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,6 +11,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../shared/config.ts';
+import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../bundling.ts';
 import type { Uses } from '../catalog.ts';
 
 /** Repository root: catalog entries are relative to it, and it holds the lockfile esbuild resolves from. */
@@ -27,7 +28,7 @@ export type BindableTable = Pick<ITableV2, 'tableName' | 'grantReadData' | 'gran
 /** A queue a function can send to. */
 export type BindableQueue = Pick<IQueue, 'queueUrl' | 'grantSendMessages'>;
 /** A bucket a function can be bound to. */
-export type BindableBucket = Pick<IBucket, 'bucketName' | 'grantPut' | 'grantRead'>;
+export type BindableBucket = Pick<IBucket, 'bucketName' | 'bucketArn' | 'arnForObjects'>;
 /** A secret a function can read. */
 export type BindableSecret = Pick<ISecret, 'secretArn' | 'grantRead'>;
 
@@ -37,6 +38,12 @@ export interface SchedulerBinding {
   readonly groupArn: string;
   readonly role: IRole;
   readonly queueArn: string;
+}
+
+/** What sending functions are bound to: the stage's SES configuration set and the sending host's public URL. */
+export interface MailBinding {
+  readonly configurationSetName: string;
+  readonly sendingUrl: string;
 }
 
 /** Properties of a {@link ServiceFunction}. */
@@ -61,6 +68,8 @@ export interface ServiceFunctionProps {
 export class ServiceFunction extends Construct {
   readonly lambda: NodejsFunction;
   readonly logGroup: LogGroup;
+  /** The function's own execution role: it may write its log group and what the binding helpers grant, nothing else. */
+  readonly role: Role;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -71,6 +80,13 @@ export class ServiceFunction extends Construct {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
     });
+
+    // Instead of the default role's AWSLambdaBasicExecutionRole (create any log group, write to any): this log group.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Storeflow ${props.name} (${props.stage})`,
+    });
+    this.logGroup.grantWrite(this.role);
 
     this.lambda = new NodejsFunction(this, 'Function', {
       description: `Storeflow ${props.name} (${props.stage})`,
@@ -84,28 +100,15 @@ export class ServiceFunction extends Construct {
       timeout: props.timeout,
       memorySize: props.memorySize,
       logGroup: this.logGroup,
+      role: this.role,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
         POWERTOOLS_SERVICE_NAME: 'storeflow',
         POWERTOOLS_LOG_LEVEL: 'INFO',
         [ENV.stage]: props.stage,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        // Prefer the ESM builds of dependencies (the AWS SDK ships both) so esbuild can tree-shake them.
-        mainFields: ['module', 'main'],
-        // Bundled CommonJS dependencies still call require(); ESM has none, so recreate it at the top of the bundle.
-        banner:
-          "import { createRequire as topLevelCreateRequire } from 'node:module';const require = topLevelCreateRequire(import.meta.url);",
-        minify: true,
-        sourceMap: true,
-        // Mappings are enough for readable stack traces; embedding the sources would only grow the package.
-        sourcesContent: false,
-        // Bundle @aws-sdk/* rather than use the runtime's copy: the lockfile then pins the SDK version that runs,
-        // the same one the tests and the local runtime use.
-        bundleAwsSDK: true,
-      },
+      // The settings (and why) are in infra/bundling.ts, shared with the bundle benchmark that measures them.
+      bundling: { ...LAMBDA_BUNDLING, format: OutputFormat.ESM, mainFields: [...LAMBDA_BUNDLING.mainFields] },
     });
   }
 
@@ -144,10 +147,19 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** Grants the imports bucket (`write`: put objects, which also signs upload URLs; `read`: get) and sets its name. */
+  /**
+   * Grants the imports bucket and sets its name. `write`: PutObject (also what an upload URL it signs needs); `read`:
+   * GetObject, and ListBucket so that a missing upload answers 404 NotFound rather than 403 (`exists()` relies on it).
+   * Explicit actions rather than `grantPut`/`grantRead`, whose `s3:Abort*`, `s3:GetBucket*`, `s3:List*` are more.
+   */
   useImportsBucket(bucket: BindableBucket, access: 'read' | 'write'): this {
-    if (access === 'write') bucket.grantPut(this.lambda);
-    else bucket.grantRead(this.lambda);
+    const objects = bucket.arnForObjects('*');
+    if (access === 'write') {
+      this.lambda.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
+    } else {
+      this.lambda.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
+      this.lambda.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    }
     this.lambda.addEnvironment(ENV.importsBucket, bucket.bucketName);
     return this;
   }
@@ -156,6 +168,52 @@ export class ServiceFunction extends Construct {
   readSecret(secret: BindableSecret, idEnv: string = ENV.masterKeySecretId): this {
     secret.grantRead(this.lambda);
     this.lambda.addEnvironment(idEnv, secret.secretArn);
+    return this;
+  }
+
+  /**
+   * Lets the function send email through SES (SESv2 `SendEmail`, `SendBulkEmail`) from the account's identities and
+   * with the stage's configuration set only (SES authorizes a send against both), and sets `SES_CONFIGURATION_SET`
+   * and `PUBLIC_SENDING_URL` (unsubscribe links point at the sending host).
+   */
+  useMailer(mail: MailBinding): this {
+    const stack = Stack.of(this);
+    this.lambda.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail', 'ses:SendBulkEmail'],
+        resources: [
+          stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
+          stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: mail.configurationSetName }),
+        ],
+      }),
+    );
+    this.lambda.addEnvironment(ENV.sesConfigurationSet, mail.configurationSetName);
+    this.lambda.addEnvironment(ENV.publicSendingUrl, mail.sendingUrl);
+    return this;
+  }
+
+  /** Lets the function register, read and remove SES email identities (sending domains). */
+  useSesIdentities(): this {
+    this.lambda.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:CreateEmailIdentity', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity'],
+        resources: [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+      }),
+    );
+    return this;
+  }
+
+  /** Sets `PUBLIC_MAIN_URL`, `PUBLIC_FRONT_URL` and `PUBLIC_SENDING_URL`: every host's public base URL. */
+  usePublicUrls(urls: { readonly main: string; readonly front: string; readonly sending: string }): this {
+    this.lambda.addEnvironment(ENV.publicMainUrl, urls.main);
+    this.lambda.addEnvironment(ENV.publicFrontUrl, urls.front);
+    this.lambda.addEnvironment(ENV.publicSendingUrl, urls.sending);
+    return this;
+  }
+
+  /** Sets `PUBLIC_MAIN_URL`, the main host's public base URL. */
+  usePublicMainUrl(url: string): this {
+    this.lambda.addEnvironment(ENV.publicMainUrl, url);
     return this;
   }
 }

@@ -52,6 +52,15 @@ const compile = (route: GatewayRoute): CompiledRoute => {
 
 const TEXT_TYPES = /^(application\/(json|x-www-form-urlencoded|xml)|text\/)/i;
 
+/** A path parameter decoded; a malformed `%` sequence is handed over as sent, for the handler to refuse (not a 500). */
+const decodePathSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
 const toEvent = (request: IncomingMessage, body: Buffer, route: CompiledRoute, match: RegExpExecArray, url: URL) => {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
@@ -91,7 +100,7 @@ const toEvent = (request: IncomingMessage, body: Buffer, route: CompiledRoute, m
   if (Object.keys(query).length > 0) event.queryStringParameters = query;
   if (route.params.length > 0) {
     event.pathParameters = Object.fromEntries(
-      route.params.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]),
+      route.params.map((name, i) => [name, decodePathSegment(match[i + 1] ?? '')]),
     );
   }
   if (body.length > 0) event.body = isText ? body.toString('utf8') : body.toString('base64');

@@ -16,13 +16,17 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import sesLocalModule from 'aws-ses-v2-local';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
+import { dynamoSentMessages } from '../../shared/adapters/dynamodb/email.repositories.ts';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamodb/table-schema.ts';
 import { ENV } from '../../shared/config.ts';
 import { FUNCTIONS, HOSTS, type Host, QUEUES, type QueueName, type QueueSpec } from '../catalog.ts';
 import { LocalClock } from './clock.ts';
 import { startAwsEmulators } from './emulators/server.ts';
+import { deliverySimulator, emailEventSimulator, sqsEventPublisher } from './emulators/ses-events.ts';
+import { type LocalIdentityStatus, type SentListener, startSesProxy } from './emulators/ses-proxy.ts';
 import { type Gateway, type GatewayRoute, type HttpLambda, type LocalRouteHandler, startGateway } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { localRouter } from './local-routes.ts';
 import { type Poller, type QueueLambda, startPoller } from './poller.ts';
 
 // aws-ses-v2-local is CommonJS with `exports.default`: under Node's ESM that default sits one level down, while loaders
@@ -68,6 +72,12 @@ export interface LocalRuntimeOptions {
   readonly pollers?: boolean;
   /** Powertools log level for the handlers (default WARN: the runtime prints its own summary). */
   readonly logLevel?: string;
+  /**
+   * Visibility timeouts (seconds) instead of the catalog's, per queue: the kill-restart test shortens how long work in
+   * flight at a crash stays invisible. Give the same values at every start on one state directory (SQS refuses to
+   * re-create a queue with different attributes).
+   */
+  readonly visibilityTimeoutSeconds?: Partial<Record<QueueName, number>>;
 }
 
 export interface LocalRuntime {
@@ -82,6 +92,17 @@ export interface LocalRuntime {
   advanceClock(seconds: number): Promise<{ offsetSeconds: number; fired: number }>;
   /** DynamoDB operations served so far, by operation name (`PutItem`, `UpdateItem`, …). */
   dynamodbCalls(): Record<string, number>;
+  /** SES operations served so far, by operation name (`SendBulkEmail`, `SendEmail`, `CreateEmailIdentity`, …). */
+  sesCalls(): Record<string, number>;
+  /**
+   * The local SES front (`infra/local/emulators/ses-proxy.ts`): `onSent(listener)` is called after every successful
+   * SendEmail / SendBulkEmail with the mails SES accepted; it returns an unsubscribe function. `setIdentityStatus`
+   * makes an identity report `pending` or `failed` instead of the local default, `verified` (a test aid).
+   */
+  readonly ses: {
+    onSent(listener: SentListener): () => void;
+    setIdentityStatus(identity: string, status: LocalIdentityStatus): void;
+  };
   /** Pauses or resumes every queue poller (benchmarks isolate the API path with it). */
   setPollersPaused(paused: boolean): void;
   stop(): Promise<void>;
@@ -158,7 +179,11 @@ const ensureTable = async (client: DynamoDBClient) => {
 const onEndpoint = (queueUrl: string | undefined, endpoint: string): string =>
   (queueUrl ?? '').replace(/^https?:\/\/[^/]+/, endpoint);
 
-const ensureQueues = async (client: SQSClient, endpoint: string) => {
+const ensureQueues = async (
+  client: SQSClient,
+  endpoint: string,
+  visibility: Partial<Record<QueueName, number>> = {},
+) => {
   const urls = {} as Record<QueueName, string>;
   const dlqs = {} as Record<QueueName, string>;
   const arns = {} as Record<QueueName, string>;
@@ -180,7 +205,7 @@ const ensureQueues = async (client: SQSClient, endpoint: string) => {
         QueueName: `storeflow-${name}${suffix}`,
         Attributes: {
           ...fifo,
-          VisibilityTimeout: String(spec.visibilityTimeoutSeconds),
+          VisibilityTimeout: String(visibility[name] ?? spec.visibilityTimeoutSeconds),
           RedrivePolicy: JSON.stringify({
             deadLetterTargetArn: Attributes?.QueueArn,
             maxReceiveCount: spec.maxReceiveCount,
@@ -202,15 +227,6 @@ const loadHandler = async <T>(entry: string): Promise<T> => {
   const module = (await import(pathToFileURL(join(ROOT, entry)).href)) as { handler?: T };
   if (!module.handler) throw new Error(`${entry} exports no handler`);
   return module.handler;
-};
-
-const readJson = (body: Buffer): Record<string, unknown> | undefined => {
-  try {
-    const value: unknown = JSON.parse(body.toString('utf8') || '{}');
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 };
 
 export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Promise<LocalRuntime> => {
@@ -255,6 +271,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     const mailServer = await startSesLocal({ host: '127.0.0.1', port: port('mail') });
     stops.push(() => closeServer(mailServer));
     const mailUrl = `http://127.0.0.1:${(mailServer.address() as AddressInfo).port}`;
+    // The SESv2 endpoint handlers use: answers the identity API (which aws-ses-v2-local lacks), forwards the rest.
+    const sesProxy = await startSesProxy({ upstream: mailUrl, ...(dataDir ? { dataDir } : {}) });
+    stops.push(() => sesProxy.stop());
 
     // Scheduler and Secrets Manager (in repo). The time advanced so far (reported by /_local/clock/advance, kept across restarts). The Scheduler itself runs on
     // the wall clock, as the handlers do; advancing makes the time pass for the schedules pending at that moment.
@@ -279,7 +298,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       AWS_ENDPOINT_URL_SQS: sqsUrl,
       AWS_ENDPOINT_URL_SNS: sqsUrl,
       AWS_ENDPOINT_URL_S3: sqsUrl,
-      AWS_ENDPOINT_URL_SESV2: mailUrl,
+      AWS_ENDPOINT_URL_SESV2: sesProxy.url,
       AWS_ENDPOINT_URL_SCHEDULER: emulators.url,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: emulators.url,
       POWERTOOLS_SERVICE_NAME: 'storeflow',
@@ -293,6 +312,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       [ENV.s3ForcePathStyle]: 'true',
       // A developer receives webhooks on the laptop (http://127.0.0.1:…); deployed stages never allow this.
       [ENV.webhookAllowPrivateUrls]: process.env[ENV.webhookAllowPrivateUrls] ?? 'true',
+      // The local SES has no sending quota: bulk sends are paced at a rate that keeps a laptop responsive.
+      [ENV.sesSendRatePerSecond]: process.env[ENV.sesSendRatePerSecond] ?? '500',
     });
 
     const clientConfig = { region: REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
@@ -301,7 +322,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     dynamoAdmin.destroy();
     const sqs = new SQSClient({ ...clientConfig, endpoint: sqsUrl });
     stops.push(async () => sqs.destroy());
-    const queues = await ensureQueues(sqs, sqsUrl);
+    const queues = await ensureQueues(sqs, sqsUrl, options.visibilityTimeoutSeconds);
     fauxqs.createBucket(IMPORTS_BUCKET);
     for (const [name, spec] of Object.entries(QUEUES) as [QueueName, QueueSpec][]) {
       process.env[spec.urlEnv] = queues.urls[name];
@@ -312,6 +333,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       }
     }
 
+    // SES event publishing's stand-in: a Delivery event per mail SES accepts, and simulated ones on request.
+    const emailEvents = sqsEventPublisher(sqs, queues.urls.emailEvents);
+    const stopDeliveries = sesProxy.onSent(deliverySimulator(emailEvents));
+    stops.push(async () => stopDeliveries());
+
     const advanceClock = async (seconds: number) => {
       clock.advance(seconds);
       const fired = await emulators.scheduler.advance(seconds);
@@ -321,17 +347,13 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     // Gateways: one per host, each with the catalog's routes for it.
     const urls = { main: '', front: '', sending: '' } as Record<Host, string>;
     if (options.gateways !== false) {
-      const local: LocalRouteHandler = async (request, body, response) => {
-        if (request.url !== '/_local/clock/advance' || request.method !== 'POST') return false;
-        const seconds = readJson(body)?.seconds;
-        response.setHeader('content-type', 'application/json');
-        if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
-          response.writeHead(400).end(JSON.stringify({ message: 'seconds must be a non-negative number' }));
-          return true;
-        }
-        response.writeHead(200).end(JSON.stringify(await advanceClock(seconds)));
-        return true;
-      };
+      const local: LocalRouteHandler = localRouter({
+        'POST /_local/clock/advance': async ({ seconds }) =>
+          typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0
+            ? { status: 400, body: { message: 'seconds must be a non-negative number' } }
+            : { status: 200, body: await advanceClock(seconds) },
+        'POST /_local/email-events': emailEventSimulator(emailEvents, dynamoSentMessages),
+      });
       for (const host of HOSTS) {
         const routes: GatewayRoute[] = [];
         for (const fn of FUNCTIONS) {
@@ -360,6 +382,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       // first use, i.e. on the first request, after this.
       process.env[ENV.publicMainUrl] = urls.main;
       process.env[ENV.publicSendingUrl] = urls.sending;
+      process.env[ENV.publicFrontUrl] = urls.front;
     }
 
     // Pollers: one per queue function, like Lambda's event source mappings.
@@ -388,6 +411,11 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       dlqUrls: queues.dlqs,
       advanceClock,
       dynamodbCalls: () => Object.fromEntries(dynamodbCalls),
+      sesCalls: () => sesProxy.calls(),
+      ses: {
+        onSent: (listener) => sesProxy.onSent(listener),
+        setIdentityStatus: (identity, status) => sesProxy.setIdentityStatus(identity, status),
+      },
       setPollersPaused: (paused) => {
         for (const poller of pollers) (paused ? poller.pause : poller.resume)();
       },

@@ -12,15 +12,12 @@ import {
   dynamoOrderRepository,
 } from './dynamodb/commerce.repositories.ts';
 import { dynamoCustomerRepository } from './dynamodb/customer.repository.ts';
-import {
-  dynamoBackInStockRepository,
-  dynamoFlowTriggers,
-  dynamoPageViewRepository,
-} from './dynamodb/engagement.repositories.ts';
+import { dynamoBackInStockRepository, dynamoPageViewRepository } from './dynamodb/engagement.repositories.ts';
 import { dynamoEventLog } from './dynamodb/event-log.repository.ts';
 import { dynamoProductRepository } from './dynamodb/product.repository.ts';
 import { dynamoRateLimiter } from './dynamodb/rate-limiter.ts';
 import { schedulerTimers } from './scheduler/timers.ts';
+import { queuedFlowTriggers, sqsFlowQueue } from './sqs/flow-queue.ts';
 import { sqsIngestQueue } from './sqs/ingest-queue.ts';
 import { emitDeps } from './webhooks.ts';
 
@@ -37,7 +34,10 @@ export const ingestDeps = (): AcceptDeps => {
     limiter: dynamoRateLimiter(clock),
     clock,
     onLostRecord: (error, detail) =>
-      logger.error('Event recorded but neither queued nor removed; a retry will be answered 304', { ...detail, error }),
+      logger.error('Event recorded but neither queued nor removed; a retry within 4 minutes queues it again', {
+        ...detail,
+        error,
+      }),
   };
   return accept;
 };
@@ -52,7 +52,7 @@ export const applyDeps = (): ApplyDeps => {
     pageViews: dynamoPageViewRepository(),
     backInStock: dynamoBackInStockRepository(),
     timers: schedulerTimers(),
-    triggers: dynamoFlowTriggers(),
+    triggers: queuedFlowTriggers(),
     webhooks: webhookEmitter(emitDeps()),
     clock,
     newContactId: () => newId('ct'),
@@ -66,7 +66,8 @@ export const fireTimerDeps = (): FireTimerDeps => {
     carts: dynamoCartRepository(),
     checkouts: dynamoCheckoutRepository(),
     customers: dynamoCustomerRepository(),
-    triggers: dynamoFlowTriggers(),
+    triggers: queuedFlowTriggers(),
+    flowQueue: sqsFlowQueue(),
     clock,
   };
   return fire;

@@ -2,13 +2,15 @@
  * Ports: what the domain needs from the outside world. Adapters under `shared/adapters/` implement them with AWS;
  * tests may implement them in memory. Nothing here imports an AWS SDK.
  */
+import type { LockoutPolicy, MainAccount, Session, SignInLink, SubAccount } from './accounts/account.ts';
 import type { BackInStockSubscription } from './back-in-stock/subscription.ts';
 import type { Cart } from './carts/cart.ts';
 import type { Checkout } from './checkouts/checkout.ts';
 import type { Customer } from './customers/customer.ts';
 import type { BulkEntryResult, OutboundBulk, OutboundEmail, SentMessage, Suppression } from './email/message.ts';
 import type { EventInterface } from './events/endpoints.ts';
-import type { FlowTrigger } from './flows/trigger.ts';
+import type { Flow } from './flows/flow.ts';
+import type { FlowKind, FlowTrigger } from './flows/trigger.ts';
 import type { ImportJob } from './imports/import-job.ts';
 import type { Order } from './orders/order.ts';
 import type { PageView } from './page-views/page-view.ts';
@@ -54,10 +56,15 @@ export interface IngestMessage extends AcceptedEvent {
 
 /** De-duplication record per store + `source_id` (spec: a `source_id` already seen answers 304). */
 export interface EventLog {
-  /** Records the event once; `false` when this store already has the `source_id`. One conditional write. */
-  record(event: AcceptedEvent): Promise<boolean>;
+  /**
+   * Records the event once, with the hash of its data; `false` when this store already has the `source_id`. One
+   * conditional write.
+   */
+  record(event: AcceptedEvent, dataHash: string): Promise<boolean>;
   /** Removes the record again (the event could not be queued, so a retry must be accepted). */
   forget(storeId: string, sourceId: string): Promise<void>;
+  /** The store's record of `source_id` (when, and the hash of the data it came with); one consistent read. */
+  recorded(storeId: string, sourceId: string): Promise<{ acceptedAt: number; dataHash?: string } | undefined>;
 }
 
 export interface IngestQueue {
@@ -87,6 +94,12 @@ export interface CustomerRepository {
   get(storeId: string, originId: string): Promise<Customer | undefined>;
   /** Writes the customer if the stored revision is still `expectedRevision` (0: must not exist yet). */
   save(customer: Customer, expectedRevision: number): Promise<void>;
+}
+
+/** A store's contacts by email address (one person may be several contacts); unsubscribe and suppression use it. */
+export interface ContactsByEmail {
+  /** Every contact of the store with this address, compared case-insensitively. */
+  find(storeId: string, email: string): Promise<Customer[]>;
 }
 
 export interface ProductRepository {
@@ -128,6 +141,19 @@ export interface Timers {
 export interface FlowTriggers {
   /** Idempotent by `trigger.id`: the same event never starts the same trigger twice. */
   fire(trigger: FlowTrigger): Promise<void>;
+}
+
+/** A store's flow definitions (at most `LIMITS.flowsPerStore` each). */
+export interface FlowRepository {
+  get(storeId: string, flowId: string): Promise<Flow | undefined>;
+  /** Every flow of the store, enabled or not, in id order. */
+  list(storeId: string): Promise<Flow[]>;
+  /** The store's enabled flows of one trigger kind (what a trigger of that kind is evaluated against). */
+  listEnabled(storeId: string, kind: FlowKind): Promise<Flow[]>;
+  /** Writes the flow if the stored revision is still `expectedRevision` (0: must not exist yet); else `RevisionConflict`. */
+  save(flow: Flow, expectedRevision: number): Promise<void>;
+  /** Removes the flow; `false` when the store had no flow with that id. */
+  delete(storeId: string, flowId: string): Promise<boolean>;
 }
 
 /** Outgoing webhook events, delivered to the store's subscription for the topic (if any). */
@@ -228,4 +254,48 @@ export interface SentMessages {
   get(messageId: string): Promise<SentMessage | undefined>;
   /** True the first time it is called for the message (the spec's `initial_open` is the first open only). */
   firstOpen(messageId: string): Promise<boolean>;
+}
+
+// ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions, lockout ──
+
+/** Main accounts, their sub-accounts (by username) and the stores each main account owns. */
+export interface AccountRepository {
+  createMain(account: MainAccount): Promise<void>;
+  getMain(mainAccountId: string): Promise<MainAccount | undefined>;
+  listMain(): Promise<MainAccount[]>;
+  /** Throws a `conflict` AppError when the username is taken (usernames are unique across main accounts). */
+  createSub(account: SubAccount): Promise<void>;
+  getSub(username: string): Promise<SubAccount | undefined>;
+  listSubs(mainAccountId: string): Promise<SubAccount[]>;
+  setPasswordHash(username: string, passwordHash: string, updatedAt: number): Promise<void>;
+  /** Makes the main account the store's owner (again: idempotent); a store owned by another stays theirs. */
+  linkStore(storeId: string, mainAccountId: string): Promise<'linked' | 'no_store' | 'owned_by_other'>;
+  /** The stores the main account owns, in store id order. */
+  storesOf(mainAccountId: string): Promise<{ storeId: string; name: string }[]>;
+}
+
+export interface SignInLinks {
+  create(link: SignInLink): Promise<void>;
+  /** Marks the link used, at most once across all instances, and answers why when it cannot be used. */
+  consume(
+    tokenHash: string,
+    now: number,
+  ): Promise<{ outcome: 'consumed'; link: SignInLink } | { outcome: 'unknown' | 'used' | 'expired' }>;
+}
+
+export interface Sessions {
+  create(session: Session): Promise<void>;
+  /** The session while it is valid at `now`. */
+  get(sessionHash: string, now: number): Promise<Session | undefined>;
+  delete(sessionHash: string): Promise<void>;
+}
+
+/** Failed sign-ins per scope (`user#<username>`, `store#<storeId>`), shared by every instance. */
+export interface SignInThrottle {
+  /** Milliseconds until the scope may try again; 0 when it is not locked. */
+  lockedFor(scope: string, now: number): Promise<number>;
+  /** Counts a failure; the one that reaches `policy.maxFailures` locks the scope for `policy.lockMs`. */
+  recordFailure(scope: string, now: number, policy: LockoutPolicy): Promise<void>;
+  /** Forgets the scope's failures (a successful sign-in). */
+  clear(scope: string): Promise<void>;
 }

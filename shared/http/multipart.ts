@@ -30,6 +30,8 @@ export const parseMultipart = (contentType: string, raw: Buffer, maxBytes: numbe
     });
     parser.on('file', (name, stream, info) => {
       const chunks: Buffer[] = [];
+      // A body cut short inside the file errors this stream too: unheard, that error would crash the process.
+      stream.on('error', () => reject(validationError('body is not valid multipart/form-data')));
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         files[name] = { filename: info.filename ?? '', content: Buffer.concat(chunks) };

@@ -6,19 +6,31 @@
  * with HTTP 200 because an HTTP 304 response may not carry a body and clients would drop the message.
  */
 import type { AppError, ErrorKind } from '../errors.ts';
+import { htmlPage } from './back-office-pages.ts';
 
 /** The interfaces of the spec, each with its own response shape. */
-export type ApiInterface = 'events' | 'headless' | 'webhooks' | 'export' | 'import';
+export type ApiInterface =
+  | 'events'
+  | 'headless'
+  | 'webhooks'
+  | 'export'
+  | 'import'
+  | 'oauth'
+  | 'backOffice'
+  | 'sending';
 
 export interface Reply {
   readonly statusCode: number;
   readonly body: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  /** `Set-Cookie` values (API Gateway v2 `cookies`). A string `body` is sent as is (HTML pages), anything else as JSON. */
+  readonly cookies?: readonly string[];
 }
 
 /** HTTP status per error kind; the events interfaces answer validation failures with the spec's 412. */
 const COMMON: Record<Exclude<ErrorKind, 'validation'>, number> = {
   unauthorized: 401,
+  forbidden: 403,
   rate_limited: 429,
   payload_too_large: 413,
   not_found: 404,
@@ -33,12 +45,15 @@ const STATUS: Record<ApiInterface, Record<ErrorKind, number>> = {
   webhooks: { ...COMMON, validation: 400 },
   export: { ...COMMON, validation: 400 },
   import: { ...COMMON, validation: 400 },
+  oauth: { ...COMMON, validation: 400 },
+  backOffice: { ...COMMON, validation: 400 },
+  sending: { ...COMMON, validation: 400 },
 };
 
 const retryHeaders = (error: AppError): Record<string, string> =>
   error.retryAfterSeconds === undefined ? {} : { 'retry-after': String(error.retryAfterSeconds) };
 
-/** The OAuth and batch import shape: `{message, state, success, timestamp}` (timestamp in milliseconds). */
+/** The OAuth sign-in and batch import shape: `{message, state, success, timestamp}` (timestamp in milliseconds). */
 const stateBody = (state: number, message: string, data?: unknown) => ({
   message,
   state,
@@ -50,20 +65,24 @@ const stateBody = (state: number, message: string, data?: unknown) => ({
 /** An error body in the interface's shape. */
 const errorBody = (api: ApiInterface, code: number, message: string) => {
   if (api === 'headless') return { success: false, code, message };
-  if (api === 'import') return stateBody(code, message);
+  if (api === 'import' || api === 'oauth') return stateBody(code, message);
+  // Bulk sending: the spec's response shape, with `code` a String and nothing accepted.
+  if (api === 'sending')
+    return { totalAccepted: 0, totalRejected: 0, id: null, code: String(code), succeed: false, message };
   return { code, message };
 };
 
 export const renderError = (api: ApiInterface, error: AppError): Reply => {
   const code = STATUS[api][error.kind];
+  if (api === 'backOffice') return htmlPage(code, 'Something went wrong', error.message, retryHeaders(error));
   return { statusCode: code, body: errorBody(api, code, error.message), headers: retryHeaders(error) };
 };
 
 /** The answer to anything that is not an `AppError`: no internals leak. */
-export const renderInternalError = (api: ApiInterface): Reply => ({
-  statusCode: 500,
-  body: errorBody(api, 500, 'Internal error; retry later'),
-});
+export const renderInternalError = (api: ApiInterface): Reply =>
+  api === 'backOffice'
+    ? htmlPage(500, 'Something went wrong', 'Internal error; retry later')
+    : { statusCode: 500, body: errorBody(api, 500, 'Internal error; retry later') };
 
 export const DUPLICATE_MESSAGE = 'SourceId already exist';
 
@@ -81,6 +100,25 @@ export const webhooksReply = {
 /** Batch import: `{message, state: 200, success: true, timestamp, data}` (the job). */
 export const importReply = {
   ok: (message: string, data: unknown): Reply => ({ statusCode: 200, body: stateBody(200, message, data) }),
+};
+
+/** OAuth sign-in: `{data: {oauthUrl}, message, state: 200, success: true, timestamp}` (timestamp in milliseconds). */
+export const oauthReply = {
+  ok: (message: string, data: { oauthUrl: string }): Reply => ({
+    statusCode: 200,
+    body: stateBody(200, message, data),
+  }),
+};
+
+/**
+ * Bulk sending: `{totalAccepted, totalRejected, id, code: "200", succeed: true, message, ...}` (the spec's shape, `code`
+ * a String); the batch read adds its progress to the same fields.
+ */
+export const sendingReply = {
+  ok: (message: string, data: Record<string, unknown> & { id: string }): Reply => ({
+    statusCode: 200,
+    body: { ...data, code: '200', succeed: true, message },
+  }),
 };
 
 /** Contact export: the page object itself (`{page, page_size, total_count, total_pages, data}`). */

@@ -11,7 +11,14 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { dynamoRateLimiter } from '../adapters/dynamodb/rate-limiter.ts';
 import { dynamoStoreRepository } from '../adapters/dynamodb/store.repository.ts';
 import type { AuthenticatedStore } from '../domain/stores/store.ts';
-import { isAppError, payloadTooLarge, rateLimited, validationError } from '../errors.ts';
+import {
+  isAppError,
+  isTransientDependencyError,
+  payloadTooLarge,
+  rateLimited,
+  unavailable,
+  validationError,
+} from '../errors.ts';
 import { logger } from '../observability.ts';
 import { authenticate } from './authenticate.ts';
 import { parseMultipart } from './multipart.ts';
@@ -28,6 +35,8 @@ export interface RouteRequest<TBody> {
 
 export interface RouteOptions<TBody> {
   readonly api: ApiInterface;
+  /** `store` (the default): the `X-Service-Access-Token` header is required. See {@link PublicRouteOptions}. */
+  readonly auth?: 'store';
   /** Per-store requests per second (spec "Limits"), counted in `bucket` across all instances. */
   readonly rateLimit?: { readonly bucket: string; readonly perSecond: number };
   /** Parses and validates the JSON body; throws a validation `AppError` naming the field and the rule. */
@@ -36,6 +45,15 @@ export interface RouteOptions<TBody> {
   readonly multipart?: boolean;
   readonly maxBodyBytes?: number;
   readonly handle: (request: RouteRequest<TBody>) => Promise<Reply>;
+}
+
+/**
+ * A route without the store key (`auth: 'none'`): links opened in a browser (OAuth sign-in callback, back office,
+ * unsubscribe), which check their caller themselves (a single-use token, a session cookie). No per-store rate limit.
+ */
+export interface PublicRouteOptions<TBody> extends Omit<RouteOptions<TBody>, 'auth' | 'rateLimit' | 'handle'> {
+  readonly auth: 'none';
+  readonly handle: (request: Omit<RouteRequest<TBody>, 'store'>) => Promise<Reply>;
 }
 
 const clock = { now: () => Date.now() };
@@ -50,7 +68,8 @@ const acceptsGzip = (event: APIGatewayProxyEventV2 | undefined) =>
 
 const toResult = (reply: Reply, event?: APIGatewayProxyEventV2): APIGatewayProxyStructuredResultV2 => {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
-  const body = JSON.stringify(reply.body);
+  const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  const cookies = reply.cookies?.length ? { cookies: [...reply.cookies] } : {};
   if (body.length > COMPRESS_ABOVE_BYTES) headers.vary = 'accept-encoding';
   if (body.length > COMPRESS_ABOVE_BYTES && acceptsGzip(event)) {
     return {
@@ -58,9 +77,10 @@ const toResult = (reply: Reply, event?: APIGatewayProxyEventV2): APIGatewayProxy
       headers: { ...headers, 'content-encoding': 'gzip' },
       body: gzipSync(body).toString('base64'),
       isBase64Encoded: true,
+      ...cookies,
     };
   }
-  return { statusCode: reply.statusCode, headers, body };
+  return { statusCode: reply.statusCode, headers, body, ...cookies };
 };
 
 const readJsonBody = (event: APIGatewayProxyEventV2, maxBytes: number): unknown => {
@@ -71,11 +91,61 @@ const readJsonBody = (event: APIGatewayProxyEventV2, maxBytes: number): unknown 
     throw validationError('Content-Type must be application/json');
   }
   if (raw.byteLength === 0) throw validationError('body is required: a JSON object');
+  const text = raw.toString('utf8');
+  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
+    throw validationError(`body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays`);
+  }
+  let parsed: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
+    parsed = JSON.parse(text, checkJsonValue);
+  } catch (error) {
+    if (isAppError(error)) throw error;
     throw validationError('body is not valid JSON');
   }
+  return parsed;
+};
+
+/**
+ * Refuses, while parsing, what this service cannot keep as sent (found by test/fuzz: accepted, each failed the worker
+ * on every attempt): a number beyond ±2^53 (JavaScript has already rounded it; the DynamoDB marshaller refuses it) or
+ * below 1e-130 in magnitude (DynamoDB cannot store it), and a `__proto__` key (an own `__proto__` property turns into a
+ * prototype as soon as code copies the object, and DynamoDB then receives an empty attribute value).
+ */
+const checkJsonValue = (key: string, value: unknown): unknown => {
+  if (key === '__proto__') throw validationError('the key "__proto__" is not allowed');
+  if (
+    typeof value === 'number' &&
+    (Math.abs(value) > Number.MAX_SAFE_INTEGER || (value !== 0 && Math.abs(value) < 1e-130))
+  ) {
+    throw validationError(
+      `numbers must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, got ${value}`,
+    );
+  }
+  return value;
+};
+
+/**
+ * JSON nested deeper than this is refused before it is parsed: no payload of the spec comes near it, DynamoDB stores
+ * at most 32 levels, and code that walks a value recursively (`JSON.stringify` with a replacer) overflows the stack on
+ * a few thousand levels, which a 256 KiB body can easily hold (found by test/fuzz).
+ */
+export const MAX_JSON_DEPTH = 24;
+
+/** True when the JSON text nests arrays/objects deeper than `max` (strings skipped; one pass, no recursion). */
+const exceedsJsonDepth = (text: string, max: number): boolean => {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 };
 
 const readMultipartBody = (event: APIGatewayProxyEventV2, maxBytes: number) => {
@@ -87,10 +157,19 @@ const readMultipartBody = (event: APIGatewayProxyEventV2, maxBytes: number) => {
   return parseMultipart(contentType, raw, maxBytes);
 };
 
-export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody>) => {
+export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody> | PublicRouteOptions<TBody>) => {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const readBody = async (event: APIGatewayProxyEventV2): Promise<TBody> =>
+    options.parseBody
+      ? options.parseBody(
+          options.multipart ? await readMultipartBody(event, maxBodyBytes) : readJsonBody(event, maxBodyBytes),
+        )
+      : (undefined as TBody);
 
   const core = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    // API Gateway's request id, the one its access log records: a log line and an access log entry match on it.
+    logger.appendKeys({ requestId: event.requestContext?.requestId });
+    if (options.auth === 'none') return toResult(await options.handle({ body: await readBody(event), event }), event);
     const now = clock.now();
     // Authentication first, so an anonymous caller learns nothing about the body rules.
     const store = await authenticate(stores, event.headers['x-service-access-token'], now);
@@ -99,12 +178,7 @@ export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody>) => {
       const verdict = await limiter.take(`${store.storeId}#${options.rateLimit.bucket}`, options.rateLimit.perSecond);
       if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
     }
-    const body = options.parseBody
-      ? options.parseBody(
-          options.multipart ? await readMultipartBody(event, maxBodyBytes) : readJsonBody(event, maxBodyBytes),
-        )
-      : (undefined as TBody);
-    return toResult(await options.handle({ store, body, event }), event);
+    return toResult(await options.handle({ store, body: await readBody(event), event }), event);
   };
 
   const renderErrors: middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> = {
@@ -113,6 +187,15 @@ export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody>) => {
       if (isAppError(error)) {
         if (error.kind === 'unavailable') logger.error('Dependency unavailable', { error: error.cause ?? error });
         request.response = toResult(renderError(options.api, error));
+        return;
+      }
+      if (isTransientDependencyError(error)) {
+        // Throttled or failing after the SDK's retries: nothing was half-written (writes are conditional or undone),
+        // so the caller is told to retry rather than handed an opaque 500.
+        logger.error('Dependency unavailable', { error });
+        request.response = toResult(
+          renderError(options.api, unavailable('A dependency is busy; retry the request', error)),
+        );
         return;
       }
       logger.error('Unhandled error', { error });

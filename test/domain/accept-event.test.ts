@@ -26,6 +26,10 @@ class MemoryEventLog implements EventLog {
     if (this.failForget) throw new Error('table unavailable');
     this.records.delete(`${storeId}\n${sourceId}`);
   }
+  async recorded(storeId: string, sourceId: string) {
+    const record = this.records.get(`${storeId}\n${sourceId}`);
+    return record && { acceptedAt: record.acceptedAt };
+  }
 }
 
 class MemoryQueue implements IngestQueue {

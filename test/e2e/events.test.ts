@@ -1,18 +1,24 @@
 /**
  * The general event interface end to end (spec "General event interface", "Errors", "Limits", "Authentication"), over
  * HTTP against the local runtime, the way a merchant's integration calls it: the API answers, the worker applies.
+ * Every call goes through the typed client generated from the OpenAPI document (shared/client), which checks each
+ * answer against the document: these tests prove the document by use. Webhook management, the contact export and the
+ * served document are called the same way at the end.
  */
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime.ts';
 import { sqs } from '../../shared/adapters/aws-clients.ts';
 import { dynamoCustomerRepository } from '../../shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoProductRepository } from '../../shared/adapters/dynamodb/product.repository.ts';
+import type { StoreflowClient } from '../../shared/client/index.ts';
 import type { Customer } from '../../shared/domain/customers/customer.ts';
 import type { Product } from '../../shared/domain/products/product.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { logger } from '../../shared/observability.ts';
-import { eventually, newStore, postEvent, type TestStore } from '../support/local.ts';
+import { apiClient } from '../support/api-client.ts';
+import { eventually, newStore, type TestStore } from '../support/local.ts';
+import { startReceiver } from '../webhooks/support.ts';
 
 let runtime: LocalRuntime;
 let shop: TestStore;
@@ -33,9 +39,29 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** Posts an event with `apiKey` (the test shop's by default; `null` sends no key). */
-const send = (body: unknown, apiKey: string | null = shop.apiKey, contentType?: string) =>
-  postEvent(runtime.urls.main, apiKey ?? undefined, body, contentType ? { contentType } : {});
+const clients = new Map<string | null, StoreflowClient>();
+/** The typed client of a store (`null`: no key). */
+const clientOf = (apiKey: string | null): StoreflowClient => {
+  let client = clients.get(apiKey);
+  if (!client) {
+    client = apiClient(runtime, apiKey ?? undefined);
+    clients.set(apiKey, client);
+  }
+  return client;
+};
+
+/**
+ * Posts an event with `apiKey` (the test shop's by default; `null` sends no key) through the typed client. Bodies the
+ * types refuse (the refusals under test) are passed cast; a string is sent as is.
+ */
+const send = async (body: unknown, apiKey: string | null = shop.apiKey, contentType?: string) => {
+  const { data, error, response } = await clientOf(apiKey).POST('/api/v1/events', {
+    body: body as never,
+    ...(typeof body === 'string' ? { bodySerializer: () => body } : {}),
+    ...(contentType ? { headers: { 'content-type': contentType } } : {}),
+  });
+  return { status: response.status, headers: response.headers, body: (data ?? error) as Record<string, unknown> };
+};
 
 /** A source_id no other test uses. */
 const sourceId = () => `src-${++sourceIds}-${Date.now()}`;
@@ -101,7 +127,7 @@ describe('accepting events', () => {
     expect(customer.firstName).toBeUndefined();
   });
 
-  it('accepts exactly one of many identical requests racing, and queues it once', async () => {
+  it('accepts exactly one of many identical requests racing, and queues it under one deduplication id', async () => {
     const racer = await newStore('Race Shop');
     const event = customerEvent({ id: 'racer' });
     const sendSpy = vi.spyOn(sqs(), 'send');
@@ -111,11 +137,19 @@ describe('accepting events', () => {
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(codes.filter((c) => c === 200)).toHaveLength(1);
     expect(codes.filter((c) => c === 304)).toHaveLength(49);
-    const sends = sendSpy.mock.calls.filter(
-      ([command]) =>
-        command instanceof SendMessageCommand && String(command.input.MessageBody).includes(event.source_id),
-    );
-    expect(sends).toHaveLength(1);
+    // A duplicate with the same data is sent again under the first send's deduplication id (in case that send never
+    // happened, see accept-event.ts): SQS FIFO keeps one, so every send of the event must carry the same id.
+    const sent = sendSpy.mock.calls
+      .flatMap(([command]) => {
+        if (command instanceof SendMessageCommand) return [command.input];
+        if (command instanceof SendMessageBatchCommand) {
+          return (command.input.Entries ?? []).map((entry) => ({ ...entry, QueueUrl: command.input.QueueUrl }));
+        }
+        return [];
+      })
+      .filter((m) => m.QueueUrl === runtime.queueUrls.ingest && String(m.MessageBody).includes(event.source_id));
+    expect(sent.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(sent.map((m) => m.MessageDeduplicationId)).size).toBe(1);
     expect((await customerAt(racer.storeId, 'racer')).revision).toBe(1);
   });
 });
@@ -317,7 +351,21 @@ describe('per-store rate limit', () => {
 describe('when the queue is unavailable', () => {
   it('answers 503 and forgets the event, so the same request retried is accepted', async () => {
     const event = customerEvent({ id: 'rollback' });
-    vi.spyOn(sqs(), 'send').mockRejectedValueOnce(new Error('SQS is down') as never);
+    // Only the API's send to the ingest queue fails: workers still busy with earlier tests send to other queues.
+    const queueClient = sqs();
+    const realSend = queueClient.send.bind(queueClient);
+    let refusedOnce = false;
+    vi.spyOn(queueClient, 'send').mockImplementation(((command: unknown, ...rest: never[]) => {
+      if (
+        !refusedOnce &&
+        command instanceof SendMessageCommand &&
+        command.input.QueueUrl === runtime.queueUrls.ingest
+      ) {
+        refusedOnce = true;
+        return Promise.reject(new Error('SQS is down'));
+      }
+      return realSend(command as never, ...rest);
+    }) as never);
     const logged = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
     const failed = await send(event);
     expect(failed.status).toBe(503);
@@ -330,5 +378,125 @@ describe('when the queue is unavailable', () => {
     expect(retried.status).toBe(200);
     expect(retried.body).toEqual({ code: 200, message: 'ok' });
     expect((await customerAt(shop.storeId, 'rollback')).revision).toBe(1);
+  });
+});
+
+describe('through the typed client: webhooks, export and the API description', () => {
+  it('manages a webhook subscription and lists its signed delivery', async () => {
+    const store = await newStore('Client Webhooks Shop');
+    const client = clientOf(store.apiKey);
+    const receiver = await startReceiver();
+    try {
+      const created = await client.POST('/api/v1/webhooks', {
+        body: { topic: 'customer/newsletter', url: receiver.url('/newsletter') },
+      });
+      expect(created.response.status).toBe(200);
+      const webhook = created.data?.data;
+      expect(webhook).toMatchObject({ topic: 'customer/newsletter', format: 'json' });
+      if (!webhook) throw new Error('no webhook record');
+
+      const refused = await client.POST('/api/v1/webhooks', {
+        body: { topic: 'customer/unknown' as never, url: receiver.url('/x') },
+      });
+      expect(refused.response.status).toBe(400);
+      expect(refused.error).toEqual({ code: 400, message: 'Topic noneffective' });
+
+      const updated = await client.PUT('/api/v1/webhooks', {
+        body: { topic: 'customer/newsletter', url: receiver.url('/newsletter-2') },
+      });
+      expect(updated.data?.data.url).toBe(receiver.url('/newsletter-2'));
+      const list = await client.GET('/api/v1/webhooks');
+      expect(list.data?.data).toEqual({ list: [updated.data?.data], total: 1 });
+      expect((await client.GET('/api/v1/webhooks/count')).data?.data).toBe(1);
+
+      // A form subscriber on the front host (the client sends it there) is announced to the subscription.
+      const headless = await client.POST('/api/v1/headless/events', {
+        body: {
+          endpoint: 'customers/create',
+          source_id: sourceId(),
+          data: { id: 'sub-1', created_at: 1_700_000_000, email: 'sub@example.com' },
+        },
+      });
+      expect(headless.data).toEqual({ success: true });
+      const [received] = await receiver.waitFor('/newsletter-2', 1);
+      expect(received?.headers['x-service-topic']).toBe('customer/newsletter');
+
+      const webHookId = updated.data?.data.id ?? '';
+      const delivered = await eventually('the delivery to be listed delivered', async () => {
+        const page = await client.GET('/api/v1/webhooks/{webHookId}/deliveries', {
+          params: { path: { webHookId }, query: { limit: '10' } },
+        });
+        const [delivery] = page.data?.data.list ?? [];
+        return delivery?.status === 'delivered' ? delivery : undefined;
+      });
+      expect(delivered.attempts[0]).toMatchObject({ statusCode: 200, outcome: 'delivered' });
+
+      const retry = await client.POST('/api/v1/webhooks/deliveries/{deliveryId}/retry', {
+        params: { path: { deliveryId: delivered.id } },
+      });
+      expect(retry.response.status).toBe(409);
+
+      const removed = await client.DELETE('/api/v1/webhooks/{webHookId}', { params: { path: { webHookId } } });
+      expect(removed.data).toEqual({ code: 200, data: true });
+      const again = await client.DELETE('/api/v1/webhooks/{webHookId}', { params: { path: { webHookId } } });
+      expect(again.error).toEqual({ code: 404, message: 'Webhook not found' });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('exports the contacts page by page from the front host', async () => {
+    const store = await newStore('Client Export Shop');
+    const client = clientOf(store.apiKey);
+    for (const id of ['exp-1', 'exp-2', 'exp-3']) {
+      expect((await send(customerEvent({ id, country_code: 'de' }), store.apiKey)).body.code).toBe(200);
+    }
+    await customerAt(store.storeId, 'exp-3');
+    await customerAt(store.storeId, 'exp-1');
+    await customerAt(store.storeId, 'exp-2');
+
+    /** The export allows one call per second per store: a 429 is waited out, as its Retry-After says. */
+    const exportPage = async (query: Record<string, string>) => {
+      for (;;) {
+        const answer = await client.GET('/api/v1/audience', { params: { query } });
+        if (answer.response.status !== 429) return answer;
+        await new Promise((r) => setTimeout(r, Number(answer.response.headers.get('retry-after') ?? 1) * 1000));
+      }
+    };
+    const first = await exportPage({ page: '1', page_size: '2' });
+    expect(first.data).toMatchObject({ page: 1, page_size: 2, total_count: 3, total_pages: 2 });
+    expect(first.data?.data).toHaveLength(2);
+    expect(first.data?.data[0]).toMatchObject({ country: 'DE', email_subscribed: false, tags: [] });
+    const second = await exportPage({ page: '2', page_size: '2' });
+    expect(second.data?.data.map((c) => c.origin_id)).toHaveLength(1);
+    const origins = [...(first.data?.data ?? []), ...(second.data?.data ?? [])].map((c) => c.origin_id).sort();
+    expect(origins).toEqual(['exp-1', 'exp-2', 'exp-3']);
+
+    const tooLarge = await exportPage({ page_size: '5001' });
+    expect(tooLarge.response.status).toBe(400);
+    expect(tooLarge.error).toEqual({ code: 400, message: 'page_size must be at most 5000' });
+  });
+
+  it('serves the API description on every host without a key, naming the hosts it runs on', async () => {
+    const anonymous = clientOf(null);
+    const answer = await anonymous.GET('/api/v1/openapi.json');
+    expect(answer.response.status).toBe(200);
+    const served = answer.data as {
+      openapi: string;
+      paths: Record<string, Record<string, { servers: { url: string }[] }>>;
+    };
+    expect(served.openapi).toBe('3.1.0');
+    expect(served.paths['/api/v1/events']?.post?.servers[0]?.url).toBe(runtime.urls.main);
+    expect(served.paths['/api/v1/audience']?.get?.servers[0]?.url).toBe(runtime.urls.front);
+
+    for (const host of ['front', 'sending'] as const) {
+      const response = await fetch(`${runtime.urls[host]}/api/v1/openapi.json`);
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { openapi: string }).openapi).toBe('3.1.0');
+    }
+    const etag = answer.response.headers.get('etag') ?? '';
+    expect(answer.response.headers.get('cache-control')).toBe('public, max-age=300');
+    const unchanged = await fetch(`${runtime.urls.main}/api/v1/openapi.json`, { headers: { 'if-none-match': etag } });
+    expect(unchanged.status).toBe(304);
   });
 });

@@ -1,8 +1,9 @@
-import { App, type CfnResource, type Stack } from 'aws-cdk-lib';
+import { App, type CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp, parseStage, type StoreflowStacks } from '../../infra/app.ts';
 import { FUNCTIONS, type FunctionSpec, HOSTS, QUEUES, type QueueName, type QueueSpec } from '../../infra/catalog.ts';
+import { ServiceFunction } from '../../infra/constructs/service-function.ts';
 import { pascalCase } from '../../infra/service-stack.ts';
 import { TABLE_SCHEMA } from '../../shared/adapters/dynamodb/table-schema.ts';
 import { ENV } from '../../shared/config.ts';
@@ -40,6 +41,24 @@ const queueId = (s: Synthesized, name: QueueName): string => {
   const queue = s.stacks.service.queues.get(name);
   if (!queue) throw new Error(`no queue ${name}`);
   return logicalId(s.stacks.service, queue);
+};
+
+/** The resources of the statements granting `sqs:SendMessage` to a function's role. */
+const sendTargetsOf = (s: Synthesized, name: string): unknown[] => {
+  const role = lambdaOf(s, name).role;
+  if (!role) throw new Error(`function ${name} has no role`);
+  const roleId = logicalId(s.stacks.service, role);
+  const policies = s.service.findResources('AWS::IAM::Policy', {
+    Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) },
+  });
+  return Object.values(policies)
+    .flatMap(
+      (p) =>
+        (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } })
+          .Properties.PolicyDocument.Statement,
+    )
+    .filter((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]).includes('sqs:SendMessage'))
+    .map((st) => st.Resource);
 };
 
 /** Every IAM action granted to a function's role, from all policies attached to it. */
@@ -90,7 +109,8 @@ describe('service stack', () => {
   });
 
   it('gives every function a log group with one month of retention', () => {
-    prod.service.resourceCountIs('AWS::Logs::LogGroup', catalog.length);
+    // One per function, plus one per host for the API access logs.
+    prod.service.resourceCountIs('AWS::Logs::LogGroup', catalog.length + HOSTS.length);
     prod.service.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     prod.service.allResourcesProperties('AWS::Lambda::Function', {
       LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
@@ -219,6 +239,18 @@ describe('service stack', () => {
         expect(variable in env, variable).toBe(declared);
       }
     });
+
+    it('sends mail, manages SES identities and knows the public URLs only when declared', () => {
+      const { mailer, sesIdentities, publicMainUrl, publicUrls } = spec.uses;
+      const expected = [
+        ...(mailer ? ['SendBulkEmail', 'SendEmail'] : []),
+        ...(sesIdentities ? ['CreateEmailIdentity', 'DeleteEmailIdentity', 'GetEmailIdentity'] : []),
+      ].map((action) => `ses:${action}`);
+      expect(actions.filter((action) => action.startsWith('ses:')).sort()).toEqual(expected.sort());
+      expect(ENV.sesConfigurationSet in env).toBe(mailer === true);
+      expect(ENV.publicSendingUrl in env).toBe(mailer === true || publicUrls === true);
+      expect(ENV.publicMainUrl in env).toBe(publicMainUrl === true || publicUrls === true);
+    });
   });
 
   it('gives the timers a schedule group per stage and a Scheduler role that may only send to the timers queue', () => {
@@ -253,8 +285,10 @@ describe('service stack', () => {
     expect(statements.map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [queueId(prod, target), 'Arn'] }]);
   });
 
-  it('keeps the timer worker from sending and the ingest API from reading the master key', () => {
-    expect(actionsOf(prod, 'timer-worker')).not.toContain('sqs:SendMessage');
+  it('lets the timer worker send to the flows queue only and keeps the ingest API from the master key', () => {
+    // Flow waits end on the timers queue and are handed to the flows queue; nothing else is sent from there.
+    const timerSends = sendTargetsOf(prod, 'timer-worker');
+    expect(timerSends).toEqual([{ 'Fn::GetAtt': [queueId(prod, 'flows'), 'Arn'] }]);
     expect(actionsOf(prod, 'timer-worker')).toContain('sqs:ReceiveMessage');
     expect(actionsOf(prod, 'webhook-delivery-worker')).toContain('sqs:ChangeMessageVisibility');
     expect(actionsOf(prod, 'webhook-delivery-worker')).toContain('secretsmanager:GetSecretValue');
@@ -265,6 +299,183 @@ describe('service stack', () => {
   it('outputs the host URLs and what the admin command needs', () => {
     for (const host of HOSTS) prod.service.hasOutput(`${pascalCase(host)}Url`, {});
     for (const output of ['TableName', 'ImportsBucketName', 'MasterKeySecretArn']) prod.service.hasOutput(output, {});
+  });
+});
+
+describe('email events', () => {
+  const EVENTS = ['delivery', 'bounce', 'complaint', 'open', 'click', 'subscription', 'reject', 'renderingFailure'];
+  const idOf = (template: Template, type: string): string => {
+    // The service stack also has the alarm topic (infra/constructs/observability.ts): the SES events one is named so.
+    const only =
+      type === 'AWS::SNS::Topic' ? { Properties: { DisplayName: Match.stringLikeRegexp('SES events') } } : {};
+    const [id, ...more] = Object.keys(template.findResources(type, only));
+    if (!id || more.length > 0) throw new Error(`expected exactly one ${type}`);
+    return id;
+  };
+
+  it('has a configuration set per stage, suppressing bounces account-wide and complaints per store only', () => {
+    prod.service.resourceCountIs('AWS::SES::ConfigurationSet', 1);
+    prod.service.hasResourceProperties('AWS::SES::ConfigurationSet', {
+      Name: 'storeflow-prod',
+      SuppressionOptions: { SuppressedReasons: ['BOUNCE'] },
+    });
+    dev.service.hasResourceProperties('AWS::SES::ConfigurationSet', { Name: 'storeflow-dev' });
+    prod.service.hasOutput('SesConfigurationSetName', {});
+  });
+
+  it('publishes delivery, bounce, complaint, open, click, subscription, reject and rendering events to one topic', () => {
+    const topic = idOf(prod.service, 'AWS::SNS::Topic');
+    prod.service.resourceCountIs('AWS::SES::ConfigurationSetEventDestination', 1);
+    const [destination] = Object.values(prod.service.findResources('AWS::SES::ConfigurationSetEventDestination')) as {
+      Properties: { ConfigurationSetName: unknown; EventDestination: Record<string, unknown> };
+    }[];
+    expect(destination?.Properties.ConfigurationSetName).toEqual({
+      Ref: idOf(prod.service, 'AWS::SES::ConfigurationSet'),
+    });
+    expect(destination?.Properties.EventDestination).toMatchObject({
+      Enabled: true,
+      SnsDestination: { TopicARN: { Ref: topic } },
+    });
+    expect([...((destination?.Properties.EventDestination.MatchingEventTypes as string[]) ?? [])].sort()).toEqual(
+      [...EVENTS].sort(),
+    );
+  });
+
+  it('lets only SES, for this configuration set and account, publish to the topic, over TLS', () => {
+    const topic = idOf(prod.service, 'AWS::SNS::Topic');
+    prod.service.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topic }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sns:Publish',
+            Principal: { Service: 'ses.amazonaws.com' },
+            Condition: {
+              StringEquals: {
+                'AWS:SourceAccount': { Ref: 'AWS::AccountId' },
+                'AWS:SourceArn': Match.objectLike({
+                  'Fn::Join': ['', Match.arrayWith([{ Ref: idOf(prod.service, 'AWS::SES::ConfigurationSet') }])],
+                }),
+              },
+            },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('delivers the topic to the emailEvents queue in the SNS envelope, and only this topic may send there', () => {
+    const topic = idOf(prod.service, 'AWS::SNS::Topic');
+    const queue = queueId(prod, 'emailEvents');
+    prod.service.resourceCountIs('AWS::SNS::Subscription', 1);
+    prod.service.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      TopicArn: { Ref: topic },
+      Endpoint: { 'Fn::GetAtt': [queue, 'Arn'] },
+      RawMessageDelivery: false,
+    });
+    prod.service.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queue }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sqs:SendMessage',
+            Principal: { Service: 'sns.amazonaws.com' },
+            Condition: { ArnEquals: { 'aws:SourceArn': { Ref: topic } } },
+          }),
+        ]),
+      },
+    });
+    const consumers = catalog.filter((spec) => spec.kind === 'queue' && spec.queue === 'emailEvents');
+    expect(consumers.map((spec) => spec.name)).toEqual(['email-events-worker']);
+  });
+
+  it('scopes sending to the account’s identities and the stage’s configuration set, with the sending host’s URL', () => {
+    const senders = catalog.filter((spec) => spec.uses.mailer);
+    for (const spec of senders) {
+      const env = envOf(prod, spec.name);
+      expect(env[ENV.sesConfigurationSet]).toEqual({ Ref: idOf(prod.service, 'AWS::SES::ConfigurationSet') });
+      expect(JSON.stringify(env[ENV.publicSendingUrl])).toContain(
+        logicalId(prod.stacks.service, prod.stacks.service.apis.sending),
+      );
+    }
+    // The grant itself, on a function of its own (independent of which catalog entries send mail).
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'MailerProbe', { env: { account: '123456789012', region: 'eu-west-1' } });
+    new ServiceFunction(stack, 'Probe', {
+      name: 'probe',
+      entry: 'functions/unsubscribe/handler.ts',
+      stage: 'test',
+      timeout: Duration.seconds(10),
+      memorySize: 256,
+    })
+      .useMailer({ configurationSetName: 'storeflow-test', sendingUrl: 'https://sending.example' })
+      .useSesIdentities();
+    const statements = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy')).flatMap(
+      (p) =>
+        (p as { Properties: { PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } } }).Properties
+          .PolicyDocument.Statement,
+    );
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Action: ['ses:SendEmail', 'ses:SendBulkEmail'],
+          Resource: [
+            { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:ses:eu-west-1:123456789012:identity/*`]] },
+            {
+              'Fn::Join': [
+                '',
+                ['arn:', { Ref: 'AWS::Partition' }, ':ses:eu-west-1:123456789012:configuration-set/storeflow-test'],
+              ],
+            },
+          ],
+        }),
+        expect.objectContaining({
+          Action: ['ses:CreateEmailIdentity', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity'],
+          Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:ses:eu-west-1:123456789012:identity/*`]] },
+        }),
+      ]),
+    );
+    // No SES action on every resource: listing identities is not needed (a store's domains are in the table).
+    expect(statements.filter((s) => String(s.Action).startsWith('ses:') && s.Resource === '*')).toEqual([]);
+  });
+
+  it('has no dependency cycle in the service template (functions that know their own host’s URL included)', () => {
+    const resources = prod.service.toJSON().Resources as Record<string, Record<string, unknown>>;
+    const edges = new Map<string, Set<string>>();
+    const collect = (value: unknown, into: Set<string>) => {
+      if (Array.isArray(value)) for (const item of value) collect(item, into);
+      else if (value && typeof value === 'object') {
+        for (const [key, inner] of Object.entries(value)) {
+          if (key === 'Ref' && typeof inner === 'string' && inner in resources) into.add(inner);
+          else if (key === 'Fn::GetAtt' && Array.isArray(inner) && String(inner[0]) in resources)
+            into.add(String(inner[0]));
+          else collect(inner, into);
+        }
+      }
+    };
+    for (const [id, resource] of Object.entries(resources)) {
+      const deps = new Set<string>();
+      collect(resource.Properties, deps);
+      for (const dep of [resource.DependsOn ?? []].flat()) deps.add(String(dep));
+      edges.set(id, deps);
+    }
+    const state = new Map<string, 'visiting' | 'done'>();
+    const cycleFrom = (id: string, path: string[]): string[] | undefined => {
+      if (state.get(id) === 'done') return undefined;
+      if (state.get(id) === 'visiting') return [...path, id];
+      state.set(id, 'visiting');
+      for (const dep of edges.get(id) ?? []) {
+        const cycle = cycleFrom(dep, [...path, id]);
+        if (cycle) return cycle;
+      }
+      state.set(id, 'done');
+      return undefined;
+    };
+    for (const id of edges.keys()) expect(cycleFrom(id, [])).toBeUndefined();
   });
 });
 

@@ -75,8 +75,8 @@ export const dynamoBackInStockRepository = (): BackInStockRepository => {
 };
 
 /**
- * Records flow triggers, one item per trigger id. The flow engine (a later stage) runs flows from them; until then
- * they are the observable result of the rules that decide which flow an event starts.
+ * Records flow triggers, one item per trigger id: the observable result of the rules that decide which flow an event
+ * starts. `queuedFlowTriggers` (sqs/flow-queue.ts) wraps this and queues each trigger for the flow engine.
  */
 export const dynamoFlowTriggers = (): FlowTriggers => ({
   fire: (trigger: FlowTrigger) =>

@@ -27,11 +27,18 @@
  * | sender   | STORE#<storeId>#SENDERS              | DOMAIN#<domain> |                                   |                                      |
  * | sendBatch | STORE#<storeId>#SEND#<batchId>      | BATCH     |                                         |                                      |
  * | sendRecipient | STORE#<storeId>#SEND#<batchId>  | RCPT#<index> |                                      |                                      |
+ * | sendChunk | STORE#<storeId>#SEND#<batchId>      | CHUNK#<n> |                                         |                                      |
+ * | senderDomain | SENDER-DOMAIN#<domain>           | OWNER     |                                         |                                      |
  * | flow     | STORE#<storeId>#FLOWS                | FLOW#<flowId> |                                     |                                      |
  * | flowRun  | STORE#<storeId>#RUN#<runId>          | RUN       | STORE#<storeId>#FLOW#<flowId>#RUNS / <startedAt>#<runId> | STORE#<storeId>#CONTACT#<email>#RUNS / <startedAt>#<runId> |
  * | flowEntry | STORE#<storeId>#FLOW#<flowId>#ENTRY#<entryKey> | ENTRY |                               |                                      |
  * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
+ * | contactActivity | STORE#<storeId>#ACTIVITY#<email> | <at>#<triggerId> |                           |                                      |
+ * | recoveryMark | STORE#<storeId>#RECOVERY#<email>#<productId> | MARK |                             |                                      |
  * | account  | ACCOUNT#<username>                   | ACCOUNT   | ACCOUNT-OF#<mainAccountId> / <username>  |                                      |
+ * | mainAccount | MAIN#<mainAccountId>              | MAIN      | MAINS / <createdAt>#<mainAccountId>     |                                      |
+ * | store (owned) | (store's keys above)            |           |                                         | MAIN#<mainAccountId>#STORES / <storeId> |
+ * | signInFailures | SIGNIN-FAILURES#<scope>        | COUNTER   |                                         |                                      |
  * | oauthLink | OAUTH#<sha256 of token>             | OAUTH     |                                         |                                      |
  * | session  | SESSION#<sha256 of session id>       | SESSION   |                                         |                                      |
  */
@@ -60,11 +67,17 @@ export type Entity =
   | 'sender'
   | 'sendBatch'
   | 'sendRecipient'
+  | 'sendChunk'
+  | 'senderDomain'
   | 'flow'
   | 'flowRun'
   | 'flowEntry'
   | 'flowEvaluation'
+  | 'contactActivity'
+  | 'recoveryMark'
   | 'account'
+  | 'mainAccount'
+  | 'signInFailures'
   | 'oauthLink'
   | 'session';
 
@@ -156,6 +169,13 @@ export const keys = {
     pk: `STORE#${storeId}#SEND#${batchId}`,
     sk: `RCPT#${pad(index, 5)}`,
   }),
+  /** Progress of one queued chunk of a batch (its send lease, then done): a redelivered chunk is not sent twice. */
+  sendChunk: (storeId: string, batchId: string, chunk: number) => ({
+    pk: `STORE#${storeId}#SEND#${batchId}`,
+    sk: `CHUNK#${pad(chunk, 4)}`,
+  }),
+  /** Which store registered a sending domain (SES identities are account-wide: one store per domain). */
+  senderDomain: (domain: string) => ({ pk: `SENDER-DOMAIN#${domain.toLowerCase()}`, sk: 'OWNER' }),
   // ── Flows (issue 4): definitions, runs, re-entry guards, explain records ──
   flows: (storeId: string) => ({ pk: `STORE#${storeId}#FLOWS` }),
   flow: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#FLOWS`, sk: `FLOW#${flowId}` }),
@@ -183,12 +203,35 @@ export const keys = {
     gsi1pk: `STORE#${storeId}#CONTACT#${email.toLowerCase()}#EVALS`,
     gsi1sk: `${pad(at, 15)}#${flowId}#${triggerId}`,
   }),
+  /** What triggers told the flow engine about an address, in time order (`activity.*` conditions read it). */
+  contactActivity: (storeId: string, email: string) => ({ pk: `STORE#${storeId}#ACTIVITY#${email.toLowerCase()}` }),
+  contactActivityEntry: (storeId: string, email: string, at: number, triggerId: string) => ({
+    pk: `STORE#${storeId}#ACTIVITY#${email.toLowerCase()}`,
+    sk: `${pad(at, 15)}#${triggerId}`,
+  }),
+  /** The last recovery email (abandoned cart or browse) to an address about a product. */
+  recoveryMark: (storeId: string, email: string, productId: string) => ({
+    pk: `STORE#${storeId}#RECOVERY#${email.toLowerCase()}#${productId}`,
+    sk: 'MARK',
+  }),
   // ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions ──
   account: (username: string) => ({ pk: `ACCOUNT#${username.toLowerCase()}`, sk: 'ACCOUNT' }),
   accountsOf: (mainAccountId: string, username: string) => ({
     gsi1pk: `ACCOUNT-OF#${mainAccountId}`,
     gsi1sk: username.toLowerCase(),
   }),
+  mainAccount: (mainAccountId: string) => ({ pk: `MAIN#${mainAccountId}`, sk: 'MAIN' }),
+  mainAccountIndex: (createdAt: number, mainAccountId: string) => ({
+    gsi1pk: 'MAINS',
+    gsi1sk: `${pad(createdAt, 15)}#${mainAccountId}`,
+  }),
+  /** On a store item: the main account that owns it (the stores a sub-account may open). */
+  storesOfAccount: (mainAccountId: string, storeId: string) => ({
+    gsi2pk: `MAIN#${mainAccountId}#STORES`,
+    gsi2sk: storeId,
+  }),
+  /** Failed sign-ins of one scope (`user#<username>`, `store#<storeId>`) in the current window. */
+  signInFailures: (scope: string) => ({ pk: `SIGNIN-FAILURES#${scope}`, sk: 'COUNTER' }),
   oauthLink: (tokenHash: string) => ({ pk: `OAUTH#${tokenHash}`, sk: 'OAUTH' }),
   session: (sessionHash: string) => ({ pk: `SESSION#${sessionHash}`, sk: 'SESSION' }),
 } as const;

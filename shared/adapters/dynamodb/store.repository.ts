@@ -39,6 +39,7 @@ export const dynamoStoreRepository = (): StoreRepository => {
           Item: {
             ...keys.store(store.storeId),
             ...keys.storeIndex(store.createdAt, store.storeId),
+            ...(store.mainAccountId ? keys.storesOfAccount(store.mainAccountId, store.storeId) : {}),
             ...itemMeta('store'),
             ...store,
           },

@@ -53,7 +53,7 @@ export const GeneralEnvelope = envelope(GENERAL_ENDPOINTS);
 export type GeneralEnvelope = v.InferOutput<typeof GeneralEnvelope>;
 
 /** Payload schema per general endpoint (spec "General event payloads"; "not shown" payloads in docs/events.md). */
-const GENERAL_PAYLOADS: Record<GeneralEndpoint, v.GenericSchema> = {
+export const GENERAL_PAYLOADS: Record<GeneralEndpoint, v.GenericSchema> = {
   'customers/create': CustomerCreateData,
   customers: CustomerCreateData,
   'customers/update': CustomerUpdateData,
@@ -78,7 +78,7 @@ const GENERAL_PAYLOADS: Record<GeneralEndpoint, v.GenericSchema> = {
 };
 
 /** Payload schema per headless endpoint (spec "Headless event payloads"). */
-const HEADLESS_PAYLOADS: Record<HeadlessEndpoint, v.GenericSchema> = {
+export const HEADLESS_PAYLOADS: Record<HeadlessEndpoint, v.GenericSchema> = {
   'page/viewed': HeadlessPageViewedData,
   'carts/create': HeadlessCartData,
   'carts/update': HeadlessCartData,

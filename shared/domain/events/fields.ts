@@ -9,9 +9,19 @@ export const text = () => v.string('must be a string');
 
 export const nonEmptyText = () => v.pipe(text(), v.trim(), v.nonEmpty('must not be empty'));
 
+/**
+ * Longest id accepted. Ids become parts of table keys (DynamoDB: partition key at most 2,048 bytes, sort key 1,024), so
+ * an unbounded id would be accepted here and then fail in the worker on every attempt; 255 characters is far beyond
+ * any platform's ids and keeps every composed key within the limits even in 4-byte UTF-8.
+ */
+export const ID_MAX_LENGTH = 255;
+
 /** An id: a non-empty string, or an integer that is kept as its decimal string. */
 export const id = () =>
-  v.pipe(v.union([nonEmptyText(), v.pipe(v.number(), v.integer(), v.transform(String))], 'must be a non-empty string'));
+  v.pipe(
+    v.union([nonEmptyText(), v.pipe(v.number(), v.integer(), v.transform(String))], 'must be a non-empty string'),
+    v.maxLength(ID_MAX_LENGTH, `must be at most ${ID_MAX_LENGTH} characters`),
+  );
 
 /** A money amount as the spec's String; a JSON number is accepted and kept as its decimal string. */
 export const amount = () =>
@@ -51,6 +61,9 @@ export const email = () =>
 
 export const countryCode = () =>
   v.pipe(text(), v.trim(), v.regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code'), v.toUpperCase());
+
+/** A phone number as sent (formats vary); bounded because a subscriber's phone becomes part of a table key. */
+export const phone = () => v.pipe(nonEmptyText(), v.maxLength(64, 'must be at most 64 characters'));
 
 export const yesNo = () => v.picklist(['Y', 'N'], 'must be "Y" or "N"');
 

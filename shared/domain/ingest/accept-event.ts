@@ -7,12 +7,20 @@
  * The spec's 40 requests/second per store and interface is charged to new events only: a duplicate is answered 304
  * whatever the rate ("duplicate ignored, normal"), so 50 identical requests racing get one 200 and 49 304s. A window
  * already known full is refused before any write, so a flood costs no table writes.
+ *
+ * A crash (or a table that failed twice) between the record and the send leaves a record whose event was never queued;
+ * the caller, who got no answer, retries and would be told 304 for an event nobody will apply. So a retry of the same
+ * event (same data: the record keeps its hash) within `REQUEUE_WINDOW_MS` of the record is sent to the queue again,
+ * with the same deduplication id (store + `source_id`): SQS FIFO drops it when the first send went through (its window
+ * is five minutes) and queues it when it did not. Were it queued twice all the same, it is the same event delivered
+ * twice, which the worker tolerates as it does SQS's own redeliveries. A duplicate with other data, or an older one, is
+ * answered 304 and changes nothing.
  */
 import { createHash } from 'node:crypto';
 import { rateLimited, unavailable } from '../../errors.ts';
 import { LIMITS } from '../../limits.ts';
 import type { EventInterface } from '../events/endpoints.ts';
-import type { Clock, EventLog, IngestQueue, RateLimiter } from '../ports.ts';
+import type { AcceptedEvent, Clock, EventLog, IngestQueue, RateLimiter } from '../ports.ts';
 import type { AuthenticatedStore } from '../stores/store.ts';
 
 export interface AcceptDeps {
@@ -57,6 +65,9 @@ export const messageGroupOf = (storeId: string, endpoint: string, data: Record<s
 
 export type AcceptOutcome = 'accepted' | 'duplicate';
 
+/** Inside SQS FIFO's five-minute deduplication window, with a minute's margin for clocks and slow sends. */
+export const REQUEUE_WINDOW_MS = 4 * 60_000;
+
 export const acceptEvent = async (
   deps: AcceptDeps,
   store: AuthenticatedStore,
@@ -73,7 +84,11 @@ export const acceptEvent = async (
   };
   const rateKey = `${store.storeId}#${iface}`;
   if (deps.limiter.isSaturated(rateKey)) throw rateLimited(1);
-  if (!(await deps.events.record(accepted))) return 'duplicate';
+  const dataHash = hashOf(event.data);
+  if (!(await deps.events.record(accepted, dataHash))) {
+    await requeueRetry(deps, accepted, event, dataHash);
+    return 'duplicate';
+  }
   const verdict = await deps.limiter.take(rateKey, LIMITS.eventsPerSecond).catch(async (error: unknown) => {
     await forget(deps, accepted);
     throw error;
@@ -94,12 +109,31 @@ export const acceptEvent = async (
   return 'accepted';
 };
 
+const hashOf = (data: Record<string, unknown>) => createHash('sha256').update(JSON.stringify(data)).digest('base64url');
+
+/**
+ * A retry of a recently recorded event with the same data: queue it again, in case the first send never happened (SQS
+ * drops it otherwise). If the queue refuses, the caller gets a retryable error: its event may not be queued yet.
+ */
+const requeueRetry = async (deps: AcceptDeps, accepted: AcceptedEvent, event: IncomingEvent, dataHash: string) => {
+  const recorded = await deps.events.recorded(accepted.storeId, accepted.sourceId);
+  if (recorded?.dataHash !== dataHash || deps.clock.now() - recorded.acceptedAt > REQUEUE_WINDOW_MS) return;
+  try {
+    await deps.queue.send(
+      { ...accepted, acceptedAt: recorded.acceptedAt, v: 1, data: event.data },
+      messageGroupOf(accepted.storeId, event.endpoint, event.data),
+    );
+  } catch (sendError) {
+    throw unavailable('The event could not be queued; retry the request', sendError);
+  }
+};
+
 /** Removes the record of an event that was not queued, so the caller's retry is accepted. */
 const forget = async (deps: AcceptDeps, event: { storeId: string; sourceId: string }) => {
   try {
     await deps.events.forget(event.storeId, event.sourceId);
   } catch (error) {
-    // The table failed twice: the record stays and a retry would be answered 304. Surface it loudly.
+    // The table failed twice: the record stays (a retry within the requeue window still gets the event queued).
     deps.onLostRecord?.(error, { storeId: event.storeId, sourceId: event.sourceId });
   }
 };

@@ -18,7 +18,7 @@ const sealedKey = async (deps: StoreAdminDeps) => {
 /** Creates a store; the returned key is shown once (only its hash and its sealed form are stored). */
 export const createStore = async (
   deps: StoreAdminDeps,
-  input: { name: string; type: StoreType },
+  input: { name: string; type: StoreType; mainAccountId?: string },
 ): Promise<{ store: Store; apiKey: string }> => {
   const name = input.name.trim();
   if (!name) throw new Error('A store needs a name');
@@ -30,6 +30,7 @@ export const createStore = async (
     keyHash,
     keyCipher,
     createdAt: deps.clock.now(),
+    ...(input.mainAccountId ? { mainAccountId: input.mainAccountId } : {}),
   };
   await deps.stores.create(store);
   return { store, apiKey };

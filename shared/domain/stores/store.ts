@@ -18,4 +18,6 @@ export interface Store extends AuthenticatedStore {
   readonly keyCipher: string;
   /** Epoch milliseconds. */
   readonly createdAt: number;
+  /** The main account that owns the store (OAuth sign-in: its sub-accounts may open it); none until linked. */
+  readonly mainAccountId?: string;
 }

@@ -6,7 +6,9 @@
  * lines, flows are not ignored, and an email is known on the cart or its linked customer → abandoned-cart trigger.
  * Checkout (after the recovery wait): no paid order matched its `checkout_token`, and an email is known on the
  * checkout or its customer → checkout-recovery trigger.
+ * Flow wait (a run's wait step ended): handed to the flows queue, where the flow worker resumes the run.
  */
+import type { FlowQueue } from '../flows/engine-ports.ts';
 import type { FlowKind } from '../flows/trigger.ts';
 import type { CartRepository, CheckoutRepository, Clock, CustomerRepository, FlowTriggers } from '../ports.ts';
 import type { TimerPayload } from './timer.ts';
@@ -16,13 +18,19 @@ export interface FireTimerDeps {
   readonly checkouts: CheckoutRepository;
   readonly customers: CustomerRepository;
   readonly triggers: FlowTriggers;
+  /** Where a flow run's ended wait goes (the flow worker resumes the run). */
+  readonly flowQueue: FlowQueue;
   readonly clock: Clock;
 }
 
 /** Why a fired timer started nothing (for logs), or the flow it started. */
-export type FireOutcome = { readonly started: FlowKind } | { readonly skipped: string };
+export type FireOutcome = { readonly started: FlowKind } | { readonly skipped: string } | { readonly resumed: string };
 
 export const fireTimer = async (deps: FireTimerDeps, timer: TimerPayload): Promise<FireOutcome> => {
+  if (timer.kind === 'flow') {
+    await deps.flowQueue.resume(timer.storeId, timer.runId, timer.step);
+    return { resumed: timer.runId };
+  }
   if (timer.kind === 'cart') {
     const cart = await deps.carts.get(timer.storeId, timer.token);
     if (!cart) return { skipped: 'cart gone' };

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 
-/** One-time timers: the cart's one-hour wait and the checkout-recovery wait (spec "States and transitions"). */
+/**
+ * One-time timers: the cart's one-hour wait and the checkout-recovery wait (spec "States and transitions"), and the
+ * wait steps of flow runs.
+ */
 
 export interface CartTimerPayload {
   readonly v: 1;
@@ -18,7 +21,17 @@ export interface CheckoutTimerPayload {
   readonly token: string;
 }
 
-export type TimerPayload = CartTimerPayload | CheckoutTimerPayload;
+/** The end of a flow run's wait step: the flow worker resumes the run (see `flows/engine.ts`). */
+export interface FlowTimerPayload {
+  readonly v: 1;
+  readonly kind: 'flow';
+  readonly storeId: string;
+  readonly runId: string;
+  /** The wait step's id: a timer of an earlier wait of the same run resumes nothing. */
+  readonly step: string;
+}
+
+export type TimerPayload = CartTimerPayload | CheckoutTimerPayload | FlowTimerPayload;
 
 export interface Timer {
   /** Deterministic per subject, so re-setting moves the one timer instead of adding another. */

@@ -4,18 +4,7 @@
  * "required" column; what a record cannot do without is required here and documented in docs/events.md.
  */
 import * as v from 'valibot';
-import {
-  countryCode,
-  email,
-  epochSeconds,
-  id,
-  jsonObject,
-  nonEmptyText,
-  opt,
-  requireOneOf,
-  text,
-  yesNo,
-} from '../fields.ts';
+import { countryCode, email, epochSeconds, id, jsonObject, opt, phone, requireOneOf, text, yesNo } from '../fields.ts';
 
 /** `page/viewed`: kept as the contact's history (by email), so `email` is required. */
 export const PageViewedData = v.looseObject({
@@ -33,7 +22,7 @@ export const BackInStockData = requireOneOf(
     product_id: id(),
     variant_id: opt(id()),
     email: opt(email()),
-    phone: opt(nonEmptyText()),
+    phone: opt(phone()),
     ignore_flow: opt(yesNo()),
   }),
   'email',

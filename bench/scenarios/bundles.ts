@@ -1,0 +1,346 @@
+/**
+ * Bundles scenario: the cold-start proxies of every function in the catalog, as the issue asks: "bundled size
+ * (minified, tree-shaken, with the SDK clients bundled) and module init time in a fresh Node process". No runtime, no
+ * network: for each catalog function, in catalog order,
+ *
+ * 1. bundle its entry with esbuild exactly as `NodejsFunction` does for the deployed stack (the settings are the one
+ *    object infra/bundling.ts, which infra/constructs/service-function.ts uses too): `--bundle --platform=node
+ *    --format=esm --target=node24 --main-fields=module,main --minify --sourcemap --sources-content=false`, the
+ *    `createRequire` banner, nothing external (the AWS SDK clients are bundled) → `index.mjs` + `index.mjs.map`;
+ * 2. record its bytes (and gzip bytes, what the deployment zip roughly costs) and, from esbuild's metafile, the bytes
+ *    each input contributes, grouped by package (`@aws-sdk/client-dynamodb`, `@smithy/*`, … and `(service code)`);
+ * 3. time its module init in a fresh Node process, `--count` times (default 5; median reported): a child `node`
+ *    with the Lambda's `NODE_OPTIONS=--enable-source-maps` and a Lambda-like environment (region, fake credentials, the
+ *    function's variables with placeholder values) imports the bundle; the figure is `performance.now()` right before
+ *    the `import()` to right after it (the module graph evaluated, the handler exported). The time from the process's
+ *    start to the same point (Node's own boot included) is reported beside it as context. The same again without
+ *    `--enable-source-maps` for the largest bundle: what the source-map decision costs at init.
+ *
+ * Targets (issue 8): every bundle under 1 MB (1,000,000 bytes of `index.mjs`), every median import under 150 ms.
+ * Absolute times move with the machine's load (init is CPU-bound, single-threaded); sizes are exact.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
+import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../../infra/bundling.ts';
+import { FUNCTIONS, type FunctionSpec, QUEUES } from '../../infra/catalog.ts';
+import { ENV } from '../../shared/config.ts';
+import { formatNumber, round } from '../lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+/** Issue 8's targets. */
+export const MAX_BUNDLE_BYTES = 1_000_000;
+export const MAX_INIT_MS = 150;
+const DEFAULT_RUNS = 5;
+/** Packages (or `(service code)`) listed per function, largest first. */
+const TOP_INPUTS = 6;
+const CHILD_TIMEOUT_MS = 30_000;
+
+/** The bundle of one function, built as the CDK stack builds it, with esbuild's account of what is in it. */
+export interface Bundle {
+  readonly name: string;
+  readonly file: string;
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  readonly mapBytes: number;
+  /** Bytes in the output per package, largest first (all of them). */
+  readonly packages: readonly { readonly name: string; readonly bytes: number }[];
+}
+
+/** `node_modules/@aws-sdk/client-sqs/dist-es/…` → `@aws-sdk/client-sqs`; the service's own files → `(service code)`. */
+export const packageOf = (input: string): string => {
+  const at = input.lastIndexOf('node_modules/');
+  if (at === -1) return '(service code)';
+  const [first = '', second = ''] = input.slice(at + 'node_modules/'.length).split('/');
+  return first.startsWith('@') ? `${first}/${second}` : first;
+};
+
+/** Bundles one catalog function into `outDir/<name>/index.mjs` with the deployed settings. */
+export const bundleFunction = async (spec: Pick<FunctionSpec, 'name' | 'entry'>, outDir: string): Promise<Bundle> => {
+  const file = join(outDir, spec.name, 'index.mjs');
+  const { metafile } = await build({
+    absWorkingDir: ROOT,
+    entryPoints: [join(ROOT, spec.entry)],
+    outfile: file,
+    bundle: true,
+    platform: 'node',
+    format: LAMBDA_BUNDLING.format,
+    target: LAMBDA_BUNDLING.target,
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    banner: { js: LAMBDA_BUNDLING.banner },
+    minify: LAMBDA_BUNDLING.minify,
+    sourcemap: LAMBDA_BUNDLING.sourceMap,
+    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+    // bundleAwsSDK: nothing is external, as NodejsFunction does then.
+    external: [],
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const output = Object.entries((metafile as Metafile).outputs).find(([path]) => path.endsWith('index.mjs'))?.[1];
+  if (!output) throw new Error(`esbuild wrote no index.mjs for ${spec.name}`);
+  const byPackage = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + bytesInOutput);
+  }
+  const code = readFileSync(file);
+  return {
+    name: spec.name,
+    file,
+    bytes: code.length,
+    gzipBytes: gzipSync(code).length,
+    mapBytes: statSync(`${file}.map`).size,
+    packages: [...byPackage].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes),
+  };
+};
+
+/**
+ * The environment of a deployed function, with placeholders: the variables the stack sets (table, queues, bucket,
+ * secret, scheduler…) so that nothing the module does at load time finds one missing, and a region and credentials so
+ * that SDK clients built at load time do not look further. Nothing is called: only the import is timed.
+ */
+const lambdaEnvironment = (spec: Pick<FunctionSpec, 'name'>, sourceMaps: boolean): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '',
+    AWS_REGION: 'us-east-1',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_LAMBDA_FUNCTION_NAME: `storeflow-bench-${spec.name}`,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '256',
+    POWERTOOLS_SERVICE_NAME: 'storeflow',
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    [ENV.stage]: 'bench',
+    [ENV.tableName]: 'storeflow-bench',
+    [ENV.importsBucket]: 'storeflow-bench-imports',
+    [ENV.masterKeySecretId]: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:storeflow-bench',
+    [ENV.scheduleGroup]: 'storeflow-bench',
+    [ENV.schedulerRoleArn]: 'arn:aws:iam::000000000000:role/storeflow-bench-scheduler',
+    [ENV.timersQueueArn]: 'arn:aws:sqs:us-east-1:000000000000:storeflow-bench-timers',
+  };
+  for (const [name, queue] of Object.entries(QUEUES)) {
+    env[queue.urlEnv] = `https://sqs.us-east-1.amazonaws.com/000000000000/storeflow-bench-${name}`;
+  }
+  if (sourceMaps) env.NODE_OPTIONS = LAMBDA_NODE_OPTIONS;
+  return env;
+};
+
+/** What the child prints: ms from before `import()` to after it, and from the process's start to after it. */
+const CHILD = `
+const cpu = process.cpuUsage();
+const before = performance.now();
+await import(process.argv[1]);
+const after = performance.now();
+const used = process.cpuUsage(cpu);
+process.stdout.write(JSON.stringify({
+  importMs: after - before,
+  cpuMs: (used.user + used.system) / 1000,
+  sinceStartMs: after,
+}));
+`;
+
+export interface InitSample {
+  /** Wall time of the import: what a cold start waits for. */
+  readonly importMs: number;
+  /** CPU time of the import (user + system, all threads): steadier than wall time when other processes compete. */
+  readonly cpuMs: number;
+  readonly sinceStartMs: number;
+}
+
+/** Imports the bundle in a fresh Node process (the same Node as this one) and returns its timings. */
+export const timeInit = (
+  bundle: Pick<Bundle, 'name' | 'file'>,
+  options: { sourceMaps: boolean },
+): Promise<InitSample> =>
+  new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '--eval', CHILD, bundle.file], {
+      env: lambdaEnvironment(bundle, options.sourceMaps),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: CHILD_TIMEOUT_MS,
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      try {
+        if (code !== 0) throw new Error(`exit code ${code}`);
+        resolvePromise(JSON.parse(out) as InitSample);
+      } catch (error) {
+        reject(new Error(`init of ${bundle.name} failed (${(error as Error).message}): ${err.trim().slice(0, 500)}`));
+      }
+    });
+  });
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+
+/** Bytes of the bundle that are the AWS SDK and its runtime. */
+const sdkBytes = (bundle: Bundle): number =>
+  bundle.packages.filter((p) => /^@(aws-sdk|smithy|aws-crypto)\//.test(p.name)).reduce((sum, p) => sum + p.bytes, 0);
+
+const kb = (bytes: number) => `${formatNumber(round(bytes / 1000, 1))} kB`;
+
+interface Measured extends Bundle {
+  readonly importMs: readonly number[];
+  readonly cpuMs: readonly number[];
+  readonly sinceStartMs: readonly number[];
+}
+
+const run = async (options: ScenarioOptions): Promise<Result> => {
+  const runs = options.count ?? DEFAULT_RUNS;
+  const outDir = mkdtempSync(join(tmpdir(), 'storeflow-bundles-'));
+  try {
+    const measured: Measured[] = [];
+    for (const spec of FUNCTIONS as readonly FunctionSpec[]) {
+      const bundle = await bundleFunction(spec, outDir);
+      const samples: InitSample[] = [];
+      // One unmeasured import first: it warms the OS file cache, as a Lambda's package is on local disk.
+      await timeInit(bundle, { sourceMaps: true });
+      for (let i = 0; i < runs; i++) samples.push(await timeInit(bundle, { sourceMaps: true }));
+      const entry: Measured = {
+        ...bundle,
+        importMs: samples.map((s) => s.importMs),
+        cpuMs: samples.map((s) => s.cpuMs),
+        sinceStartMs: samples.map((s) => s.sinceStartMs),
+      };
+      measured.push(entry);
+      options.log(
+        `  ${spec.name.padEnd(28)} ${kb(bundle.bytes).padStart(9)}  init ${round(median(entry.importMs), 1)} ms, ` +
+          `CPU ${round(median(entry.cpuMs), 1)} ms (${round(median(entry.sinceStartMs), 1)} ms from process start)`,
+      );
+    }
+
+    const bySize = [...measured].sort((a, b) => b.bytes - a.bytes);
+    const byInit = [...measured].sort((a, b) => median(b.importMs) - median(a.importMs));
+    const byCpu = [...measured].sort((a, b) => median(b.cpuMs) - median(a.cpuMs));
+    const largest = bySize[0];
+    const slowest = byInit[0];
+    const costliest = byCpu[0];
+    if (!largest || !slowest || !costliest) throw new Error('the catalog has no function');
+
+    // The source-map decision: the largest bundle's init without --enable-source-maps, same number of runs.
+    const withoutMaps: InitSample[] = [];
+    for (let i = 0; i < runs; i++) withoutMaps.push(await timeInit(largest, { sourceMaps: false }));
+
+    const share = (bundle: Bundle) =>
+      bundle.packages
+        .slice(0, TOP_INPUTS)
+        .map((p) => `${p.name} ${kb(p.bytes)} (${Math.round((p.bytes / bundle.bytes) * 100)} %)`)
+        .join(', ');
+
+    const metrics: Metric[] = [
+      {
+        key: 'largestBundleBytes',
+        label: `Largest bundle (${largest.name})`,
+        value: largest.bytes,
+        unit: 'bytes',
+        target: { op: '<=', value: MAX_BUNDLE_BYTES },
+      },
+      {
+        key: 'bundlesOverTarget',
+        label: `Bundles over ${formatNumber(MAX_BUNDLE_BYTES)} bytes`,
+        value: measured.filter((m) => m.bytes > MAX_BUNDLE_BYTES).length,
+        unit: `of ${measured.length}`,
+        target: { op: '<=', value: 0 },
+      },
+      {
+        key: 'slowestInitMs',
+        label: `Slowest median module init (${slowest.name})`,
+        value: round(median(slowest.importMs), 1),
+        unit: 'ms',
+        target: { op: '<=', value: MAX_INIT_MS },
+      },
+      {
+        key: 'costliestInitCpuMs',
+        label: `Most CPU in module init, median (${costliest.name})`,
+        value: round(median(costliest.cpuMs), 1),
+        unit: 'ms',
+        target: { op: '<=', value: MAX_INIT_MS },
+      },
+      {
+        key: 'initsOverTarget',
+        label: `Functions with median init over ${MAX_INIT_MS} ms`,
+        value: measured.filter((m) => median(m.importMs) > MAX_INIT_MS).length,
+        unit: `of ${measured.length}`,
+        target: { op: '<=', value: 0 },
+      },
+      {
+        key: 'medianBundleBytes',
+        label: 'Median bundle',
+        value: median(measured.map((m) => m.bytes)),
+        unit: 'bytes',
+      },
+      {
+        key: 'sourceMapInitCpuMs',
+        label: `CPU --enable-source-maps adds to ${largest.name}'s init`,
+        value: round(median(largest.cpuMs) - median(withoutMaps.map((s) => s.cpuMs)), 1),
+        unit: 'ms',
+      },
+    ];
+
+    const notes = [
+      `${measured.length} functions bundled as deployed (esbuild ESM, node24, minified, tree-shaken, AWS SDK bundled, ` +
+        `linked source map without sources); init = median of ${runs} fresh \`node\` processes importing the bundle ` +
+        `with NODE_OPTIONS=--enable-source-maps (after one unmeasured import), ${process.version}.`,
+      `Largest: ${largest.name}, ${kb(largest.bytes)} (${kb(largest.gzipBytes)} gzip): ${share(largest)}.`,
+      `Why: ${Math.round((sdkBytes(largest) / largest.bytes) * 100)} % of it is the AWS SDK (@aws-sdk/*, @smithy/*, ` +
+        `@aws-crypto/*): the clients ${largest.packages
+          .filter((p) => /^@aws-sdk\/(client-|s3-request-presigner)/.test(p.name))
+          .map((p) => p.name.replace('@aws-sdk/', ''))
+          .join(', ')} and the core they share; the service's own code is ` +
+        `${kb(largest.packages.find((p) => p.name === '(service code)')?.bytes ?? 0)}.`,
+      `${largest.name} init with --enable-source-maps: ${round(median(largest.importMs), 1)} ms wall, ` +
+        `${round(median(largest.cpuMs), 1)} ms CPU; without: ${round(median(withoutMaps.map((s) => s.importMs)), 1)} ms ` +
+        `wall, ${round(median(withoutMaps.map((s) => s.cpuMs)), 1)} ms CPU (the source-map decision, infra/bundling.ts).`,
+      'Wall time is what a cold start waits for, but on a shared machine it includes waiting for a core: when the ' +
+        "load average is above the core count, compare the CPU figures, which other processes' work does not inflate.",
+      `Per function (bytes, median init wall / CPU ms): ${measured
+        .map((m) => `${m.name} ${kb(m.bytes)} ${round(median(m.importMs), 1)}/${round(median(m.cpuMs), 1)}`)
+        .join('; ')}.`,
+    ];
+
+    return {
+      scenario: 'bundles',
+      title: 'Function bundles: size and module init (cold-start proxies)',
+      metrics,
+      notes,
+      details: {
+        runs,
+        node: process.version,
+        functions: measured.map((m) => ({
+          name: m.name,
+          bytes: m.bytes,
+          gzipBytes: m.gzipBytes,
+          mapBytes: m.mapBytes,
+          initMedianMs: round(median(m.importMs), 1),
+          initSamplesMs: m.importMs.map((v) => round(v, 1)),
+          initCpuMedianMs: round(median(m.cpuMs), 1),
+          initCpuSamplesMs: m.cpuMs.map((v) => round(v, 1)),
+          sinceProcessStartMedianMs: round(median(m.sinceStartMs), 1),
+          topPackages: m.packages.slice(0, TOP_INPUTS).map((p) => ({ name: p.name, bytes: p.bytes })),
+        })),
+        largestWithoutSourceMaps: withoutMaps.map((s) => ({ wallMs: round(s.importMs, 1), cpuMs: round(s.cpuMs, 1) })),
+      },
+    };
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+};
+
+export const bundles: Scenario = {
+  name: 'bundles',
+  description: 'Every function bundled as deployed (esbuild ESM, SDK bundled): bytes, top inputs, module init time',
+  run,
+};

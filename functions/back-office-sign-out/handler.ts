@@ -1,0 +1,17 @@
+/** `POST {base_url}/back-office/sign-out`: ends the session and clears its cookie. */
+import { signInDeps } from '../../shared/adapters/accounts.ts';
+import { signOut } from '../../shared/domain/accounts/sign-in.ts';
+import { htmlPage } from '../../shared/http/back-office-pages.ts';
+import { httpRoute } from '../../shared/http/route.ts';
+import { clearedSessionCookie, sessionIdOf } from '../../shared/http/session-cookie.ts';
+
+export const handler = httpRoute({
+  api: 'backOffice',
+  auth: 'none',
+  handle: async ({ event }) => {
+    await signOut(signInDeps(), sessionIdOf(event));
+    return htmlPage(200, 'You are signed out', 'Open a new sign-in link to sign in again.', {}, [
+      clearedSessionCookie(),
+    ]);
+  },
+});

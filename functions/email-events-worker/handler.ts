@@ -1,0 +1,21 @@
+/**
+ * Consumes the email-events queue (SES configuration set → SNS → SQS): each SES event becomes the spec's
+ * `transmission/callback` webhook, and hard bounces, complaints and opt-outs suppress the address for the store.
+ * Unknown or malformed events are logged and acknowledged (`PermanentError`); anything else is retried by the queue.
+ */
+import { emailEventDeps } from '../../shared/adapters/email-events.ts';
+import { handleSesEvent } from '../../shared/domain/email/email-events.ts';
+import { parseSesNotification } from '../../shared/domain/email/ses-event.ts';
+import { countEmailEvent } from '../../shared/observability/email-metrics.ts';
+import { logger } from '../../shared/observability.ts';
+import { queueWorker } from '../../shared/queue/batch.ts';
+
+export const handler = queueWorker({
+  parse: parseSesNotification,
+  handle: async (event, record) => {
+    const redelivered = Number(record.attributes.ApproximateReceiveCount) > 1;
+    const outcome = await handleSesEvent(emailEventDeps(), event, { redelivered });
+    logger.info('Email event handled', { sesType: event.type, messageId: event.mail.messageId, ...outcome });
+    countEmailEvent(event);
+  },
+});

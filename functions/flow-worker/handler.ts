@@ -1,0 +1,17 @@
+/** Consumes the flows queue: evaluates flow triggers against the store's flows and moves runs on (waits, emails). */
+import { QUEUES } from '../../infra/catalog.ts';
+import { flowEngineDeps } from '../../shared/adapters/flow-engine.ts';
+import { handleFlowMessage } from '../../shared/domain/flows/engine.ts';
+import { parseFlowMessage } from '../../shared/domain/flows/flow-message.ts';
+import { logger } from '../../shared/observability.ts';
+import { queueWorker } from '../../shared/queue/batch.ts';
+
+export const handler = queueWorker({
+  parse: parseFlowMessage,
+  handle: async (message, record) => {
+    // On the queue's last delivery a failing email send fails the run (recorded) instead of going silently to the DLQ.
+    const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.flows.maxReceiveCount;
+    const outcome = await handleFlowMessage(flowEngineDeps(), message, { lastAttempt });
+    logger.info('Flow message handled', { storeId: message.storeId, type: message.type, ...outcome });
+  },
+});

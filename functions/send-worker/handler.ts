@@ -1,0 +1,36 @@
+/**
+ * Consumes the `sends` queue: fans a queued batch out into its chunks, and sends each chunk as one `SendBulkEmail`,
+ * paced to the account's send rate (see `shared/domain/email/send-chunk.ts`). A chunk that could not be finished for
+ * a passing reason (throttling, an SES or table hiccup) is held back, 10, 20, 40 … s, and retried; on the queue's last
+ * attempt what is still unsent is marked failed on its recipients.
+ */
+import { QUEUES } from '../../infra/catalog.ts';
+import { sendWorkerDeps } from '../../shared/adapters/email/sending.ts';
+import { holdBack } from '../../shared/adapters/sqs/visibility.ts';
+import { required } from '../../shared/config.ts';
+import { handleSendMessage, parseSendMessage } from '../../shared/domain/email/send-chunk.ts';
+import { PermanentError } from '../../shared/errors.ts';
+import { logger } from '../../shared/observability.ts';
+import { queueWorker } from '../../shared/queue/batch.ts';
+
+const retryDelay = (receiveCount: number) => Math.min(300, 10 * 2 ** Math.max(0, receiveCount - 1));
+
+export const handler = queueWorker({
+  parse: parseSendMessage,
+  handle: async (message, record) => {
+    const attempt = {
+      receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
+      maxReceiveCount: QUEUES.sends.maxReceiveCount,
+    };
+    let outcome: Awaited<ReturnType<typeof handleSendMessage>>;
+    try {
+      outcome = await handleSendMessage(sendWorkerDeps(), message, attempt);
+    } catch (error) {
+      if (error instanceof PermanentError || attempt.receiveCount >= attempt.maxReceiveCount) throw error;
+      logger.warn('Send attempt failed; retrying later', { ...message, attempt: attempt.receiveCount, error });
+      return holdBack(required('sendQueueUrl'), record, retryDelay(attempt.receiveCount));
+    }
+    logger.info('Send message handled', { ...message, attempt: attempt.receiveCount, ...outcome });
+    if ('retryInSeconds' in outcome) await holdBack(required('sendQueueUrl'), record, outcome.retryInSeconds);
+  },
+});

@@ -1,0 +1,17 @@
+/** `GET {sending_url}/api/v1/sending/{id}`: a batch's status, counts, and every rejected or failed recipient and why. */
+import { batchReadDeps } from '../../shared/adapters/email/sending.ts';
+import { readBatch, SENDING_LIMITS } from '../../shared/domain/email/bulk.ts';
+import { notFound } from '../../shared/errors.ts';
+import { sendingReply } from '../../shared/http/responses.ts';
+import { httpRoute } from '../../shared/http/route.ts';
+
+export const handler = httpRoute({
+  api: 'sending',
+  rateLimit: { bucket: 'sending-reads', perSecond: SENDING_LIMITS.readsPerSecond },
+  handle: async ({ store, event }) => {
+    const batch = await readBatch(batchReadDeps(), store.storeId, event.pathParameters?.id);
+    // Another store's batch answers exactly like a missing one.
+    if (!batch) throw notFound('Batch not found');
+    return sendingReply.ok(`batch ${batch.status}`, batch);
+  },
+});

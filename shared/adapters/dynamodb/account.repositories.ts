@@ -1,0 +1,295 @@
+/** Accounts, sign-in links, back-office sessions and failed-sign-in counters (OAuth sign-in, issue 7). */
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { MainAccount, Session, SignInLink, SubAccount } from '../../domain/accounts/account.ts';
+import type { AccountRepository, Sessions, SignInLinks, SignInThrottle } from '../../domain/ports.ts';
+import { conflict } from '../../errors.ts';
+import { dynamo } from '../aws-clients.ts';
+import { itemMeta, keys, withoutMeta } from './keys.ts';
+import { isConditionFailure, tableName } from './table.ts';
+
+/** DynamoDB's TTL works in epoch seconds and may lag by days: readers check validity themselves. */
+const ttlSeconds = (epochMs: number) => Math.ceil(epochMs / 1000);
+
+/**
+ * A used or expired link is kept a day past its end, so opening it again is answered "already used" or "expired"
+ * (410) rather than "not a valid link" (400); after that TTL removes it.
+ */
+const LINK_RETENTION_MS = 24 * 3_600_000;
+
+const queryIndex = async <T>(index: 'gsi1' | 'gsi2', partition: string): Promise<T[]> => {
+  const items: T[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: index,
+        KeyConditionExpression: `${index}pk = :pk`,
+        ExpressionAttributeValues: { ':pk': partition },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) items.push(withoutMeta<T>(item));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+};
+
+export const dynamoAccountRepository = (): AccountRepository => ({
+  async createMain(account: MainAccount) {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.mainAccount(account.mainAccountId),
+          ...keys.mainAccountIndex(account.createdAt, account.mainAccountId),
+          ...itemMeta('mainAccount'),
+          ...account,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  },
+
+  async getMain(mainAccountId) {
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.mainAccount(mainAccountId), ConsistentRead: true }),
+    );
+    return Item ? withoutMeta<MainAccount>(Item) : undefined;
+  },
+
+  listMain: () => queryIndex<MainAccount>('gsi1', keys.mainAccountIndex(0, '').gsi1pk),
+
+  async createSub(account: SubAccount) {
+    try {
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.account(account.username),
+            ...keys.accountsOf(account.mainAccountId, account.username),
+            ...itemMeta('account'),
+            ...account,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw conflict(`The username ${account.username} is taken`);
+      throw error;
+    }
+  },
+
+  async getSub(username) {
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.account(username), ConsistentRead: true }),
+    );
+    return Item ? withoutMeta<SubAccount>(Item) : undefined;
+  },
+
+  listSubs: (mainAccountId) => queryIndex<SubAccount>('gsi1', keys.accountsOf(mainAccountId, '').gsi1pk),
+
+  async setPasswordHash(username, passwordHash, updatedAt) {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.account(username),
+        UpdateExpression: 'SET passwordHash = :hash, updatedAt = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':hash': passwordHash, ':at': updatedAt },
+      }),
+    );
+  },
+
+  async linkStore(storeId, mainAccountId) {
+    const index = keys.storesOfAccount(mainAccountId, storeId);
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.store(storeId),
+          UpdateExpression: 'SET mainAccountId = :main, gsi2pk = :gpk, gsi2sk = :gsk',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(mainAccountId) OR mainAccountId = :main)',
+          ExpressionAttributeValues: { ':main': mainAccountId, ':gpk': index.gsi2pk, ':gsk': index.gsi2sk },
+        }),
+      );
+      return 'linked';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const { Item } = await dynamo().send(
+        new GetCommand({ TableName: tableName(), Key: keys.store(storeId), ConsistentRead: true }),
+      );
+      return Item ? 'owned_by_other' : 'no_store';
+    }
+  },
+
+  async storesOf(mainAccountId) {
+    const stores = await queryIndex<{ storeId: string; name: string }>(
+      'gsi2',
+      keys.storesOfAccount(mainAccountId, '').gsi2pk,
+    );
+    return stores.map(({ storeId, name }) => ({ storeId, name }));
+  },
+});
+
+export const dynamoSignInLinks = (): SignInLinks => ({
+  async create(link: SignInLink) {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.oauthLink(link.tokenHash),
+          ...itemMeta('oauthLink'),
+          ...link,
+          expiresAt: ttlSeconds(link.validUntil + LINK_RETENTION_MS),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  },
+
+  async consume(tokenHash, now) {
+    try {
+      // One conditional write decides: of two concurrent openings, exactly one gets the session.
+      const { Attributes } = await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.oauthLink(tokenHash),
+          UpdateExpression: 'SET usedAt = :now',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt) AND validUntil > :now',
+          ExpressionAttributeValues: { ':now': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const { usedAt, ...link } = withoutMeta<SignInLink & { usedAt: number }>(Attributes ?? {});
+      return { outcome: 'consumed', link };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.oauthLink(tokenHash), ConsistentRead: true }),
+    );
+    if (!Item) return { outcome: 'unknown' };
+    return { outcome: Item.usedAt !== undefined ? 'used' : 'expired' };
+  },
+});
+
+export const dynamoSessions = (): Sessions => ({
+  async create(session: Session) {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.session(session.sessionHash),
+          ...itemMeta('session'),
+          ...session,
+          expiresAt: ttlSeconds(session.validUntil),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  },
+
+  async get(sessionHash, now) {
+    // Strongly consistent: the redirect after sign-in reads the session written a moment before.
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.session(sessionHash), ConsistentRead: true }),
+    );
+    if (!Item) return undefined;
+    const session = withoutMeta<Session>(Item);
+    return session.validUntil > now ? session : undefined;
+  },
+
+  async delete(sessionHash) {
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.session(sessionHash) }));
+  },
+});
+
+/**
+ * One counter item per scope: `failures` within a window that starts at the first failure, and `lockedUntil` once
+ * the policy's count is reached. Conditional writes keep the count exact across concurrent instances.
+ */
+export const dynamoSignInThrottle = (): SignInThrottle => {
+  const bump = async (scope: string, now: number, windowMs: number): Promise<number | undefined> => {
+    try {
+      const { Attributes } = await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.signInFailures(scope),
+          UpdateExpression: 'ADD failures :one',
+          ConditionExpression: 'windowStart > :floor',
+          ExpressionAttributeValues: { ':one': 1, ':floor': now - windowMs },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Number(Attributes?.failures ?? 1);
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return undefined;
+    }
+  };
+
+  const startWindow = async (scope: string, now: number, windowMs: number): Promise<boolean> => {
+    try {
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.signInFailures(scope),
+            ...itemMeta('signInFailures'),
+            failures: 1,
+            windowStart: now,
+            expiresAt: ttlSeconds(now + windowMs),
+          },
+          // A lock still running is never replaced by a fresh window.
+          ConditionExpression:
+            'attribute_not_exists(pk) OR (windowStart <= :floor AND (attribute_not_exists(lockedUntil) OR lockedUntil <= :now))',
+          ExpressionAttributeValues: { ':floor': now - windowMs, ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return false;
+    }
+  };
+
+  return {
+    async lockedFor(scope, now) {
+      const { Item } = await dynamo().send(
+        new GetCommand({ TableName: tableName(), Key: keys.signInFailures(scope), ConsistentRead: true }),
+      );
+      const lockedUntil = Number(Item?.lockedUntil ?? 0);
+      return lockedUntil > now ? lockedUntil - now : 0;
+    },
+
+    async recordFailure(scope, now, policy) {
+      // Counted in the running window, else a new window starts; a concurrent writer may win the new window, so
+      // the first step is tried once more.
+      let failures = await bump(scope, now, policy.windowMs);
+      if (failures === undefined && (await startWindow(scope, now, policy.windowMs))) failures = 1;
+      failures ??= await bump(scope, now, policy.windowMs);
+      if (failures === undefined || failures < policy.maxFailures) return;
+      const lockedUntil = now + policy.lockMs;
+      await dynamo()
+        .send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.signInFailures(scope),
+            UpdateExpression: 'SET lockedUntil = :until, expiresAt = :ttl',
+            // Failures that raced past the threshold do not push the end of the lock further out.
+            ConditionExpression: 'attribute_not_exists(lockedUntil) OR lockedUntil <= :now',
+            ExpressionAttributeValues: { ':until': lockedUntil, ':ttl': ttlSeconds(lockedUntil), ':now': now },
+          }),
+        )
+        .catch((error: unknown) => {
+          if (!isConditionFailure(error)) throw error;
+        });
+    },
+
+    async clear(scope) {
+      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.signInFailures(scope) }));
+    },
+  };
+};

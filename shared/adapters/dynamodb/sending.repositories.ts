@@ -1,0 +1,260 @@
+/**
+ * Sending domains and bulk batches in the table. No transactions are needed: each step is one conditional write that a
+ * retry can repeat.
+ *
+ * - A domain belongs to one store through its owner item (`keys.senderDomain`), claimed with a conditional put before
+ *   the store's own record is written.
+ * - A batch is its recipients (one item each) and the batch item, written last. A chunk's progress is its lease item
+ *   (`keys.sendChunk`); its completion is recorded on the batch item itself: the chunk's number joins the set
+ *   `doneChunks` in the same conditional update that adds its counts, so the counts are added once whatever the retries.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SendBatch, SendRecipient } from '../../domain/email/bulk.ts';
+import type { Sender } from '../../domain/email/senders.ts';
+import type { ChunkClaim, SendBatchRepository, SenderRepository } from '../../domain/email/sending-ports.ts';
+import { dynamo } from '../aws-clients.ts';
+import { batchPut } from './batch.ts';
+import { queryAll } from './engagement.repositories.ts';
+import { itemMeta, keys, withoutMeta } from './keys.ts';
+import { isConditionFailure, tableName } from './table.ts';
+
+/** Batches and their recipients are kept for a year (the email events of a send refer to them). */
+const BATCH_TTL_SECONDS = 365 * 24 * 3600;
+
+const ignoreConditionFailure = (error: unknown) => {
+  if (!isConditionFailure(error)) throw error;
+};
+
+export const dynamoSenders = (): SenderRepository => ({
+  async claim(sender) {
+    try {
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.senderDomain(sender.domain),
+            ...itemMeta('senderDomain'),
+            domain: sender.domain,
+            storeId: sender.storeId,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR storeId = :me',
+          ExpressionAttributeValues: { ':me': sender.storeId },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+    await dynamoSenders().put(sender);
+    return true;
+  },
+
+  async get(storeId, domain) {
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.sender(storeId, domain), ConsistentRead: true }),
+    );
+    return Item ? withoutMeta<Sender>(Item) : undefined;
+  },
+
+  list: (storeId) => queryAll<Sender>(keys.senders(storeId).pk),
+
+  async put(sender) {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.sender(sender.storeId, sender.domain), ...itemMeta('sender'), ...sender },
+      }),
+    );
+  },
+
+  async release(storeId, domain) {
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.sender(storeId, domain) }));
+    // Last, and only if this store holds it: a crash before this leaves the domain with this store, which may retry.
+    await dynamo()
+      .send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.senderDomain(domain),
+          ConditionExpression: 'storeId = :me',
+          ExpressionAttributeValues: { ':me': storeId },
+        }),
+      )
+      .catch(ignoreConditionFailure);
+  },
+});
+
+type BatchItem = SendBatch & { doneChunks?: Set<number> };
+
+const STATUS = { '#status': 'status' };
+
+/** Every page of a query on one batch's partition. */
+const queryBatch = async (input: {
+  pk: string;
+  condition: string;
+  values: Record<string, unknown>;
+  filter?: string;
+}): Promise<SendRecipient[]> => {
+  const items: SendRecipient[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: `pk = :pk AND ${input.condition}`,
+        ...(input.filter ? { FilterExpression: input.filter, ExpressionAttributeNames: STATUS } : {}),
+        ExpressionAttributeValues: { ':pk': input.pk, ...input.values },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) items.push(withoutMeta<SendRecipient>(item));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+};
+
+const recipientItem = (storeId: string, batchId: string, recipient: SendRecipient, expiresAt: number) => ({
+  ...keys.sendRecipient(storeId, batchId, recipient.index),
+  ...itemMeta('sendRecipient'),
+  ...recipient,
+  expiresAt,
+});
+
+const expiryOf = (createdAt: number) => Math.floor(createdAt / 1000) + BATCH_TTL_SECONDS;
+
+export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository => {
+  /** The batch's expiry, remembered from reads so recipients written back keep it. */
+  const expiries = new Map<string, number>();
+
+  return {
+    async create(batch, recipients) {
+      const expiresAt = expiryOf(batch.createdAt);
+      await batchPut(recipients.map((r) => recipientItem(batch.storeId, batch.id, r, expiresAt)));
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...keys.sendBatch(batch.storeId, batch.id), ...itemMeta('sendBatch'), ...batch, expiresAt },
+        }),
+      );
+    },
+
+    async get(storeId, batchId) {
+      const { Item } = await dynamo().send(
+        new GetCommand({ TableName: tableName(), Key: keys.sendBatch(storeId, batchId), ConsistentRead: true }),
+      );
+      if (!Item) return undefined;
+      if (typeof Item.expiresAt === 'number') expiries.set(`${storeId}#${batchId}`, Item.expiresAt);
+      const { doneChunks, ...batch } = withoutMeta<BatchItem>(Item);
+      return batch;
+    },
+
+    recipientsBetween: (storeId, batchId, first, last) =>
+      queryBatch({
+        pk: keys.sendRecipients(storeId, batchId).pk,
+        condition: 'sk BETWEEN :first AND :last',
+        values: {
+          ':first': keys.sendRecipient(storeId, batchId, first).sk,
+          ':last': keys.sendRecipient(storeId, batchId, last).sk,
+        },
+      }),
+
+    problems: (storeId, batchId) =>
+      queryBatch({
+        pk: keys.sendRecipients(storeId, batchId).pk,
+        condition: 'begins_with(sk, :rcpt)',
+        values: { ':rcpt': 'RCPT#', ':rejected': 'rejected', ':failed': 'failed' },
+        filter: '#status IN (:rejected, :failed)',
+      }),
+
+    async saveRecipients(storeId, batchId, recipients) {
+      const expiresAt = expiries.get(`${storeId}#${batchId}`) ?? expiryOf(clock.now());
+      await batchPut(recipients.map((r) => recipientItem(storeId, batchId, r, expiresAt)));
+    },
+
+    async claimChunk(storeId, batchId, chunk, leaseMs): Promise<ChunkClaim> {
+      const lease = randomUUID();
+      const now = clock.now();
+      const key = keys.sendChunk(storeId, batchId, chunk);
+      try {
+        await dynamo().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression:
+              'SET #status = :sending, lease = :lease, leaseUntil = :until, entity = :entity, expiresAt = :ttl',
+            ConditionExpression: 'attribute_not_exists(pk) OR (#status = :sending AND leaseUntil < :now)',
+            ExpressionAttributeNames: STATUS,
+            ExpressionAttributeValues: {
+              ':sending': 'sending',
+              ':lease': lease,
+              ':until': now + leaseMs,
+              ':now': now,
+              ':entity': 'sendChunk',
+              ':ttl': Math.floor(now / 1000) + BATCH_TTL_SECONDS,
+            },
+          }),
+        );
+        return { claimed: true, lease };
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+      return { claimed: false, done: Item?.status === 'done' };
+    },
+
+    async releaseChunk(storeId, batchId, chunk, lease) {
+      await dynamo()
+        .send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.sendChunk(storeId, batchId, chunk),
+            UpdateExpression: 'SET leaseUntil = :zero',
+            ConditionExpression: 'lease = :lease',
+            ExpressionAttributeValues: { ':zero': 0, ':lease': lease },
+          }),
+        )
+        .catch(ignoreConditionFailure);
+    },
+
+    async completeChunk(storeId, batchId, chunk, lease, counts) {
+      try {
+        await dynamo().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.sendBatch(storeId, batchId),
+            UpdateExpression: 'ADD sent :sent, failed :failed, chunksDone :one, doneChunks :chunk',
+            ConditionExpression: 'attribute_exists(pk) AND NOT contains(doneChunks, :n)',
+            ExpressionAttributeValues: {
+              ':sent': counts.sent,
+              ':failed': counts.failed,
+              ':one': 1,
+              ':chunk': new Set([chunk]),
+              ':n': chunk,
+            },
+          }),
+        );
+      } catch (error) {
+        // Already counted by an earlier attempt that stopped before marking the chunk done.
+        ignoreConditionFailure(error);
+      }
+      try {
+        await dynamo().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.sendChunk(storeId, batchId, chunk),
+            UpdateExpression: 'SET #status = :done REMOVE leaseUntil',
+            ConditionExpression: 'lease = :lease',
+            ExpressionAttributeNames: STATUS,
+            ExpressionAttributeValues: { ':done': 'done', ':lease': lease },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    },
+  };
+};

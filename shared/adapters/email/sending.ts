@@ -1,0 +1,90 @@
+/** Wiring of the senders, bulk sending and send worker use cases to their adapters (built once per warm function). */
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { config, required } from '../../config.ts';
+import type { AcceptBulkDeps } from '../../domain/email/bulk.ts';
+import type { SendWorkerDeps } from '../../domain/email/send-chunk.ts';
+import type { SenderDeps } from '../../domain/email/senders.ts';
+import type { SendQueue } from '../../domain/email/sending-ports.ts';
+import { sqs } from '../aws-clients.ts';
+import { dynamoSentMessages, dynamoSuppressions } from '../dynamodb/email.repositories.ts';
+import { dynamoSendPacer } from '../dynamodb/send-pacer.ts';
+import { dynamoSendBatches, dynamoSenders } from '../dynamodb/sending.repositories.ts';
+import { sesIdentities } from '../ses/identities.ts';
+import { sesMailer } from '../ses/mailer.ts';
+import { unsubscribeLinks } from './unsubscribe-links.ts';
+
+const clock = { now: () => Date.now() };
+
+/** The `sends` queue: `{v: 1, type: 'batch' | 'chunk', storeId, batchId, chunk?}` messages, 10 per SQS call. */
+export const sqsSendQueue = (): SendQueue => {
+  const sendAll = async (bodies: Record<string, unknown>[], delaySeconds = 0) => {
+    const delay = Math.max(0, Math.min(900, Math.round(delaySeconds)));
+    for (let i = 0; i < bodies.length; i += 10) {
+      const entries = bodies.slice(i, i + 10).map((body, n) => ({
+        Id: String(n),
+        MessageBody: JSON.stringify(body),
+        ...(delay > 0 ? { DelaySeconds: delay } : {}),
+      }));
+      const { Failed = [] } = await sqs().send(
+        new SendMessageBatchCommand({ QueueUrl: required('sendQueueUrl'), Entries: entries }),
+      );
+      if (Failed.length > 0) {
+        throw new Error(
+          `SQS refused ${Failed.length} send messages: ${Failed[0]?.Code ?? ''} ${Failed[0]?.Message ?? ''}`,
+        );
+      }
+    }
+  };
+  return {
+    startBatch: (storeId, batchId) => sendAll([{ v: 1, type: 'batch', storeId, batchId }]),
+    enqueueChunks: (storeId, batchId, chunks, delaySeconds) =>
+      sendAll(
+        chunks.map((chunk) => ({ v: 1, type: 'chunk', storeId, batchId, chunk })),
+        delaySeconds,
+      ),
+  };
+};
+
+let senders: SenderDeps | undefined;
+let accept: AcceptBulkDeps | undefined;
+let worker: SendWorkerDeps | undefined;
+
+export const senderDeps = (): SenderDeps => {
+  senders ??= { senders: dynamoSenders(), identities: sesIdentities(), clock };
+  return senders;
+};
+
+export const acceptBulkDeps = (): AcceptBulkDeps => {
+  accept ??= {
+    senders: senderDeps(),
+    suppressions: dynamoSuppressions(),
+    batches: dynamoSendBatches(clock),
+    queue: sqsSendQueue(),
+    clock,
+  };
+  return accept;
+};
+
+export const batchReadDeps = () => ({ batches: dynamoSendBatches(clock) });
+
+/** Slots are reserved at most this far ahead: a wait of this length fits well within the worker's timeout. */
+const PACING_HORIZON_SECONDS = 20;
+/** Longer than one attempt of the worker (60 s timeout), shorter than the queue's 180 s visibility timeout. */
+const CHUNK_LEASE_MS = 90_000;
+
+export const sendWorkerDeps = (): SendWorkerDeps => {
+  const links = unsubscribeLinks();
+  worker ??= {
+    batches: dynamoSendBatches(clock),
+    queue: sqsSendQueue(),
+    mailer: sesMailer(),
+    sentMessages: dynamoSentMessages(),
+    pacer: dynamoSendPacer(clock, { horizonSeconds: PACING_HORIZON_SECONDS }),
+    unsubscribeUrl: (claim) => links.urlFor(claim),
+    clock,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sendRatePerSecond: config().sesSendRatePerSecond,
+    leaseMs: CHUNK_LEASE_MS,
+  };
+  return worker;
+};

@@ -1,0 +1,71 @@
+/** Wiring of the flow engine and the explain views to their AWS adapters (built once per warm function). */
+import type { EngineDeps } from '../domain/flows/engine.ts';
+import type { TriggerLog } from '../domain/flows/engine-ports.ts';
+import type { ExplainDeps } from '../domain/flows/explain.ts';
+import type { Store } from '../domain/stores/store.ts';
+import { dynamoCartRepository, dynamoCheckoutRepository } from './dynamodb/commerce.repositories.ts';
+import { dynamoContactsByEmail } from './dynamodb/contacts-by-email.ts';
+import { dynamoCustomerRepository } from './dynamodb/customer.repository.ts';
+import { dynamoSentMessages, dynamoSuppressions } from './dynamodb/email.repositories.ts';
+import { dynamoFlows } from './dynamodb/flow.repositories.ts';
+import {
+  dynamoContactActivity,
+  dynamoFlowEntries,
+  dynamoFlowEvaluations,
+  dynamoFlowRuns,
+  dynamoRecoveryMarks,
+  dynamoTriggerLog,
+} from './dynamodb/flow-runs.repositories.ts';
+import { dynamoStoreRepository } from './dynamodb/store.repository.ts';
+import { unsubscribeLinks } from './email/unsubscribe-links.ts';
+import { schedulerTimers } from './scheduler/timers.ts';
+import { sesMailer } from './ses/mailer.ts';
+
+const clock = { now: () => Date.now() };
+
+/** Store names change rarely; emails of one store in a warm worker read the store once a minute. */
+const cachedStores = () => {
+  const stores = dynamoStoreRepository();
+  const cache = new Map<string, { store: Store | undefined; until: number }>();
+  return {
+    async get(storeId: string) {
+      const hit = cache.get(storeId);
+      if (hit && hit.until > clock.now()) return hit.store;
+      const store = await stores.get(storeId);
+      cache.set(storeId, { store, until: clock.now() + 60_000 });
+      return store;
+    },
+  };
+};
+
+let engine: (EngineDeps & { triggers: TriggerLog }) | undefined;
+let explain: ExplainDeps | undefined;
+
+export const flowEngineDeps = (): EngineDeps & { triggers: TriggerLog } => {
+  engine ??= {
+    flows: dynamoFlows(),
+    triggers: dynamoTriggerLog(),
+    runs: dynamoFlowRuns(),
+    evaluations: dynamoFlowEvaluations(),
+    entries: dynamoFlowEntries(),
+    activity: dynamoContactActivity(),
+    marks: dynamoRecoveryMarks(),
+    customers: dynamoCustomerRepository(),
+    contacts: dynamoContactsByEmail(),
+    carts: dynamoCartRepository(),
+    checkouts: dynamoCheckoutRepository(),
+    stores: cachedStores(),
+    suppressions: dynamoSuppressions(),
+    mailer: sesMailer(),
+    sent: dynamoSentMessages(),
+    timers: schedulerTimers(),
+    unsubscribe: unsubscribeLinks(),
+    clock,
+  };
+  return engine;
+};
+
+export const explainDeps = (): ExplainDeps => {
+  explain ??= { flows: dynamoFlows(), evaluations: dynamoFlowEvaluations(), runs: dynamoFlowRuns() };
+  return explain;
+};

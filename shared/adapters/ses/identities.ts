@@ -1,0 +1,62 @@
+/** `SendingIdentities` on SESv2: domain identities with Easy DKIM (2048-bit keys). */
+import {
+  CreateEmailIdentityCommand,
+  DeleteEmailIdentityCommand,
+  type DkimAttributes,
+  GetEmailIdentityCommand,
+} from '@aws-sdk/client-sesv2';
+import type { IdentityState, SenderStatus } from '../../domain/email/senders.ts';
+import type { SendingIdentities } from '../../domain/email/sending-ports.ts';
+import { sesv2 } from '../aws-clients.ts';
+
+const nameOf = (error: unknown) => (error instanceof Error ? error.name : '');
+
+/** Verified once SES may send for it and its DKIM signature is in place; failed when DKIM verification failed. */
+const statusOf = (verifiedForSending: boolean | undefined, dkim: DkimAttributes | undefined): SenderStatus => {
+  if (dkim?.Status === 'FAILED') return 'failed';
+  if (verifiedForSending && dkim?.Status === 'SUCCESS') return 'verified';
+  return 'pending';
+};
+
+const read = async (domain: string): Promise<IdentityState | undefined> => {
+  try {
+    const answer = await sesv2().send(new GetEmailIdentityCommand({ EmailIdentity: domain }));
+    return {
+      status: statusOf(answer.VerifiedForSendingStatus, answer.DkimAttributes),
+      dkimTokens: answer.DkimAttributes?.Tokens ?? [],
+    };
+  } catch (error) {
+    if (nameOf(error) === 'NotFoundException') return undefined;
+    throw error;
+  }
+};
+
+export const sesIdentities = (): SendingIdentities => ({
+  async create(domain) {
+    try {
+      const answer = await sesv2().send(
+        new CreateEmailIdentityCommand({
+          EmailIdentity: domain,
+          DkimSigningAttributes: { NextSigningKeyLength: 'RSA_2048_BIT' },
+        }),
+      );
+      return {
+        status: statusOf(answer.VerifiedForSendingStatus, answer.DkimAttributes),
+        dkimTokens: answer.DkimAttributes?.Tokens ?? [],
+      };
+    } catch (error) {
+      if (nameOf(error) !== 'AlreadyExistsException') throw error;
+      const existing = await read(domain);
+      if (!existing) throw error;
+      return existing;
+    }
+  },
+  get: read,
+  async delete(domain) {
+    try {
+      await sesv2().send(new DeleteEmailIdentityCommand({ EmailIdentity: domain }));
+    } catch (error) {
+      if (nameOf(error) !== 'NotFoundException') throw error;
+    }
+  },
+});

@@ -1,0 +1,192 @@
+/**
+ * OAuth sign-in (spec "OAuth sign-in"): a store key plus a sub-account's username and password buy a single-use,
+ * five-minute link; opening it starts an eight-hour back-office session. Tokens and session ids are 256-bit random
+ * values that exist only in the URL and the cookie: the table keeps their SHA-256.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import * as v from 'valibot';
+import { forbidden, rateLimited, unauthorized, validationError } from '../../errors.ts';
+import type { AccountRepository, Clock, Sessions, SignInLinks, SignInThrottle, StoreRepository } from '../ports.ts';
+import { parseOrThrow } from '../validation.ts';
+import { type LockoutPolicy, MAX_PASSWORD_LENGTH, mayOpen, normalizeUsername } from './account.ts';
+import { decoyHash, hashPassword, needsRehash, verifyPassword } from './password.ts';
+
+export const LINK_TTL_MS = 5 * 60_000;
+export const SESSION_TTL_MS = 8 * 3_600_000;
+const FIFTEEN_MINUTES = 15 * 60_000;
+/** A username is locked for 15 minutes after 5 failed sign-ins within 15 minutes. */
+export const USER_LOCKOUT: LockoutPolicy = { maxFailures: 5, windowMs: FIFTEEN_MINUTES, lockMs: FIFTEEN_MINUTES };
+/**
+ * A store key is locked after 50 failed sign-ins within 15 minutes, whatever the usernames: one key cannot spray a
+ * common password over many usernames (each username's own limit would allow 5 guesses per name).
+ */
+export const STORE_LOCKOUT: LockoutPolicy = { maxFailures: 50, windowMs: FIFTEEN_MINUTES, lockMs: FIFTEEN_MINUTES };
+
+export const SESSION_COOKIE = 'storeflow_session';
+export const CALLBACK_PATH = '/oauth/callback';
+
+export interface SignInDeps {
+  readonly accounts: AccountRepository;
+  readonly stores: Pick<StoreRepository, 'get'>;
+  readonly links: SignInLinks;
+  readonly sessions: Sessions;
+  readonly throttle: SignInThrottle;
+  readonly clock: Clock;
+}
+
+/** Exported for the API description. */
+export const SignInRequest = v.object(
+  {
+    username: v.pipe(
+      v.string('must be a string'),
+      v.trim(),
+      v.nonEmpty('must not be empty'),
+      v.maxLength(254, 'must be at most 254 characters'),
+    ),
+    password: v.pipe(
+      v.string('must be a string'),
+      v.nonEmpty('must not be empty'),
+      v.maxLength(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`),
+    ),
+  },
+  'must be a JSON object',
+);
+
+/** The body of `POST /api/v1/oauth`: `{username, password}`, both non-empty strings. */
+export const parseSignInRequest = (body: unknown): { username: string; password: string } => {
+  // valibot's object schema takes an array for an object with no keys.
+  if (Array.isArray(body)) throw validationError('body must be a JSON object');
+  return parseOrThrow(SignInRequest, body);
+};
+
+/** 32 random bytes in base64url: 43 characters. */
+const newSecret = (): string => randomBytes(32).toString('base64url');
+const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+
+const userScope = (username: string) => `user#${username}`;
+const storeScope = (storeId: string) => `store#${storeId}`;
+
+const refuseIfLocked = async (deps: SignInDeps, username: string, storeId: string, now: number) => {
+  const [user, store] = await Promise.all([
+    deps.throttle.lockedFor(userScope(username), now),
+    deps.throttle.lockedFor(storeScope(storeId), now),
+  ]);
+  const waitMs = Math.max(user, store);
+  if (waitMs <= 0) return;
+  const seconds = Math.ceil(waitMs / 1000);
+  const who = user >= store ? 'this username' : 'this store key';
+  throw rateLimited(seconds, `Too many failed sign-ins for ${who}; try again in ${seconds} seconds`);
+};
+
+/**
+ * `POST /api/v1/oauth`: checks the sub-account's password and that it may open the calling store, and answers the
+ * link's token. An unknown username and a wrong password cost the same scrypt work and get the same 401; only a
+ * correct password learns that the account is not this store's (403).
+ */
+export const requestSignInLink = async (
+  deps: SignInDeps,
+  input: { storeId: string; username: string; password: string },
+): Promise<{ token: string; validUntil: number }> => {
+  const now = deps.clock.now();
+  const username = normalizeUsername(input.username);
+  await refuseIfLocked(deps, username, input.storeId, now);
+
+  const account = await deps.accounts.getSub(username);
+  const matches = await verifyPassword(input.password, account?.passwordHash ?? (await decoyHash()));
+  if (!account || !matches) {
+    await Promise.all([
+      deps.throttle.recordFailure(userScope(username), now, USER_LOCKOUT),
+      deps.throttle.recordFailure(storeScope(input.storeId), now, STORE_LOCKOUT),
+    ]);
+    throw unauthorized('Wrong username or password');
+  }
+  await deps.throttle.clear(userScope(username));
+
+  const store = await deps.stores.get(input.storeId);
+  if (store?.mainAccountId !== account.mainAccountId) {
+    throw forbidden("This sub-account belongs to another main account than this store's");
+  }
+  if (!mayOpen(account, input.storeId)) throw forbidden('This sub-account has no access to this store');
+  if (needsRehash(account.passwordHash)) {
+    // Parameters were raised since this hash was made: re-hash while the password is at hand.
+    await deps.accounts.setPasswordHash(username, await hashPassword(input.password), now);
+  }
+
+  const token = newSecret();
+  const validUntil = now + LINK_TTL_MS;
+  await deps.links.create({
+    tokenHash: hashSecret(token),
+    username,
+    mainAccountId: account.mainAccountId,
+    storeId: input.storeId,
+    createdAt: now,
+    validUntil,
+  });
+  return { token, validUntil };
+};
+
+/** The URL that carries a link token (base: the main host's public URL, without a trailing slash). */
+export const signInUrl = (base: string, token: string): string =>
+  `${base.replace(/\/+$/, '')}${CALLBACK_PATH}?token=${encodeURIComponent(token)}`;
+
+export type CallbackOutcome =
+  | { readonly outcome: 'signed_in'; readonly sessionId: string; readonly validUntil: number }
+  | { readonly outcome: 'unknown' | 'used' | 'expired' };
+
+/** `GET /oauth/callback?token=…`: uses the link (once) and opens a session. */
+export const consumeSignInLink = async (deps: SignInDeps, token: string | undefined): Promise<CallbackOutcome> => {
+  if (!token || !SECRET_SHAPE.test(token)) return { outcome: 'unknown' };
+  const now = deps.clock.now();
+  const used = await deps.links.consume(hashSecret(token), now);
+  if (used.outcome !== 'consumed') return { outcome: used.outcome };
+  const sessionId = newSecret();
+  const validUntil = now + SESSION_TTL_MS;
+  await deps.sessions.create({
+    sessionHash: hashSecret(sessionId),
+    username: used.link.username,
+    mainAccountId: used.link.mainAccountId,
+    storeId: used.link.storeId,
+    createdAt: now,
+    validUntil,
+  });
+  return { outcome: 'signed_in', sessionId, validUntil };
+};
+
+export interface BackOfficeAccess {
+  readonly username: string;
+  readonly mainAccount: { readonly id: string; readonly name: string };
+  readonly access: 'all' | 'some';
+  readonly stores: { storeId: string; name: string }[];
+}
+
+/**
+ * What the session's sub-account may see now: read from the account at every request, so stores added to or taken
+ * from it show at once. Undefined when there is no valid session (or its account is gone).
+ */
+export const backOfficeAccess = async (
+  deps: SignInDeps,
+  sessionId: string | undefined,
+): Promise<BackOfficeAccess | undefined> => {
+  if (!sessionId || !SECRET_SHAPE.test(sessionId)) return undefined;
+  const session = await deps.sessions.get(hashSecret(sessionId), deps.clock.now());
+  if (!session) return undefined;
+  const account = await deps.accounts.getSub(session.username);
+  if (account?.mainAccountId !== session.mainAccountId) return undefined;
+  const [main, owned] = await Promise.all([
+    deps.accounts.getMain(account.mainAccountId),
+    deps.accounts.storesOf(account.mainAccountId),
+  ]);
+  if (!main) return undefined;
+  return {
+    username: account.username,
+    mainAccount: { id: main.mainAccountId, name: main.name },
+    access: account.stores === 'all' ? 'all' : 'some',
+    stores: owned.filter((s) => mayOpen(account, s.storeId)),
+  };
+};
+
+/** Ends the session (the cookie is cleared by the caller). */
+export const signOut = async (deps: SignInDeps, sessionId: string | undefined): Promise<void> => {
+  if (sessionId && SECRET_SHAPE.test(sessionId)) await deps.sessions.delete(hashSecret(sessionId));
+};

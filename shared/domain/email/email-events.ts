@@ -1,0 +1,188 @@
+/**
+ * SES events → the spec's `transmission/callback` webhooks (`{eventType, eventData}`, spec "Email events"), and the
+ * suppressions they imply. The message's store, transmission, recipient and sender come from the sent-message record
+ * (the tags SES echoes back are the fallback, e.g. for an event that overtakes the record's write).
+ *
+ * | SES event           | callback                    | also                                                     |
+ * |---------------------|-----------------------------|----------------------------------------------------------|
+ * | Delivery            | `delivery`                  |                                                          |
+ * | Bounce (Permanent)  | `bounce`                    | address suppressed for the store (`hard_bounce`)         |
+ * | Bounce (other)      | `bounce`                    | nothing: a soft bounce may clear                          |
+ * | Reject, Rendering   | `bounce` (SES's reason)     | nothing: the address is not at fault                      |
+ * | Open                | `initial_open`, first only  |                                                          |
+ * | Click               | `click`                     |                                                          |
+ * | Complaint           | `list_unsubscribe`          | suppressed (`complaint`), consent unsubscribed            |
+ * | Subscription (out)  | `list_unsubscribe`          | suppressed (`unsubscribed`), consent unsubscribed         |
+ * | Send, DeliveryDelay | none                        |                                                          |
+ *
+ * Every callback has a deterministic event id built from the SES message id and the event's own time, so an event
+ * SES or SQS delivers twice is emitted once.
+ */
+import { createHash } from 'node:crypto';
+import { PermanentError } from '../../errors.ts';
+import type { Clock, SentMessages, Suppressions, WebhookEvents } from '../ports.ts';
+import { EMAIL_TAGS } from './message.ts';
+import { bareAddress, type SesEvent, type SesMail } from './ses-event.ts';
+import { type UnsubscribeDeps, unsubscribe } from './unsubscribe.ts';
+
+export interface EmailEventDeps extends UnsubscribeDeps {
+  readonly sentMessages: SentMessages;
+  readonly suppressions: Suppressions;
+  readonly webhooks: WebhookEvents;
+  readonly clock: Clock;
+}
+
+/** The spec's `eventType` values. */
+export type CallbackType = 'delivery' | 'bounce' | 'initial_open' | 'click' | 'list_unsubscribe';
+
+export interface EmailEventOutcome {
+  readonly storeId?: string;
+  readonly transmissionId?: string;
+  readonly emitted?: CallbackType;
+  readonly suppressed?: 'hard_bounce' | 'complaint' | 'unsubscribed';
+  /** Why nothing was emitted, when nothing was. */
+  readonly skipped?: string;
+}
+
+/** Who a message was for and from, and which store and transmission it belongs to. */
+interface Origin {
+  readonly storeId: string;
+  readonly transmissionId: string;
+  readonly rcptTo: string;
+  readonly msgFrom: string;
+}
+
+const originOf = async (deps: EmailEventDeps, mail: SesMail): Promise<Origin | undefined> => {
+  const sent = await deps.sentMessages.get(mail.messageId);
+  if (sent) {
+    return {
+      storeId: sent.storeId,
+      transmissionId: sent.transmissionId,
+      rcptTo: sent.rcptTo.toLowerCase(),
+      msgFrom: sent.msgFrom,
+    };
+  }
+  const storeId = mail.tags[EMAIL_TAGS.store]?.[0];
+  const transmissionId = mail.tags[EMAIL_TAGS.transmission]?.[0];
+  const rcpt = mail.destination[0];
+  if (!storeId || !transmissionId || !rcpt) return undefined;
+  return { storeId, transmissionId, rcptTo: bareAddress(rcpt), msgFrom: bareAddress(mail.source) };
+};
+
+const shortHash = (value: string) => createHash('sha256').update(value).digest('base64url').slice(0, 16);
+
+/**
+ * Handles one SES event. `redelivered` (the queue message was received before) lets a first open whose webhook may
+ * have been lost by a crashed attempt be emitted again: the callback's fixed id still makes it one webhook at most.
+ */
+export const handleSesEvent = async (
+  deps: EmailEventDeps,
+  event: SesEvent,
+  options: { redelivered: boolean },
+): Promise<EmailEventOutcome> => {
+  if (event.type === 'ignored') return { skipped: `SES ${event.eventType} events are not reported` };
+  const origin = await originOf(deps, event.mail);
+  if (!origin) {
+    throw new PermanentError(
+      `SES message ${event.mail.messageId} is not one of the service's: no sent-message record and no store tags`,
+    );
+  }
+  const { storeId, transmissionId, rcptTo, msgFrom } = origin;
+  const { messageId } = event.mail;
+  const timestamp = String(Math.floor((event.at || deps.clock.now()) / 1000));
+  const eventIdOf = (kind: string, extra = '') => `email#${messageId}#${kind}#${event.at}${extra}`;
+  const emit = async (eventType: CallbackType, eventData: Record<string, unknown>, eventId: string) => {
+    await deps.webhooks.emit(storeId, 'transmission/callback', { eventType, eventData }, eventId);
+  };
+  const bounce = async (reason: string, errorCode: string, kind: string) => {
+    await emit(
+      'bounce',
+      { reason, msg_from: msgFrom, rcpt_to: rcptTo, error_code: errorCode, transmission_id: transmissionId, timestamp },
+      eventIdOf(kind),
+    );
+  };
+  const done = { storeId, transmissionId };
+
+  switch (event.type) {
+    case 'delivery':
+      await emit(
+        'delivery',
+        {
+          reason: null,
+          msg_from: msgFrom,
+          rcpt_to: rcptTo,
+          error_code: null,
+          transmission_id: transmissionId,
+          timestamp,
+        },
+        eventIdOf('delivery'),
+      );
+      return { ...done, emitted: 'delivery' };
+
+    case 'bounce': {
+      const recipient = event.recipients.find((r) => r.email.toLowerCase() === rcptTo) ?? event.recipients[0];
+      const kind = event.bounceSubType ? `${event.bounceType} (${event.bounceSubType})` : event.bounceType;
+      await bounce(
+        recipient?.diagnosticCode ?? `${kind} bounce`,
+        recipient?.status ?? (event.bounceSubType || event.bounceType),
+        'bounce',
+      );
+      // Only a permanent bounce says the address itself is bad; a soft one (mailbox full, greylisting) may clear.
+      if (event.bounceType !== 'Permanent') return { ...done, emitted: 'bounce' };
+      await deps.suppressions.suppress({
+        storeId,
+        email: rcptTo,
+        reason: 'hard_bounce',
+        at: deps.clock.now(),
+        transmissionId,
+      });
+      return { ...done, emitted: 'bounce', suppressed: 'hard_bounce' };
+    }
+
+    case 'reject':
+      await bounce(`Rejected by SES before sending: ${event.reason || 'no reason given'}`, 'ses_reject', 'reject');
+      return { ...done, emitted: 'bounce' };
+
+    case 'rendering_failure':
+      await bounce(
+        `The message could not be rendered: ${event.errorMessage || 'no detail given'}`,
+        'ses_rendering',
+        'render',
+      );
+      return { ...done, emitted: 'bounce' };
+
+    case 'open': {
+      const first = await deps.sentMessages.firstOpen(messageId);
+      if (!first && !options.redelivered) return { ...done, skipped: 'not the first open' };
+      await emit(
+        'initial_open',
+        { msg_from: msgFrom, rcpt_to: rcptTo, transmission_id: transmissionId, user_agent: event.userAgent, timestamp },
+        `email#${messageId}#initial_open`,
+      );
+      return { ...done, emitted: 'initial_open' };
+    }
+
+    case 'click':
+      await emit(
+        'click',
+        {
+          msg_from: msgFrom,
+          rcpt_to: rcptTo,
+          target_link_url: event.link,
+          transmission_id: transmissionId,
+          user_agent: event.userAgent,
+          timestamp,
+        },
+        eventIdOf('click', `#${shortHash(event.link)}`),
+      );
+      return { ...done, emitted: 'click' };
+
+    case 'complaint':
+    case 'subscription': {
+      if (event.type === 'subscription' && !event.unsubscribed) return { ...done, skipped: 'not an opt-out' };
+      const reason = event.type === 'complaint' ? 'complaint' : 'unsubscribed';
+      await unsubscribe(deps, { storeId, email: rcptTo, transmissionId, reason });
+      return { ...done, emitted: 'list_unsubscribe', suppressed: reason };
+    }
+  }
+};

@@ -1,0 +1,224 @@
+/**
+ * The send worker's use case. A queued batch is fanned out into one message per chunk; a chunk is sent as one
+ * `SendBulkEmail` of its recipients still `queued`:
+ *
+ * 1. The chunk's lease is taken (a chunk already done is skipped; a duplicate delivery while another attempt holds the
+ *    lease is dropped, the holder finishes it or its own message comes back).
+ * 2. Message slots are reserved at the account's send rate; when none are free soon, the chunk is re-queued with a
+ *    delay instead of waiting.
+ * 3. The mail engine answers per recipient: sent ones are recorded as sent messages (email events find them there) and
+ *    on their recipient; refused ones are marked failed with SES's reason; ones refused for a passing reason stay
+ *    queued and the chunk is retried with a growing delay, until the queue's last attempt marks them failed.
+ * 4. Once every recipient of the chunk is final, the chunk's counts are added to the batch, once.
+ *
+ * Redelivery never sends a recipient twice once its outcome is written. The one window left is a crash between SES's
+ * answer and that write: the recipients of that chunk are sent again (at-least-once, as SQS itself is).
+ */
+import { PermanentError } from '../../errors.ts';
+import type { Clock, Mailer, SentMessages } from '../ports.ts';
+import type { ChunkRange, SendBatch, SendRecipient } from './bulk.ts';
+import { type BulkEntryResult, EMAIL_TAGS, listUnsubscribeHeaders, type OutboundBulk } from './message.ts';
+import type { SendBatchRepository, SendPacer, SendQueue } from './sending-ports.ts';
+import type { UnsubscribeClaim } from './unsubscribe-token.ts';
+
+export type SendMessage =
+  | { readonly v: 1; readonly type: 'batch'; readonly storeId: string; readonly batchId: string }
+  | {
+      readonly v: 1;
+      readonly type: 'chunk';
+      readonly storeId: string;
+      readonly batchId: string;
+      readonly chunk: number;
+    };
+
+export const parseSendMessage = (body: string): SendMessage => {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new PermanentError('send message is not JSON');
+  }
+  const m = value as Record<string, unknown>;
+  if (m?.v === 1 && typeof m.storeId === 'string' && typeof m.batchId === 'string') {
+    if (m.type === 'batch') return { v: 1, type: 'batch', storeId: m.storeId, batchId: m.batchId };
+    if (m.type === 'chunk' && Number.isInteger(m.chunk) && (m.chunk as number) >= 0) {
+      return { v: 1, type: 'chunk', storeId: m.storeId, batchId: m.batchId, chunk: m.chunk as number };
+    }
+  }
+  throw new PermanentError('send message has an unknown shape');
+};
+
+export interface SendWorkerDeps {
+  readonly batches: SendBatchRepository;
+  readonly queue: SendQueue;
+  readonly mailer: Mailer;
+  readonly sentMessages: SentMessages;
+  readonly pacer: SendPacer;
+  readonly unsubscribeUrl: (claim: UnsubscribeClaim) => Promise<string>;
+  readonly clock: Clock;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Messages per second the SES account allows. */
+  readonly sendRatePerSecond: number;
+  /** How long a chunk's lease lasts: longer than one attempt can run, shorter than the queue's visibility timeout. */
+  readonly leaseMs: number;
+}
+
+/** Which delivery of the message this is, and the last one the queue allows. */
+export interface Attempt {
+  readonly receiveCount: number;
+  readonly maxReceiveCount: number;
+}
+
+export type SendOutcome =
+  | { readonly done: 'fanned_out' | 'sent' | 'skipped' | 'deferred' }
+  /** Some recipients were refused for a passing reason: try the chunk again after this long. */
+  | { readonly retryInSeconds: number };
+
+/** The hidden preview line mail clients show after the subject, placed first in the body. */
+const withPreheader = (html: string, preheader: string | undefined): string => {
+  if (!preheader) return html;
+  const escaped = preheader.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const block = `<div style="display:none;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all">${escaped}</div>`;
+  const body = /<body\b[^>]*>/i.exec(html);
+  if (!body) return `${block}${html}`;
+  const at = body.index + body[0].length;
+  return `${html.slice(0, at)}${block}${html.slice(at)}`;
+};
+
+const retryDelaySeconds = (receiveCount: number) => Math.min(300, 10 * 2 ** Math.max(0, receiveCount - 1));
+
+const buildBulk = async (deps: SendWorkerDeps, batch: SendBatch, recipients: readonly SendRecipient[]) => {
+  const entries = await Promise.all(
+    recipients.map(async (r) => ({
+      to: { email: r.email, ...(r.name ? { name: r.name } : {}) },
+      data: r.substitutionData ?? {},
+      headers: listUnsubscribeHeaders(
+        await deps.unsubscribeUrl({ storeId: batch.storeId, email: r.email.toLowerCase(), transmissionId: batch.id }),
+      ),
+    })),
+  );
+  const bulk: OutboundBulk = {
+    from: batch.from,
+    replyTo: [batch.replyTo],
+    subject: batch.subject,
+    ...(batch.html !== undefined ? { html: withPreheader(batch.html, batch.preheader) } : {}),
+    ...(batch.text !== undefined ? { text: batch.text } : {}),
+    defaultData: batch.substitutionData,
+    headers: batch.headers,
+    tags: { [EMAIL_TAGS.store]: batch.storeId, [EMAIL_TAGS.transmission]: batch.id, [EMAIL_TAGS.kind]: 'bulk' },
+    entries,
+  };
+  return bulk;
+};
+
+/** Sends the chunk's queued recipients; answers their new state, in the same order. */
+const sendQueued = async (
+  deps: SendWorkerDeps,
+  batch: SendBatch,
+  queued: readonly SendRecipient[],
+  lastAttempt: boolean,
+): Promise<SendRecipient[]> => {
+  let results: BulkEntryResult[];
+  try {
+    results = await deps.mailer.sendBulk(await buildBulk(deps, batch, queued));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof PermanentError) {
+      results = queued.map(() => ({ status: 'failed', error: message, permanent: true }));
+    } else if (lastAttempt) {
+      results = queued.map(() => ({
+        status: 'failed',
+        error: `gave up after repeated errors: ${message}`,
+        permanent: true,
+      }));
+    } else {
+      throw error;
+    }
+  }
+  const now = deps.clock.now();
+  return queued.map((recipient, i): SendRecipient => {
+    const result = results[i] ?? { status: 'failed', error: 'no answer for this recipient', permanent: false };
+    const { error: _lastError, ...rest } = recipient;
+    if (result.status === 'sent') return { ...rest, status: 'sent', messageId: result.messageId, sentAt: now };
+    if (result.permanent || lastAttempt) return { ...rest, status: 'failed', error: result.error };
+    return { ...rest, status: 'queued', error: result.error, attempts: (recipient.attempts ?? 0) + 1 };
+  });
+};
+
+const sendChunk = async (
+  deps: SendWorkerDeps,
+  batch: SendBatch,
+  chunk: number,
+  range: ChunkRange,
+  attempt: Attempt,
+): Promise<SendOutcome> => {
+  const claim = await deps.batches.claimChunk(batch.storeId, batch.id, chunk, deps.leaseMs);
+  if (!claim.claimed) return { done: 'skipped' };
+  const { lease } = claim;
+  try {
+    const inRange = await deps.batches.recipientsBetween(batch.storeId, batch.id, range.first, range.last);
+    const queued = inRange.filter((r) => r.status === 'queued');
+    let updated: SendRecipient[] = [];
+    if (queued.length > 0) {
+      const slots = await deps.pacer.reserve(queued.length, deps.sendRatePerSecond);
+      if ('retryInSeconds' in slots) {
+        await deps.batches.releaseChunk(batch.storeId, batch.id, chunk, lease);
+        await deps.queue.enqueueChunks(batch.storeId, batch.id, [chunk], slots.retryInSeconds);
+        return { done: 'deferred' };
+      }
+      const wait = slots.at - deps.clock.now();
+      if (wait > 0) await deps.sleep(wait);
+      updated = await sendQueued(deps, batch, queued, attempt.receiveCount >= attempt.maxReceiveCount);
+      // Sent messages first: an email event may arrive as soon as SES has the message.
+      const sent = updated.filter((r) => r.status === 'sent' && r.messageId);
+      await deps.sentMessages.record(
+        sent.map((r) => ({
+          messageId: r.messageId as string,
+          storeId: batch.storeId,
+          transmissionId: batch.id,
+          kind: 'bulk',
+          rcptTo: r.email,
+          msgFrom: batch.from.email,
+          sentAt: r.sentAt ?? deps.clock.now(),
+        })),
+      );
+      await deps.batches.saveRecipients(batch.storeId, batch.id, updated);
+    }
+    const byIndex = new Map(updated.map((r) => [r.index, r]));
+    const final = inRange.map((r) => byIndex.get(r.index) ?? r);
+    if (final.some((r) => r.status === 'queued')) {
+      await deps.batches.releaseChunk(batch.storeId, batch.id, chunk, lease);
+      return { retryInSeconds: retryDelaySeconds(attempt.receiveCount) };
+    }
+    await deps.batches.completeChunk(batch.storeId, batch.id, chunk, lease, {
+      sent: final.filter((r) => r.status === 'sent').length,
+      failed: final.filter((r) => r.status === 'failed').length,
+    });
+    return { done: 'sent' };
+  } catch (error) {
+    // Let the next attempt start at once instead of waiting out the lease.
+    await deps.batches.releaseChunk(batch.storeId, batch.id, chunk, lease).catch(() => undefined);
+    throw error;
+  }
+};
+
+export const handleSendMessage = async (
+  deps: SendWorkerDeps,
+  message: SendMessage,
+  attempt: Attempt,
+): Promise<SendOutcome> => {
+  const batch = await deps.batches.get(message.storeId, message.batchId);
+  if (!batch) throw new PermanentError(`send batch ${message.batchId} of store ${message.storeId} does not exist`);
+  if (message.type === 'batch') {
+    // Every chunk, every time: a chunk queued twice is sent once (its lease and recipients' states decide).
+    await deps.queue.enqueueChunks(
+      batch.storeId,
+      batch.id,
+      batch.chunks.map((_, i) => i),
+    );
+    return { done: 'fanned_out' };
+  }
+  const range = batch.chunks[message.chunk];
+  if (!range) throw new PermanentError(`send batch ${batch.id} has no chunk ${message.chunk}`);
+  return sendChunk(deps, batch, message.chunk, range, attempt);
+};

@@ -1,0 +1,203 @@
+/**
+ * Sending domains ("senders"): the spec wants the sender domain configured in the store before sending, and the from
+ * domain DKIM-signed. A store registers a domain; the mail engine creates an identity with Easy DKIM and answers three
+ * tokens, published as CNAME records; once DNS resolves them the identity is verified and the store may send from any
+ * address at that domain. An identity is account-wide in SES, so one domain belongs to one store.
+ */
+import { domainToASCII } from 'node:url';
+import { conflict, notFound, validationError } from '../../errors.ts';
+import type { Clock } from '../ports.ts';
+import type { SenderRepository, SendingIdentities } from './sending-ports.ts';
+
+export type SenderStatus = 'pending' | 'verified' | 'failed';
+
+export interface Sender {
+  readonly storeId: string;
+  /** Lower-case, ASCII (IDNA) form. */
+  readonly domain: string;
+  readonly status: SenderStatus;
+  /** Easy DKIM tokens: each is published as `<token>._domainkey.<domain>` CNAME `<token>.dkim.amazonses.com`. */
+  readonly dkimTokens: readonly string[];
+  /** Epoch milliseconds. */
+  readonly createdAt: number;
+  /** When the status was last read from the mail engine (epoch milliseconds). */
+  readonly checkedAt: number;
+  readonly verifiedAt?: number;
+}
+
+/** The identity as the mail engine reports it. */
+export interface IdentityState {
+  readonly status: SenderStatus;
+  readonly dkimTokens: readonly string[];
+}
+
+export interface DnsRecord {
+  readonly type: 'CNAME';
+  readonly name: string;
+  readonly value: string;
+}
+
+/** What the senders routes answer for one domain. */
+export interface SenderView {
+  readonly domain: string;
+  readonly status: SenderStatus;
+  /** The records to publish in the domain's DNS (the three Easy DKIM CNAMEs). */
+  readonly dnsRecords: readonly DnsRecord[];
+  /** Epoch seconds. */
+  readonly createdAt: number;
+  readonly verifiedAt?: number;
+}
+
+export interface SenderDeps {
+  readonly senders: SenderRepository;
+  readonly identities: SendingIdentities;
+  readonly clock: Clock;
+}
+
+/** A pending domain's status is read again from the mail engine at most this often when sending (DNS is slow anyway). */
+export const RECHECK_PENDING_MS = 60_000;
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** The domain in its stored form, or `undefined` when it is not a registrable host name. */
+export const normalizeDomain = (input: string): string | undefined => {
+  const trimmed = input.trim().replace(/\.$/, '');
+  if (!trimmed || trimmed.length > 253 || /[\s/@:]/.test(trimmed)) return undefined;
+  const ascii = domainToASCII(trimmed.toLowerCase());
+  if (!ascii || ascii.length > 253) return undefined;
+  const labels = ascii.split('.');
+  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return undefined;
+  // The top-level label is never all digits (that would be an IP address).
+  if (/^[0-9]+$/.test(labels.at(-1) ?? '')) return undefined;
+  return ascii;
+};
+
+export const dnsRecordsOf = (domain: string, tokens: readonly string[]): DnsRecord[] =>
+  tokens.map((token) => ({
+    type: 'CNAME',
+    name: `${token}._domainkey.${domain}`,
+    value: `${token}.dkim.amazonses.com`,
+  }));
+
+export const senderView = (sender: Sender): SenderView => ({
+  domain: sender.domain,
+  status: sender.status,
+  dnsRecords: dnsRecordsOf(sender.domain, sender.dkimTokens),
+  createdAt: Math.floor(sender.createdAt / 1000),
+  ...(sender.verifiedAt !== undefined ? { verifiedAt: Math.floor(sender.verifiedAt / 1000) } : {}),
+});
+
+const domainFrom = (input: unknown, what: string): string => {
+  if (typeof input !== 'string' || input.trim() === '') throw validationError(`${what} is required`);
+  const domain = normalizeDomain(input);
+  if (!domain) throw validationError(`${what} must be a domain name such as mail.example.com`);
+  return domain;
+};
+
+const missing = (domain: string) => notFound(`Sender domain ${domain} is not registered in this store`);
+
+/** The sender with the identity's current state (the record is updated when it changed). */
+const refreshed = async (deps: SenderDeps, sender: Sender): Promise<Sender> => {
+  const now = deps.clock.now();
+  const state = await deps.identities.get(sender.domain);
+  const status: SenderStatus = state?.status ?? 'failed';
+  const next: Sender = {
+    ...sender,
+    status,
+    dkimTokens: state?.dkimTokens.length ? state.dkimTokens : sender.dkimTokens,
+    checkedAt: now,
+    ...(status === 'verified' ? { verifiedAt: sender.verifiedAt ?? now } : {}),
+  };
+  await deps.senders.put(next);
+  return next;
+};
+
+/** `POST /api/v1/senders` `{domain}`: registers the domain (a repeat by the same store answers it again). */
+export const registerSender = async (deps: SenderDeps, storeId: string, body: unknown): Promise<SenderView> => {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationError('body must be a JSON object');
+  const domain = domainFrom((body as Record<string, unknown>).domain, 'domain');
+  const known = await deps.senders.get(storeId, domain);
+  if (known && known.dkimTokens.length > 0) return senderView(known);
+  const now = deps.clock.now();
+  if (!known) {
+    const claimed = await deps.senders.claim({
+      storeId,
+      domain,
+      status: 'pending',
+      dkimTokens: [],
+      createdAt: now,
+      checkedAt: now,
+    });
+    if (!claimed) {
+      throw conflict(`The domain ${domain} is registered by another store; a domain can send for one store only`);
+    }
+  }
+  let state: IdentityState;
+  try {
+    // Idempotent: an identity that already exists (an earlier attempt got this far) is read instead.
+    state = await deps.identities.create(domain);
+  } catch (error) {
+    // Nothing half-made stays behind: the store can simply register again.
+    if (!known) await deps.senders.release(storeId, domain);
+    throw error;
+  }
+  const sender: Sender = {
+    storeId,
+    domain,
+    status: state.status,
+    dkimTokens: state.dkimTokens,
+    createdAt: known?.createdAt ?? now,
+    checkedAt: now,
+    ...(state.status === 'verified' ? { verifiedAt: now } : {}),
+  };
+  await deps.senders.put(sender);
+  return senderView(sender);
+};
+
+export const listSenders = async (deps: SenderDeps, storeId: string) => {
+  const senders = await deps.senders.list(storeId);
+  return { list: senders.map(senderView), total: senders.length };
+};
+
+/** `GET /api/v1/senders/{domain}`: the domain with its status read afresh from the mail engine. */
+export const getSender = async (deps: SenderDeps, storeId: string, rawDomain: unknown): Promise<SenderView> => {
+  const domain = domainFrom(rawDomain, 'domain');
+  const sender = await deps.senders.get(storeId, domain);
+  if (!sender) throw missing(domain);
+  return senderView(await refreshed(deps, sender));
+};
+
+/** `DELETE /api/v1/senders/{domain}`: removes the identity and frees the domain. */
+export const deleteSender = async (deps: SenderDeps, storeId: string, rawDomain: unknown): Promise<boolean> => {
+  const domain = domainFrom(rawDomain, 'domain');
+  const sender = await deps.senders.get(storeId, domain);
+  if (!sender) throw missing(domain);
+  await deps.identities.delete(domain);
+  await deps.senders.release(storeId, domain);
+  return true;
+};
+
+/**
+ * The check before a bulk send: the from address's domain is registered by the store and verified. A pending domain is
+ * read again from the mail engine (at most once a minute), so a store that just published its DNS can send at once.
+ */
+export const requireVerifiedSender = async (deps: SenderDeps, storeId: string, fromEmail: string): Promise<Sender> => {
+  const rawDomain = fromEmail.slice(fromEmail.lastIndexOf('@') + 1);
+  const domain = normalizeDomain(rawDomain);
+  const sender = domain ? await deps.senders.get(storeId, domain) : undefined;
+  if (!domain || !sender) {
+    throw validationError(
+      `from.email domain ${domain ?? rawDomain} is not a sending domain of this store; register it with POST /api/v1/senders first`,
+    );
+  }
+  let current = sender;
+  if (current.status !== 'verified' && deps.clock.now() - current.checkedAt >= RECHECK_PENDING_MS) {
+    current = await refreshed(deps, current);
+  }
+  if (current.status === 'verified') return current;
+  throw conflict(
+    current.status === 'pending'
+      ? `from.email domain ${domain} is not verified yet: publish its DKIM records (GET /api/v1/senders/${domain}) and retry once DNS has them`
+      : `from.email domain ${domain} failed DKIM verification: check its DKIM records (GET /api/v1/senders/${domain})`,
+  );
+};

@@ -1,0 +1,22 @@
+/** Messages of the flows queue: a trigger to evaluate, or a run whose wait ended. */
+import * as v from 'valibot';
+import { PermanentError } from '../../errors.ts';
+
+const FlowMessage = v.variant('type', [
+  v.object({ v: v.literal(1), type: v.literal('trigger'), storeId: v.string(), triggerId: v.string() }),
+  v.object({ v: v.literal(1), type: v.literal('resume'), storeId: v.string(), runId: v.string(), step: v.string() }),
+]);
+export type FlowMessage = v.InferOutput<typeof FlowMessage>;
+
+/** Reads a flows-queue message; anything else is permanent (no retry can fix it). */
+export const parseFlowMessage = (body: string): FlowMessage => {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (cause) {
+    throw new PermanentError('Flow message is not JSON', { cause });
+  }
+  const result = v.safeParse(FlowMessage, json);
+  if (!result.success) throw new PermanentError(`Not a flow message: ${v.summarize(result.issues)}`);
+  return result.output;
+};

@@ -1,0 +1,166 @@
+/**
+ * Flow definition use cases (`/api/v1/flows`). Every call is scoped to the authenticated store: a flow id of another
+ * store reads exactly like an unknown one (404), whatever the method.
+ */
+import { conflict, notFound, validationError } from '../../errors.ts';
+import { LIMITS } from '../../limits.ts';
+import { randomBase62 } from '../ids.ts';
+import { type Clock, type FlowRepository, RevisionConflict } from '../ports.ts';
+import type { Flow } from './flow.ts';
+import {
+  type FlowDefinition,
+  isPresetRequest,
+  parseFlowDefinition,
+  parsePresetRequest,
+  SAFE_ID,
+} from './flow-schema.ts';
+import { buildSteps, PRESETS, presetSummaries } from './presets/index.ts';
+
+export interface ManageFlowDeps {
+  readonly flows: FlowRepository;
+  readonly clock: Clock;
+}
+
+/** Flow ids: `fl_` and 20 base62 characters (URL- and SES-tag-safe). */
+export const newFlowId = () => `fl_${randomBase62(20)}`;
+
+/** The flow as the API shows it: the definition, its id, preset, times in epoch seconds and its revision. */
+export const flowRecord = (flow: Flow) => ({
+  id: flow.id,
+  name: flow.name,
+  trigger: flow.trigger,
+  enabled: flow.enabled,
+  ...(flow.entry ? { entry: flow.entry } : {}),
+  reentry: flow.reentry,
+  consent: flow.consent,
+  steps: flow.steps,
+  ...(flow.preset ? { preset: flow.preset } : {}),
+  createdAt: Math.floor(flow.createdAt / 1000),
+  updatedAt: Math.floor(flow.updatedAt / 1000),
+  revision: flow.revision,
+});
+export type FlowRecord = ReturnType<typeof flowRecord>;
+
+const FLOW_NOT_FOUND = 'Flow not found';
+
+/** A path id that cannot be a flow id is simply not found (never a validation error that would tell ids apart). */
+const ownFlow = async (deps: ManageFlowDeps, storeId: string, flowId: string | undefined): Promise<Flow> => {
+  const flow =
+    flowId && flowId.length <= 64 && SAFE_ID.test(flowId) ? await deps.flows.get(storeId, flowId) : undefined;
+  if (!flow) throw notFound(FLOW_NOT_FOUND);
+  return flow;
+};
+
+const definitionFromPreset = (body: unknown): { definition: FlowDefinition; preset: string } => {
+  const request = parsePresetRequest(body);
+  const preset = PRESETS[request.preset];
+  const definition = parseFlowDefinition({
+    name: request.name ?? preset.name,
+    trigger: preset.trigger,
+    enabled: request.enabled ?? true,
+    ...(preset.entry ? { entry: preset.entry } : {}),
+    reentry: preset.reentry,
+    consent: preset.consent,
+    steps: buildSteps(preset, {
+      from:
+        request.from.name === undefined
+          ? { email: request.from.email }
+          : { email: request.from.email, name: request.from.name },
+      ...(request.replyTo === undefined ? {} : { replyTo: request.replyTo }),
+    }),
+  }).definition;
+  return { definition, preset: preset.preset };
+};
+
+/**
+ * `POST /flows`: a full definition, or `{preset, from, replyTo?, name?, enabled?}` for a preset. The per-store limit is
+ * checked before writing; two creates racing at the limit may both pass (the limit is a guard rail, not a quota).
+ */
+export const createFlow = async (deps: ManageFlowDeps, storeId: string, body: unknown): Promise<FlowRecord> => {
+  const { definition, preset } = isPresetRequest(body)
+    ? definitionFromPreset(body)
+    : { definition: parseFlowDefinition(body).definition, preset: undefined };
+  const existing = await deps.flows.list(storeId);
+  if (existing.length >= LIMITS.flowsPerStore) {
+    throw conflict(`The store already has ${LIMITS.flowsPerStore} flows, the most allowed; delete one first`);
+  }
+  const now = deps.clock.now();
+  const flow: Flow = {
+    ...definition,
+    storeId,
+    id: newFlowId(),
+    ...(preset ? { preset } : {}),
+    createdAt: now,
+    updatedAt: now,
+    revision: 1,
+  };
+  await deps.flows.save(flow, 0);
+  return flowRecord(flow);
+};
+
+export const listFlows = async (deps: ManageFlowDeps, storeId: string) => {
+  const flows = await deps.flows.list(storeId);
+  const list = flows.sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id)).map(flowRecord);
+  return { list, total: list.length };
+};
+
+export const getFlow = async (deps: ManageFlowDeps, storeId: string, flowId: string | undefined) =>
+  flowRecord(await ownFlow(deps, storeId, flowId));
+
+const staleRevision = (given: number, current?: number) =>
+  conflict(
+    `The flow ${current === undefined ? 'is no longer' : `is at revision ${current}, not`} at revision ${given}: it was changed meanwhile; GET it and apply your change again`,
+  );
+
+/**
+ * `PUT /flows/{flowId}`: replaces the definition. With `revision`, only if the flow is still at that revision (409
+ * otherwise); without it, the last write wins. What runs in progress do with the new steps is the engine's rule
+ * (docs/flows.md, "How runs work").
+ */
+export const updateFlow = async (
+  deps: ManageFlowDeps,
+  storeId: string,
+  flowId: string | undefined,
+  body: unknown,
+): Promise<FlowRecord> => {
+  // The id is checked first, so a flow of another store answers 404 even to an invalid body.
+  await ownFlow(deps, storeId, flowId);
+  if (isPresetRequest(body))
+    throw validationError('preset is only for POST /api/v1/flows: PUT takes a full definition');
+  const { definition, revision } = parseFlowDefinition(body);
+  for (let attempt = 1; ; attempt++) {
+    const current = await ownFlow(deps, storeId, flowId);
+    if (revision !== undefined && revision !== current.revision) throw staleRevision(revision, current.revision);
+    const next: Flow = {
+      ...definition,
+      storeId,
+      id: current.id,
+      ...(current.preset ? { preset: current.preset } : {}),
+      createdAt: current.createdAt,
+      updatedAt: Math.max(deps.clock.now(), current.updatedAt),
+      revision: current.revision + 1,
+    };
+    try {
+      await deps.flows.save(next, current.revision);
+      return flowRecord(next);
+    } catch (error) {
+      if (!(error instanceof RevisionConflict)) throw error;
+      // Someone saved in between: with a revision the caller must see their change; without, retry on the new one.
+      if (revision !== undefined) throw staleRevision(revision);
+      if (attempt >= 3) throw conflict('The flow is being changed by another request; retry');
+    }
+  }
+};
+
+/** `DELETE /flows/{flowId}`: runs in progress stop at their next step (the engine finds the flow gone). */
+export const deleteFlow = async (deps: ManageFlowDeps, storeId: string, flowId: string | undefined) => {
+  const flow = await ownFlow(deps, storeId, flowId);
+  if (!(await deps.flows.delete(storeId, flow.id))) throw notFound(FLOW_NOT_FOUND);
+  return true;
+};
+
+/** `GET /flows/presets`. */
+export const listPresets = () => {
+  const list = presetSummaries();
+  return { list, total: list.length };
+};

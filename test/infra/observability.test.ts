@@ -1,0 +1,174 @@
+/**
+ * Operating the deployed service: the alarms (every DLQ, each API's 5xx rate, each function's errors and throttles,
+ * DynamoDB throttles) wired to one SNS topic, the dashboard, the optional alarm email and custom domains, and the host
+ * URLs as outputs.
+ */
+import { App, type CfnResource, type Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { buildApp, type StoreflowStacks } from '../../infra/app.ts';
+import { FUNCTIONS, HOSTS, QUEUES } from '../../infra/catalog.ts';
+import { SERVER_ERROR_RATE_PERCENT } from '../../infra/constructs/observability.ts';
+import { ENV } from '../../shared/config.ts';
+import { BUSINESS_METRICS } from '../../shared/observability/business-metrics.ts';
+
+const synth = (stage: string, context: Record<string, string> = {}) => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  const stacks = buildApp(app, stage);
+  return { stacks, service: Template.fromStack(stacks.service) };
+};
+
+const prod = synth('prod');
+const alarms = Object.values(prod.service.findResources('AWS::CloudWatch::Alarm')) as {
+  Properties: Record<string, unknown>;
+}[];
+const logicalId = (stack: Stack, construct: { node: { defaultChild?: unknown } }) =>
+  stack.getLogicalId(construct.node.defaultChild as CfnResource);
+const topicId = (stacks: StoreflowStacks) => logicalId(stacks.service, stacks.service.observability.alarmTopic);
+
+/** The alarms whose metric (or one of the metrics of their expression) has this name and dimension reference. */
+const alarmsOn = (metricName: string, dimension: unknown) =>
+  alarms.filter((alarm) => {
+    const props = alarm.Properties;
+    const metrics = (props.Metrics as { MetricStat?: { Metric: Record<string, unknown> } }[] | undefined)
+      ?.map((m) => m.MetricStat?.Metric)
+      .filter(Boolean) ?? [{ MetricName: props.MetricName, Dimensions: props.Dimensions }];
+    return metrics.some(
+      (m) => m?.MetricName === metricName && JSON.stringify(m.Dimensions ?? []).includes(JSON.stringify(dimension)),
+    );
+  });
+
+describe('alarms', () => {
+  it('alarms on any message in each queue’s DLQ', () => {
+    for (const name of Object.keys(QUEUES)) {
+      const queue = prod.stacks.service.queues.get(name as keyof typeof QUEUES);
+      const dlq = queue?.deadLetterQueue?.queue;
+      if (!dlq) throw new Error(`no DLQ for ${name}`);
+      const found = alarmsOn('ApproximateNumberOfMessagesVisible', {
+        'Fn::GetAtt': [logicalId(prod.stacks.service, dlq), 'QueueName'],
+      });
+      expect(found, name).toHaveLength(1);
+      expect(found[0]?.Properties).toMatchObject({
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+    }
+  });
+
+  it('alarms on the 5xx rate of each HTTP API', () => {
+    for (const host of HOSTS) {
+      const apiId = logicalId(prod.stacks.service, prod.stacks.service.apis[host]);
+      const found = alarmsOn('5xx', { Name: 'ApiId', Value: { Ref: apiId } });
+      expect(found, host).toHaveLength(1);
+      const props = found[0]?.Properties as { Threshold: number; Metrics: { Expression?: string }[] };
+      expect(props.Threshold).toBe(SERVER_ERROR_RATE_PERCENT);
+      expect(props.Metrics.some((m) => m.Expression?.includes('100 * errors / requests'))).toBe(true);
+    }
+  });
+
+  it('alarms on the errors and the throttles of every function of the catalog', () => {
+    for (const spec of FUNCTIONS) {
+      const fn = prod.stacks.service.functions.get(spec.name);
+      if (!fn) throw new Error(`no function ${spec.name}`);
+      const dimension = { Name: 'FunctionName', Value: { Ref: logicalId(prod.stacks.service, fn.lambda) } };
+      expect(alarmsOn('Errors', dimension), spec.name).toHaveLength(1);
+      expect(alarmsOn('Throttles', dimension), spec.name).toHaveLength(1);
+    }
+  });
+
+  it('alarms on DynamoDB throttles of the service table', () => {
+    const found = alarmsOn('ThrottledRequests', { Name: 'Operation', Value: 'PutItem' });
+    expect(found).toHaveLength(1);
+    expect(found[0]?.Properties.Threshold).toBe(0);
+  });
+
+  it('sends every alarm, and its recovery, to the one alarm topic', () => {
+    const topic = topicId(prod.stacks);
+    expect(alarms.length).toBe(Object.keys(QUEUES).length + HOSTS.length + 2 * FUNCTIONS.length + 1);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
+      expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
+    }
+    prod.service.resourceCountIs('AWS::SNS::Subscription', 1); // only the email-events queue's, no email by default
+  });
+
+  it('subscribes the alarm email when one is given', () => {
+    const withEmail = synth('prod', { alarmEmail: 'ops@shop.example' });
+    withEmail.service.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@shop.example',
+      TopicArn: { Ref: topicId(withEmail.stacks) },
+    });
+  });
+});
+
+describe('dashboard', () => {
+  const body = () => {
+    const [dashboard] = Object.values(prod.service.findResources('AWS::CloudWatch::Dashboard')) as {
+      Properties: { DashboardName: string; DashboardBody: unknown };
+    }[];
+    return { name: dashboard?.Properties.DashboardName, text: JSON.stringify(dashboard?.Properties.DashboardBody) };
+  };
+
+  it('is one dashboard per stage with the APIs, the queues and every business metric', () => {
+    prod.service.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const { name, text } = body();
+    expect(name).toBe('storeflow-prod');
+    for (const title of [
+      'API requests',
+      'API 5xx and 4xx',
+      'API latency',
+      'Queue depth',
+      'Oldest message age',
+      'DLQ depth',
+    ]) {
+      expect(text).toContain(title);
+    }
+    for (const metric of Object.values(BUSINESS_METRICS)) {
+      expect(text).toContain(`MetricName=\\\\\\"${metric}\\\\\\"`);
+    }
+    expect(text).toContain('Storeflow/prod');
+  });
+});
+
+describe('outputs and domains', () => {
+  it('outputs the host URLs (and the test stage’s front as {front_test_url})', () => {
+    const outputs = prod.service.toJSON().Outputs as Record<string, unknown>;
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining(['MainUrl', 'FrontUrl', 'SendingUrl', 'AlarmTopicArn']),
+    );
+    expect(outputs.FrontTestUrl).toBeUndefined();
+    const test = synth('test').service.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(test.FrontTestUrl?.Value).toEqual(test.FrontUrl?.Value);
+  });
+
+  it('maps custom domains to the APIs and uses them as the public URLs', () => {
+    const withDomains = synth('prod', {
+      certificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/abc',
+      mainDomain: 'api.shop.example',
+      frontDomain: 'front.shop.example',
+    });
+    withDomains.service.resourceCountIs('AWS::ApiGatewayV2::DomainName', 2);
+    withDomains.service.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: 'api.shop.example',
+      DomainNameConfigurations: [
+        Match.objectLike({ CertificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/abc' }),
+      ],
+    });
+    withDomains.service.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 2);
+    const outputs = withDomains.service.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(outputs.MainUrl?.Value).toBe('https://api.shop.example');
+    expect(outputs.FrontUrl?.Value).toBe('https://front.shop.example');
+    expect(outputs.MainDomainTarget).toBeDefined();
+    expect(JSON.stringify(outputs.SendingUrl?.Value)).toContain('SendingApi');
+    // The served API description names the custom domains.
+    withDomains.service.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ [ENV.publicFrontUrl]: 'https://front.shop.example' }) },
+    });
+  });
+
+  it('refuses domain names without a certificate', () => {
+    expect(() => synth('prod', { mainDomain: 'api.shop.example' })).toThrow(/certificateArn/);
+  });
+});
