@@ -13,4 +13,9 @@ export const LIMITS = {
   flowManagementPerSecond: 10,
   /** Contact export: the spec advises a gap of at least 1 second between requests; faster is answered 429. */
   exportPerSecond: 1,
+  /**
+   * OAuth sign-in requests per second per store key. Each costs a memory-hard password hash (~32 MiB, 0.1–0.2 s), so a
+   * flood is refused before hashing; the per-username lockout (docs/oauth.md) handles guessing, this handles load.
+   */
+  oauthPerSecond: 20,
 } as const;

@@ -4,9 +4,11 @@ import { config } from '../../shared/config.ts';
 import { parseSignInRequest, requestSignInLink, signInUrl } from '../../shared/domain/accounts/sign-in.ts';
 import { oauthReply } from '../../shared/http/responses.ts';
 import { httpRoute } from '../../shared/http/route.ts';
+import { LIMITS } from '../../shared/limits.ts';
 
 export const handler = httpRoute({
   api: 'oauth',
+  rateLimit: { bucket: 'oauth', perSecond: LIMITS.oauthPerSecond },
   parseBody: parseSignInRequest,
   handle: async ({ store, body, event }) => {
     const { token } = await requestSignInLink(signInDeps(), { storeId: store.storeId, ...body });

@@ -7,6 +7,7 @@ import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime.
 import { dynamoAccountRepository, dynamoSignInThrottle } from '../../shared/adapters/dynamodb/account.repositories.ts';
 import { hashPassword, needsRehash } from '../../shared/domain/accounts/password.ts';
 import { STORE_LOCKOUT } from '../../shared/domain/accounts/sign-in.ts';
+import { LIMITS } from '../../shared/limits.ts';
 import {
   type Answer,
   moveClock,
@@ -164,6 +165,28 @@ describe('POST /api/v1/oauth', SLOW_MACHINE, () => {
       /Invalid X-Service-Access-Token/,
     );
     expectRefusal(await call(undefined, 'not json'), 401, /Missing X-Service-Access-Token/);
+  });
+});
+
+describe('request rate per store key', SLOW_MACHINE, () => {
+  it('refuses a burst beyond the per-second limit with 429 and Retry-After before hashing, never a 5xx', async () => {
+    const burst = await newTenant('Burst Group', 1);
+    const apiKey = primary(burst).apiKey;
+    // More than the limit at once: the extra requests are refused by the rate limit, not by the username lockout
+    // (distinct unknown usernames, each failing once).
+    const answers = await Promise.all(
+      Array.from({ length: LIMITS.oauthPerSecond * 2 }, (_, i) =>
+        call(apiKey, { username: `${uniqueName('burst')}-${i}`, password: 'wrong password' }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const answer of limited) {
+      expectRefusal(answer, 429, /^Too many requests/);
+      expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -71,6 +71,7 @@ describe('POST /api/v1/sending refuses', () => {
   it('CR or LF anywhere a header is built from: subject, from.name, replyTo, recipient names, extra headers', async () => {
     const cases: Record<string, unknown>[] = [
       { subject: 'Hi\r\nBcc: victim@example.com' },
+      { subject: 'Spring sale\r\n' },
       { from: { name: 'Shop\nBcc: x@example.com', email: `news@${DOMAIN}` } },
       { replyTo: `help@${DOMAIN}\r\nBcc: x@example.com` },
       { recipients: [{ address: { email: 'a@example.com', name: 'A\r\nBcc: x@example.com' } }] },

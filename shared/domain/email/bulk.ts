@@ -112,10 +112,11 @@ const RecipientSchema = v.object({
 export const RequestSchema = v.object({
   subject: v.pipe(
     v.string('must be a string'),
+    // Before trimming: a line break anywhere, even at an end, is refused rather than silently dropped.
+    noLineBreak,
     v.trim(),
     v.minLength(1, 'must not be empty'),
     v.maxLength(998, 'must be at most 998 characters'),
-    noLineBreak,
   ),
   preheader: v.optional(v.pipe(v.string('must be a string'), v.maxLength(500, 'must be at most 500 characters'))),
   html: v.optional(v.string('must be a string')),
