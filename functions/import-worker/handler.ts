@@ -1,4 +1,5 @@
 /** Consumes the import queue: streams a job's file and upserts its contacts (continuing in a new message if long). */
+import { QUEUES } from '../../infra/catalog.ts';
 import { runImportDeps } from '../../shared/adapters/imports.ts';
 import { parseImportMessage } from '../../shared/domain/imports/import-message.ts';
 import { runImport } from '../../shared/domain/imports/run-import.ts';
@@ -7,8 +8,11 @@ import { queueWorker } from '../../shared/queue/batch.ts';
 
 export const handler = queueWorker({
   parse: parseImportMessage,
-  handle: async (message, _record, context) => {
-    const outcome = await runImport(runImportDeps(), message, () => context.getRemainingTimeInMillis());
+  handle: async (message, record, context) => {
+    const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.imports.maxReceiveCount;
+    const outcome = await runImport(runImportDeps(), message, () => context.getRemainingTimeInMillis(), {
+      lastAttempt,
+    });
     logger.info('Import run', { ...message, outcome });
   },
 });

@@ -318,3 +318,47 @@ describe('runImport continuation', () => {
     ]);
   });
 });
+
+describe('runImport on the queue’s last delivery', () => {
+  const failingTable = (f: ReturnType<typeof fakes>) => {
+    const save = f.deps.customers.save;
+    let calls = 0;
+    f.deps.customers.save = async (contact, expectedRevision) => {
+      calls += 1;
+      // The table fails for good after the first contacts (e.g. throttled for minutes).
+      if (calls > 60)
+        throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), {
+          name: 'ProvisionedThroughputExceededException',
+        });
+      return save(contact, expectedRevision);
+    };
+  };
+
+  it('rethrows a failure that is not about one line while the queue will deliver again', async () => {
+    const { bytes } = generate(200);
+    const f = fakes(bytes);
+    failingTable(f);
+    await expect(runImport(f.deps, message, () => PLENTY_MS)).rejects.toThrow(/throughput/);
+    expect(f.job().status).toBe('running');
+    expect(f.emitted).toEqual([]);
+  });
+
+  it('ends the job as FAIL with the reason and announces it, instead of leaving it running', async () => {
+    const { bytes } = generate(200);
+    const f = fakes(bytes);
+    failingTable(f);
+    await expect(runImport(f.deps, message, () => PLENTY_MS, { lastAttempt: true })).resolves.toBe('finished');
+    const job = f.job();
+    expect(job.status).toBe('finished');
+    // Some lines were imported before the failure, and still the job failed as a whole.
+    expect(job.counts.imported).toBeGreaterThan(0);
+    expect(job.result).toBe('FAIL');
+    expect(job.errors.at(-1)).toEqual({
+      line: 0,
+      reason: expect.stringMatching(/^the import stopped after repeated failures \(ProvisionedThroughputExceeded/),
+    });
+    expect(f.emitted).toEqual([
+      { topic: 'bulk_operations/finish', body: { endpoint: 'customers', status: 'FAIL' }, eventId: `import#${JOB}` },
+    ]);
+  });
+});

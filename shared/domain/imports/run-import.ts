@@ -80,10 +80,20 @@ const runBatch = async (deps: RunImportDeps, job: ImportJob, batch: { line: numb
 
 export type RunOutcome = 'finished' | 'continued' | 'skipped';
 
+export interface RunImportOptions {
+  /**
+   * This is the queue's last delivery of the message (the next failure moves it to the DLQ). A failure that is not
+   * about one line (the table or the file store failing for minutes) then ends the job as `FAIL` with the reason and
+   * announces it, rather than leaving it `running` forever with its message in the DLQ.
+   */
+  readonly lastAttempt?: boolean;
+}
+
 export const runImport = async (
   deps: RunImportDeps,
   message: { storeId: string; jobId: string },
   remainingMs: () => number,
+  options: RunImportOptions = {},
 ): Promise<RunOutcome> => {
   const found = await deps.jobs.get(message.storeId, message.jobId);
   if (!found || found.status === 'finished' || found.status === 'uploading') return 'skipped';
@@ -106,9 +116,9 @@ export const runImport = async (
     job = next;
   };
 
-  const finish = async (extraError?: LineError) => {
+  const finish = async (extraError?: LineError, aborted = false) => {
     if (extraError && errors.length < MAX_RECORDED_LINE_ERRORS) errors.push(extraError);
-    const result = resultOf(counts);
+    const result = aborted ? 'FAIL' : resultOf(counts);
     await save({ status: 'finished', result, finishedAt: deps.clock.now() });
     await deps.webhooks.emit(
       job.storeId,
@@ -165,6 +175,10 @@ export const runImport = async (
   } catch (error) {
     if (error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound')) {
       return finish({ line: 0, reason: 'the file could not be read' });
+    }
+    if (options.lastAttempt) {
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      return finish({ line: 0, reason: shortReason(`the import stopped after repeated failures (${reason})`) }, true);
     }
     throw error;
   }
