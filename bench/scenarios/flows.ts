@@ -52,10 +52,19 @@ const createFlowStores = async (runtime: LocalRuntime, count: number): Promise<B
       name: `Bench flows store ${i + 1}`,
       type: 'direct',
     });
+    const headers = { 'content-type': 'application/json', 'x-service-access-token': apiKey };
+    // Flow email goes out only from the store's own verified domain (a domain belongs to one store).
+    const domain = `bench-${i + 1}.example`;
+    const sender = await fetch(`${runtime.urls.main}/api/v1/senders`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ domain }),
+    });
+    if (sender.status !== 200) throw new Error(`flows: registering ${domain} failed: ${await sender.text()}`);
     const response = await fetch(`${runtime.urls.main}/api/v1/flows`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-service-access-token': apiKey },
-      body: JSON.stringify({ preset: 'order_paid', from: { email: 'orders@bench.example', name: 'Bench' } }),
+      headers,
+      body: JSON.stringify({ preset: 'order_paid', from: { email: `orders@${domain}`, name: 'Bench' } }),
     });
     const text = await response.text();
     const flowId = (JSON.parse(text) as { data?: { id?: string } }).data?.id;

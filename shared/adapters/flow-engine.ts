@@ -1,4 +1,5 @@
 /** Wiring of the flow engine and the explain views to their AWS adapters (built once per warm function). */
+import { requireVerifiedSender } from '../domain/email/senders.ts';
 import type { EngineDeps } from '../domain/flows/engine.ts';
 import type { TriggerLog } from '../domain/flows/engine-ports.ts';
 import type { ExplainDeps } from '../domain/flows/explain.ts';
@@ -17,6 +18,7 @@ import {
   dynamoTriggerLog,
 } from './dynamodb/flow-runs.repositories.ts';
 import { dynamoStoreRepository } from './dynamodb/store.repository.ts';
+import { senderDeps } from './email/sending.ts';
 import { unsubscribeLinks } from './email/unsubscribe-links.ts';
 import { schedulerTimers } from './scheduler/timers.ts';
 import { sesMailer } from './ses/mailer.ts';
@@ -60,6 +62,7 @@ export const flowEngineDeps = (): EngineDeps & { triggers: TriggerLog } => {
     sent: dynamoSentMessages(),
     timers: schedulerTimers(),
     unsubscribe: unsubscribeLinks(),
+    senders: { requireVerified: (storeId, fromEmail) => requireVerifiedSender(senderDeps(), storeId, fromEmail) },
     clock,
   };
   return engine;

@@ -298,6 +298,28 @@ describe('runs', () => {
     });
   });
 
+  it('never sends from a domain that is not a verified sender of the store: the run fails and says why', async () => {
+    const f = fakes();
+    // Another store's (or nobody's) domain: SES identities are account-wide, so only this check stops it.
+    f.flows.set(
+      'fl_a',
+      flowOf('fl_a', 'order_paid', { steps: [emailStep('e1', { from: { email: 'ceo@brand-b.example' } })] }),
+    );
+    const trigger = triggerOf('order_paid');
+    await handleTrigger(f.deps, trigger);
+    expect(f.sent).toEqual([]);
+    expect(f.runs.get(runIdOf(STORE, 'fl_a', trigger.id))?.events.at(-1)).toMatchObject({
+      type: 'failed',
+      reason: 'sender_not_verified',
+      detail: { stepId: 'e1', from: 'ceo@brand-b.example' },
+    });
+
+    // Once the store verifies the domain, the next trigger is mailed.
+    f.verifiedDomains.add('brand-b.example');
+    await handleTrigger(f.deps, triggerOf('order_paid'));
+    expect(f.sent.map((m) => m.from.email)).toEqual(['ceo@brand-b.example']);
+  });
+
   it("sends once when two workers advance the same run at the same time, and takes over a dead worker's claim", async () => {
     const f = fakes();
     f.flows.set(

@@ -1,4 +1,5 @@
 /** In-memory doubles of the flow engine's ports, for the domain tests (no AWS, no local runtime). */
+
 import type { Cart } from '../../shared/domain/carts/cart.ts';
 import type { Checkout } from '../../shared/domain/checkouts/checkout.ts';
 import type { Customer } from '../../shared/domain/customers/customer.ts';
@@ -10,6 +11,7 @@ import type { FlowEvaluation, FlowRun } from '../../shared/domain/flows/run.ts';
 import type { FlowKind, FlowTrigger } from '../../shared/domain/flows/trigger.ts';
 import { RevisionConflict } from '../../shared/domain/ports.ts';
 import type { Timer } from '../../shared/domain/timers/timer.ts';
+import { validationError } from '../../shared/errors.ts';
 
 export const STORE = 'st_test';
 
@@ -89,6 +91,8 @@ export interface Fakes {
   readonly marks: Map<string, RecoveryMark>;
   /** Makes the next Mailer calls throw this (one call each). */
   readonly failures: Error[];
+  /** Domains the store has verified for sending (`shop.example`, the fakes' sender, at first). */
+  readonly verifiedDomains: Set<string>;
   readonly clock: { now: number };
 }
 
@@ -110,6 +114,7 @@ export const fakes = (): Fakes => {
   const timers: Timer[] = [];
   const triggers = new Map<string, FlowTrigger>();
   const failures: Error[] = [];
+  const verifiedDomains = new Set<string>(['shop.example']);
   const clock = { now: 2_000_000 };
   // Every port call yields once, so concurrent callers interleave as they would against a real table.
   const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -234,6 +239,12 @@ export const fakes = (): Fakes => {
     unsubscribe: {
       urlFor: async (claim) => `https://send.example/unsubscribe/${claim.transmissionId}.${claim.email}`,
     },
+    senders: {
+      async requireVerified(_storeId, fromEmail) {
+        const domain = fromEmail.slice(fromEmail.lastIndexOf('@') + 1);
+        if (!verifiedDomains.has(domain)) throw validationError(`from.email domain ${domain} is not a sending domain`);
+      },
+    },
     clock: { now: () => clock.now },
   };
 
@@ -253,6 +264,7 @@ export const fakes = (): Fakes => {
     activity,
     marks,
     failures,
+    verifiedDomains,
     clock,
   };
 };

@@ -21,6 +21,7 @@ import {
   mailsTo,
   newStore,
   presetFlow,
+  senderOf,
   settled,
   subscribedCustomer,
   type TestStore,
@@ -131,7 +132,7 @@ describe('recovery flows, by the clock', () => {
     await runtime.advanceClock(11 * 60);
     const [mail] = await awaitMails(runtime, plain.email);
     expect(mail?.subject).toBe('Ada, you left something in your cart');
-    expect(mail?.from).toContain('shop@acme.example');
+    expect(mail?.from).toContain(senderOf(plain.store).email);
     // Each line with its image, title, quantity and line price (2 × 19.90, 2 × 249.00), then the total.
     for (const text of [
       'Desk lamp',

@@ -39,6 +39,24 @@ const alarmsOn = (metricName: string, dimension: unknown) =>
   });
 
 describe('alarms', () => {
+  it('lets CloudWatch publish to the TLS-only alarm topic (its own policy replaces SNS’s default one)', () => {
+    const topic = topicId(prod.stacks);
+    prod.service.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topic }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Resource: { Ref: topic },
+            Condition: { StringEquals: { 'aws:SourceAccount': Match.anyValue() } },
+          }),
+        ]),
+      },
+    });
+  });
+
   it('alarms on any message in each queue’s DLQ', () => {
     for (const name of Object.keys(QUEUES)) {
       const queue = prod.stacks.service.queues.get(name as keyof typeof QUEUES);

@@ -1,6 +1,8 @@
 /** Sending domains: registration with Easy DKIM records, status, one store per domain, and the send-time check. */
+import { CreateEmailIdentityCommand, GetEmailIdentityCommand } from '@aws-sdk/client-sesv2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime.ts';
+import { sesv2 } from '../../shared/adapters/aws-clients.ts';
 import { newStore, type TestStore } from '../support/local.ts';
 import { bulk, call, registerDomain, send } from './support.ts';
 
@@ -72,6 +74,22 @@ describe('sending domains', () => {
     expect(removed.body).toEqual({ code: 200, data: true });
     expect((await senders(owner, 'GET', '/taken.example')).status).toBe(404);
     expect((await senders(other, 'POST', '', { domain: 'taken.example' })).status).toBe(200);
+  });
+
+  it('refuses a domain that is already an SES identity of the account outside Storeflow (409), adopting nothing', async () => {
+    // The operator (or another application) verified this domain in the same SES account.
+    await sesv2().send(new CreateEmailIdentityCommand({ EmailIdentity: 'operator.example' }));
+    const owner = await newStore('Not the operator');
+    const refused = await senders(owner, 'POST', '', { domain: 'operator.example' });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      code: 409,
+      message:
+        'The domain operator.example is already an SES identity of this account outside Storeflow; it cannot be registered by a store',
+    });
+    // No claim is left: the store has no such sender, and nothing was deleted from SES.
+    expect((await senders(owner, 'GET', '/operator.example')).status).toBe(404);
+    expect(await sesv2().send(new GetEmailIdentityCommand({ EmailIdentity: 'operator.example' }))).toBeTruthy();
   });
 
   it('refuses what is not a domain name (400) and calls without a key (401)', async () => {

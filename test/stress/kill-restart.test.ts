@@ -56,15 +56,30 @@ let child: ChildProcess | undefined;
 let childLog = '';
 let receiver: Server | undefined;
 
-/** Ports free right now (the runtime binds them itself; a restart must come back on the same ones). */
+/**
+ * Ports free right now (the runtime binds them itself; a restart must come back on the same ones). Chosen below Linux's
+ * ephemeral range (32768+): a port the OS handed out with `listen(0)` can be handed out again, to an outgoing
+ * connection or another server, before the child binds it. All are held until every one is chosen, so none repeats.
+ */
 const freePorts = async (): Promise<Record<PortName, number>> => {
   const out = {} as Record<PortName, number>;
+  const held: ReturnType<typeof createTcpServer>[] = [];
+  const tryBind = (port: number) =>
+    new Promise<boolean>((done) => {
+      const server = createTcpServer();
+      server.once('error', () => done(false));
+      server.listen(port, '127.0.0.1', () => {
+        held.push(server);
+        done(true);
+      });
+    });
   for (const name of Object.keys(DEFAULT_PORTS) as PortName[]) {
-    const server = createTcpServer();
-    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    out[name] = (server.address() as AddressInfo).port;
-    await new Promise<void>((done) => server.close(() => done()));
+    let port = 0;
+    do port = 20_000 + Math.floor(Math.random() * 12_000);
+    while (!(await tryBind(port)));
+    out[name] = port;
   }
+  await Promise.all(held.map((server) => new Promise<void>((done) => server.close(() => done()))));
   return out;
 };
 

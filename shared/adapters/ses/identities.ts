@@ -48,7 +48,7 @@ export const sesIdentities = (): SendingIdentities => ({
       if (nameOf(error) !== 'AlreadyExistsException') throw error;
       const existing = await read(domain);
       if (!existing) throw error;
-      return existing;
+      return { ...existing, preexisting: true };
     }
   },
   get: read,

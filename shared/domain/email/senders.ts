@@ -29,6 +29,8 @@ export interface Sender {
 export interface IdentityState {
   readonly status: SenderStatus;
   readonly dkimTokens: readonly string[];
+  /** The identity existed before this call created it (SES `AlreadyExistsException`). */
+  readonly preexisting?: boolean;
 }
 
 export interface DnsRecord {
@@ -140,6 +142,14 @@ export const registerSender = async (deps: SenderDeps, storeId: string, body: un
     // Nothing half-made stays behind: the store can simply register again.
     if (!known) await deps.senders.release(storeId, domain);
     throw error;
+  }
+  if (state.preexisting && !known) {
+    // Not an earlier attempt of this store (that would have left its claim): the identity belongs to someone else in
+    // the SES account (the operator, another application). Adopting it would let this store send as, and delete, it.
+    await deps.senders.release(storeId, domain);
+    throw conflict(
+      `The domain ${domain} is already an SES identity of this account outside Storeflow; it cannot be registered by a store`,
+    );
   }
   const sender: Sender = {
     storeId,

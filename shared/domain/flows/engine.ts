@@ -14,7 +14,7 @@
  *   is older than the queue's visibility timeout. So an email is sent twice only if a worker dies between SES
  *   accepting the message and the one write that records it.
  */
-import { PermanentError } from '../../errors.ts';
+import { isAppError, PermanentError } from '../../errors.ts';
 import type { Customer } from '../customers/customer.ts';
 import { EMAIL_TAGS, listUnsubscribeHeaders } from '../email/message.ts';
 import type {
@@ -76,6 +76,12 @@ export interface EngineDeps {
   readonly sent: Pick<SentMessages, 'record'>;
   readonly timers: Timers;
   readonly unsubscribe: UnsubscribeUrls;
+  /**
+   * The store's own verified sending domains. SES identities are account-wide, so without this check a store could
+   * send flow email from another store's (DKIM-signed) domain. Throws a validation or conflict `AppError` when the
+   * address's domain is not a verified sender of the store.
+   */
+  readonly senders: { requireVerified(storeId: string, fromEmail: string): Promise<unknown> };
   readonly clock: Clock;
 }
 
@@ -517,6 +523,20 @@ const sendEmailStep = async (
     if ((await deps.suppressions.suppressedAmong(storeId, [run.email])).has(run.email)) {
       return end(finished(run, now, 'exited', 'suppressed', { stepId: step.id }));
     }
+  }
+
+  // Checked when sending, not only when the flow was saved: a domain can be deleted or fail verification since.
+  try {
+    await deps.senders.requireVerified(storeId, step.from.email);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return end(
+      finished(run, now, 'failed', 'sender_not_verified', {
+        stepId: step.id,
+        from: step.from.email,
+        error: error.message,
+      }),
+    );
   }
 
   const claimed = next(run, now, { sending: { stepId: step.id, claimedAt: now } }, []);
