@@ -290,7 +290,7 @@ export interface Sessions {
   delete(sessionHash: string): Promise<void>;
 }
 
-/** Failed sign-ins per scope (`user#<username>`, `store#<storeId>`), shared by every instance. */
+/** Failed sign-ins per scope (`user#<main account of the calling store>#<username>`, `store#<storeId>`), shared by every instance. */
 export interface SignInThrottle {
   /** Milliseconds until the scope may try again; 0 when it is not locked. */
   lockedFor(scope: string, now: number): Promise<number>;

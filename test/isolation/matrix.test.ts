@@ -368,9 +368,9 @@ describe('store B on its own store', () => {
     });
   });
 
-  it("gives B no sign-in link for A's sub-account even with its password (403, as docs/oauth.md decides)", async () => {
+  it("gives B no sign-in link for A's sub-account even with its password (401, like an unknown username)", async () => {
     const answer = await call(b, 'POST', 'main', '/api/v1/oauth', { username: res.username, password: res.password });
-    expect(answer.status).toBe(403);
+    expect(answer.status).toBe(401);
     expect(answer.text).not.toContain('oauthUrl');
   });
 });

@@ -111,10 +111,17 @@ describe('POST /api/v1/oauth', SLOW_MACHINE, () => {
     expect({ ...wrong.body, timestamp: 0 }).toEqual({ ...unknown.body, timestamp: 0 });
   });
 
-  it('answers 403 to a sub-account of another main account, even with the right password', async () => {
+  it('answers a sub-account of another main account like an unknown username (401), even with the right password', async () => {
     const outsider = await newSubAccount(other);
     const answer = await call(tenant.stores[0]?.apiKey, { username: outsider, password: PASSWORD });
-    expectRefusal(answer, 403, /another main account/);
+    expectRefusal(answer, 401, /^Wrong username or password$/);
+    // No cross-tenant lockout: guesses through another tenant's key lock the name for that tenant only (as they would
+    // an unknown name), and the outsider still signs in through its own store.
+    for (let i = 0; i < 4; i++) {
+      expect((await call(tenant.stores[0]?.apiKey, { username: outsider, password: `guess ${i}` })).status).toBe(401);
+    }
+    expect((await call(tenant.stores[0]?.apiKey, { username: outsider, password: PASSWORD })).status).toBe(429);
+    expect((await call(primary(other).apiKey, { username: outsider, password: PASSWORD })).status).toBe(200);
   });
 
   it('answers 403 to a sub-account limited to other stores of the same main account, and 200 for its own store', async () => {
@@ -124,12 +131,12 @@ describe('POST /api/v1/oauth', SLOW_MACHINE, () => {
     expect((await call(second?.apiKey, { username: limited, password: PASSWORD })).status).toBe(200);
   });
 
-  it('answers 403 through a store that no main account owns', async () => {
+  it('answers 401 through a store that no main account owns', async () => {
     const { storeAdminDeps } = await import('../../shared/adapters/store-admin.ts');
     const { createStore } = await import('../../shared/domain/stores/manage-stores.ts');
     const { apiKey } = await createStore(storeAdminDeps(), { name: 'Unowned', type: 'direct' });
     const username = await newSubAccount(tenant);
-    expectRefusal(await call(apiKey, { username, password: PASSWORD }), 403, /another main account/);
+    expectRefusal(await call(apiKey, { username, password: PASSWORD }), 401, /^Wrong username or password$/);
   });
 
   it.each([

@@ -25,9 +25,8 @@ export const OAUTH_ROUTES = {
     summary: 'Get a back-office sign-in link',
     description:
       "A sub-account's username and password, with the store's key, buy a single-use link to the back office. 401 " +
-      'also answers an unknown username or a wrong password (one answer for both, `Wrong username or password`); 403 ' +
-      "a right password whose sub-account belongs to another main account than the store's, or may not open this " +
-      'store. After 5 failed sign-ins within 15 minutes a username is locked for 15 minutes (a store key after 50): ' +
+      "also answers an unknown username, another main account's username or a wrong password (one answer for all, " +
+      '`Wrong username or password`); 403 a right password whose sub-account may not open this store. After 5 failed sign-ins within 15 minutes a username is locked for 15 minutes (a store key after 50): ' +
       '429 with `Retry-After`, even with the right password.',
     api: 'oauth',
     body: {

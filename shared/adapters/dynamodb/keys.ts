@@ -230,7 +230,7 @@ export const keys = {
     gsi2pk: `MAIN#${mainAccountId}#STORES`,
     gsi2sk: storeId,
   }),
-  /** Failed sign-ins of one scope (`user#<username>`, `store#<storeId>`) in the current window. */
+  /** Failed sign-ins of one scope (`user#<main account>#<username>`, `store#<storeId>`) in the current window. */
   signInFailures: (scope: string) => ({ pk: `SIGNIN-FAILURES#${scope}`, sk: 'COUNTER' }),
   oauthLink: (tokenHash: string) => ({ pk: `OAUTH#${tokenHash}`, sk: 'OAUTH' }),
   session: (sessionHash: string) => ({ pk: `SESSION#${sessionHash}`, sk: 'SESSION' }),

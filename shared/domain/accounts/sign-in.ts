@@ -64,12 +64,17 @@ const newSecret = (): string => randomBytes(32).toString('base64url');
 const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
 
-const userScope = (username: string) => `user#${username}`;
+/**
+ * A username's failures are counted per main account of the calling store: guesses through one tenant's store keys
+ * lock the name for that tenant only, so they can never lock out another tenant's user, and an unknown name and another
+ * tenant's name behave the same (both counted, both locked) from the caller's side.
+ */
+const userScope = (ownerId: string, username: string) => `user#${ownerId}#${username}`;
 const storeScope = (storeId: string) => `store#${storeId}`;
 
-const refuseIfLocked = async (deps: SignInDeps, username: string, storeId: string, now: number) => {
+const refuseIfLocked = async (deps: SignInDeps, userKey: string, storeId: string, now: number) => {
   const [user, store] = await Promise.all([
-    deps.throttle.lockedFor(userScope(username), now),
+    deps.throttle.lockedFor(userKey, now),
     deps.throttle.lockedFor(storeScope(storeId), now),
   ]);
   const waitMs = Math.max(user, store);
@@ -81,8 +86,9 @@ const refuseIfLocked = async (deps: SignInDeps, username: string, storeId: strin
 
 /**
  * `POST /api/v1/oauth`: checks the sub-account's password and that it may open the calling store, and answers the
- * link's token. An unknown username and a wrong password cost the same scrypt work and get the same 401; only a
- * correct password learns that the account is not this store's (403).
+ * link's token. An unknown username, another main account's username and a wrong password cost the same scrypt work
+ * and get the same 401; only a correct password of the store owner's sub-account learns it is limited to other stores
+ * (403).
  */
 export const requestSignInLink = async (
   deps: SignInDeps,
@@ -90,23 +96,26 @@ export const requestSignInLink = async (
 ): Promise<{ token: string; validUntil: number }> => {
   const now = deps.clock.now();
   const username = normalizeUsername(input.username);
-  await refuseIfLocked(deps, username, input.storeId, now);
+  const store = await deps.stores.get(input.storeId);
+  const userKey = userScope(store?.mainAccountId ?? 'unowned', username);
+  await refuseIfLocked(deps, userKey, input.storeId, now);
 
-  const account = await deps.accounts.getSub(username);
+  // Only a sub-account of the store's own main account is a candidate. Another tenant's account is treated exactly
+  // like an unknown username (decoy hash, 401, counted in this tenant's scope only): a store key of one tenant can
+  // neither confirm another tenant's passwords nor lock its users out.
+  const found = await deps.accounts.getSub(username);
+  const account =
+    found && store?.mainAccountId !== undefined && store.mainAccountId === found.mainAccountId ? found : undefined;
   const matches = await verifyPassword(input.password, account?.passwordHash ?? (await decoyHash()));
   if (!account || !matches) {
     await Promise.all([
-      deps.throttle.recordFailure(userScope(username), now, USER_LOCKOUT),
+      deps.throttle.recordFailure(userKey, now, USER_LOCKOUT),
       deps.throttle.recordFailure(storeScope(input.storeId), now, STORE_LOCKOUT),
     ]);
     throw unauthorized('Wrong username or password');
   }
-  await deps.throttle.clear(userScope(username));
+  await deps.throttle.clear(userKey);
 
-  const store = await deps.stores.get(input.storeId);
-  if (store?.mainAccountId !== account.mainAccountId) {
-    throw forbidden("This sub-account belongs to another main account than this store's");
-  }
   if (!mayOpen(account, input.storeId)) throw forbidden('This sub-account has no access to this store');
   if (needsRehash(account.passwordHash)) {
     // Parameters were raised since this hash was made: re-hash while the password is at hand.
