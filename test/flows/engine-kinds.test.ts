@@ -295,6 +295,12 @@ describe('consent, suppression and explain', () => {
     const second = await flowRuns(runtime, store, flow.id, `?limit=2&cursor=${first.nextCursor}`);
     expect(second.list.map((item) => item.email)).toEqual([emails[0]]);
     expect(second.nextCursor).toBeUndefined();
+    // A well-formed cursor of the per-contact list (index attributes too) is refused as such, not answered 500.
+    const foreign = Buffer.from(
+      JSON.stringify({ pk: `STORE#${store.storeId}#EVAL#${flow.id}`, sk: 'x', gsi1pk: 'y', gsi1sk: 'z' }),
+    ).toString('base64url');
+    const refused = await api(runtime, store.apiKey, 'GET', `/api/v1/flows/${flow.id}/runs?cursor=${foreign}`);
+    expect(refused.body).toEqual({ code: 400, message: 'cursor is not a cursor of this list' });
     const [mail] = await mailsTo(runtime, emails[0] as string);
     expect(second.list[0]?.run?.status).toBe('completed');
     expect(second.list[0]?.run?.events.find((e) => e.type === 'emailed')?.messageId).toBe(mail?.messageId);

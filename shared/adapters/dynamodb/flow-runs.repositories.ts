@@ -71,10 +71,27 @@ export const dynamoFlowRuns = (): FlowRunRepository => ({
 
 /** Page cursors are the index position, opaque to callers; one of another list (or store) is refused. */
 const encodeCursor = (key: Record<string, unknown>) => Buffer.from(JSON.stringify(key)).toString('base64url');
-const decodeCursor = (cursor: string, check: (key: Record<string, unknown>) => boolean): Record<string, unknown> => {
+/**
+ * The start key is rebuilt from exactly the attributes the list's query needs (all strings): a well-formed cursor of
+ * another list carries other attributes, which DynamoDB would refuse with an error the caller could not act on.
+ */
+const decodeCursor = (
+  cursor: string,
+  attributes: readonly string[],
+  check: (key: Record<string, string>) => boolean,
+): Record<string, string> => {
   try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (key && typeof key === 'object' && check(key)) return key;
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      const raw = parsed as Record<string, unknown>;
+      const key: Record<string, string> = {};
+      for (const name of attributes) {
+        const value = raw[name];
+        if (typeof value !== 'string') throw new Error('not a cursor');
+        key[name] = value;
+      }
+      if (Object.keys(raw).length === attributes.length && check(key)) return key;
+    }
   } catch {
     // fall through
   }
@@ -118,9 +135,7 @@ export const dynamoFlowEvaluations = (): FlowEvaluationRepository => ({
         ExpressionAttributeValues: { ':pk': pk },
         ScanIndexForward: false,
         Limit: page.limit,
-        ...(page.cursor
-          ? { ExclusiveStartKey: decodeCursor(page.cursor, (k) => k.pk === pk && typeof k.sk === 'string') }
-          : {}),
+        ...(page.cursor ? { ExclusiveStartKey: decodeCursor(page.cursor, ['pk', 'sk'], (k) => k.pk === pk) } : {}),
       }),
     );
     return pageOf(result.Items, result.LastEvaluatedKey);
@@ -139,11 +154,8 @@ export const dynamoFlowEvaluations = (): FlowEvaluationRepository => ({
           ? {
               ExclusiveStartKey: decodeCursor(
                 page.cursor,
-                (k) =>
-                  k.gsi1pk === gsi1pk &&
-                  typeof k.gsi1sk === 'string' &&
-                  typeof k.pk === 'string' &&
-                  k.pk.startsWith(`STORE#${storeId}#EVAL#`),
+                ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
+                (k) => k.gsi1pk === gsi1pk && (k.pk ?? '').startsWith(`STORE#${storeId}#EVAL#`),
               ),
             }
           : {}),
