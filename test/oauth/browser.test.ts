@@ -1,5 +1,5 @@
 /**
- * The sign-in link in a real browser: headless Chromium (Debian's `chromium` package, installed by `.ci/run` when
+ * The sign-in link in a real browser: headless Chromium (Debian's `chromium` package, installed by `npm test`'s pretest step when
  * missing) driven by playwright-core, against the local runtime on http://127.0.0.1. Chromium treats 127.0.0.1 as a
  * secure context, so the `Secure` session cookie is kept there as it is on the deployed HTTPS host.
  */
@@ -20,7 +20,9 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium), as .ci/run does`);
+    throw new Error(
+      `No Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium), as scripts/ensure-browser.mjs does before npm test`,
+    );
   }
   runtime = await startLocalRuntime({ pollers: false });
   tenant = await newTenant('Browser Group', 2);
