@@ -3,7 +3,6 @@ import { requireVerifiedSender } from '../domain/email/senders.ts';
 import type { EngineDeps } from '../domain/flows/engine.ts';
 import type { TriggerLog } from '../domain/flows/engine-ports.ts';
 import type { ExplainDeps } from '../domain/flows/explain.ts';
-import type { Store } from '../domain/stores/store.ts';
 import { dynamoCartRepository, dynamoCheckoutRepository } from './dynamodb/commerce.repositories.ts';
 import { dynamoContactsByEmail } from './dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from './dynamodb/customer.repository.ts';
@@ -17,28 +16,13 @@ import {
   dynamoRecoveryMarks,
   dynamoTriggerLog,
 } from './dynamodb/flow-runs.repositories.ts';
-import { dynamoStoreRepository } from './dynamodb/store.repository.ts';
+import { cachedPerStore } from './dynamodb/store.repository.ts';
 import { senderDeps } from './email/sending.ts';
 import { unsubscribeLinks } from './email/unsubscribe-links.ts';
 import { schedulerTimers } from './scheduler/timers.ts';
 import { sesMailer } from './ses/mailer.ts';
 
 const clock = { now: () => Date.now() };
-
-/** Store names change rarely; emails of one store in a warm worker read the store once a minute. */
-const cachedStores = () => {
-  const stores = dynamoStoreRepository();
-  const cache = new Map<string, { store: Store | undefined; until: number }>();
-  return {
-    async get(storeId: string) {
-      const hit = cache.get(storeId);
-      if (hit && hit.until > clock.now()) return hit.store;
-      const store = await stores.get(storeId);
-      cache.set(storeId, { store, until: clock.now() + 60_000 });
-      return store;
-    },
-  };
-};
 
 let engine: (EngineDeps & { triggers: TriggerLog }) | undefined;
 let explain: ExplainDeps | undefined;
@@ -56,7 +40,8 @@ export const flowEngineDeps = (): EngineDeps & { triggers: TriggerLog } => {
     contacts: dynamoContactsByEmail(),
     carts: dynamoCartRepository(),
     checkouts: dynamoCheckoutRepository(),
-    stores: cachedStores(),
+    // Store names change rarely: emails of one store in a warm worker read the store once a minute.
+    stores: { get: cachedPerStore(clock, 60_000, (store) => store) },
     suppressions: dynamoSuppressions(),
     mailer: sesMailer(),
     sent: dynamoSentMessages(),

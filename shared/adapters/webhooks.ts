@@ -7,7 +7,7 @@ import type { EmitDeps } from '../domain/webhooks/emit.ts';
 import type { ManageWebhookDeps } from '../domain/webhooks/manage-webhooks.ts';
 import { sqs } from './aws-clients.ts';
 import { dynamoWebhookEvents } from './dynamodb/engagement.repositories.ts';
-import { dynamoStoreRepository } from './dynamodb/store.repository.ts';
+import { cachedPerStore } from './dynamodb/store.repository.ts';
 import { dynamoDeliveryRepository, dynamoWebhookRepository } from './dynamodb/webhook.repositories.ts';
 import { addressGuard, httpWebhookSender } from './http/webhook-sender.ts';
 import { masterKey } from './secrets/master-key.ts';
@@ -21,20 +21,11 @@ const sqsDeliveryQueue = (): DeliveryQueue => {
 };
 
 /** Store keys in clear for signing, decrypted once per store per minute (a rotated key signs within a minute). */
-const storeKeys = (): StoreKeys => {
-  const stores = dynamoStoreRepository();
-  const cache = new Map<string, { key: string | undefined; until: number }>();
-  return {
-    async keyOf(storeId) {
-      const hit = cache.get(storeId);
-      if (hit && hit.until > clock.now()) return hit.key;
-      const store = await stores.get(storeId);
-      const key = store ? decryptApiKey(store.keyCipher, await masterKey()) : undefined;
-      cache.set(storeId, { key, until: clock.now() + 60_000 });
-      return key;
-    },
-  };
-};
+const storeKeys = (): StoreKeys => ({
+  keyOf: cachedPerStore(clock, 60_000, async (store) =>
+    store ? decryptApiKey(store.keyCipher, await masterKey()) : undefined,
+  ),
+});
 
 let manage: ManageWebhookDeps | undefined;
 let emit: EmitDeps | undefined;

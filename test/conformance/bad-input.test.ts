@@ -16,9 +16,9 @@ import {
   dynamoOrderRepository,
 } from '../../shared/adapters/dynamodb/commerce.repositories.ts';
 import { dynamoCustomerRepository } from '../../shared/adapters/dynamodb/customer.repository.ts';
-import { queryAll } from '../../shared/adapters/dynamodb/engagement.repositories.ts';
 import { keys } from '../../shared/adapters/dynamodb/keys.ts';
 import { dynamoProductRepository } from '../../shared/adapters/dynamodb/product.repository.ts';
+import { queryAll } from '../../shared/adapters/dynamodb/query.ts';
 import { tableName } from '../../shared/adapters/dynamodb/table.ts';
 import {
   acceptedGeneral,

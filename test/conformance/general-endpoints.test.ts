@@ -15,9 +15,9 @@ import {
   dynamoOrderRepository,
 } from '../../shared/adapters/dynamodb/commerce.repositories.ts';
 import { dynamoCustomerRepository } from '../../shared/adapters/dynamodb/customer.repository.ts';
-import { queryAll } from '../../shared/adapters/dynamodb/engagement.repositories.ts';
 import { keys } from '../../shared/adapters/dynamodb/keys.ts';
 import { dynamoProductRepository } from '../../shared/adapters/dynamodb/product.repository.ts';
+import { queryAll } from '../../shared/adapters/dynamodb/query.ts';
 import type { BackInStockSubscription } from '../../shared/domain/back-in-stock/subscription.ts';
 import { isOpen } from '../../shared/domain/carts/cart.ts';
 import type { PageView } from '../../shared/domain/page-views/page-view.ts';

@@ -1,11 +1,12 @@
 /** Accounts, sign-in links, back-office sessions and failed-sign-in counters (OAuth sign-in, issue 7). */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MainAccount, Session, SignInLink, SubAccount } from '../../domain/accounts/account.ts';
 import type { AccountRepository, Sessions, SignInLinks, SignInThrottle } from '../../domain/ports.ts';
 import { conflict } from '../../errors.ts';
 import { dynamo } from '../aws-clients.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
-import { isConditionFailure, tableName } from './table.ts';
+import { queryIndex } from './query.ts';
+import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
 /** DynamoDB's TTL works in epoch seconds and may lag by days: readers check validity themselves. */
 const ttlSeconds = (epochMs: number) => Math.ceil(epochMs / 1000);
@@ -15,25 +16,6 @@ const ttlSeconds = (epochMs: number) => Math.ceil(epochMs / 1000);
  * (410) rather than "not a valid link" (400); after that TTL removes it.
  */
 const LINK_RETENTION_MS = 24 * 3_600_000;
-
-const queryIndex = async <T>(index: 'gsi1' | 'gsi2', partition: string): Promise<T[]> => {
-  const items: T[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: index,
-        KeyConditionExpression: `${index}pk = :pk`,
-        ExpressionAttributeValues: { ':pk': partition },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) items.push(withoutMeta<T>(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-};
 
 export const dynamoAccountRepository = (): AccountRepository => ({
   async createMain(account: MainAccount) {
@@ -51,12 +33,7 @@ export const dynamoAccountRepository = (): AccountRepository => ({
     );
   },
 
-  async getMain(mainAccountId) {
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.mainAccount(mainAccountId), ConsistentRead: true }),
-    );
-    return Item ? withoutMeta<MainAccount>(Item) : undefined;
-  },
+  getMain: (mainAccountId) => getRecord<MainAccount>(keys.mainAccount(mainAccountId)),
 
   listMain: () => queryIndex<MainAccount>('gsi1', keys.mainAccountIndex(0, '').gsi1pk),
 
@@ -80,12 +57,7 @@ export const dynamoAccountRepository = (): AccountRepository => ({
     }
   },
 
-  async getSub(username) {
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.account(username), ConsistentRead: true }),
-    );
-    return Item ? withoutMeta<SubAccount>(Item) : undefined;
-  },
+  getSub: (username) => getRecord<SubAccount>(keys.account(username)),
 
   listSubs: (mainAccountId) => queryIndex<SubAccount>('gsi1', keys.accountsOf(mainAccountId, '').gsi1pk),
 
@@ -117,10 +89,7 @@ export const dynamoAccountRepository = (): AccountRepository => ({
       return 'linked';
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const { Item } = await dynamo().send(
-        new GetCommand({ TableName: tableName(), Key: keys.store(storeId), ConsistentRead: true }),
-      );
-      return Item ? 'owned_by_other' : 'no_store';
+      return (await getItem(keys.store(storeId))) ? 'owned_by_other' : 'no_store';
     }
   },
 
@@ -167,11 +136,9 @@ export const dynamoSignInLinks = (): SignInLinks => ({
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
     }
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.oauthLink(tokenHash), ConsistentRead: true }),
-    );
-    if (!Item) return { outcome: 'unknown' };
-    return { outcome: Item.usedAt !== undefined ? 'used' : 'expired' };
+    const item = await getItem(keys.oauthLink(tokenHash));
+    if (!item) return { outcome: 'unknown' };
+    return { outcome: item.usedAt !== undefined ? 'used' : 'expired' };
   },
 });
 
@@ -193,12 +160,8 @@ export const dynamoSessions = (): Sessions => ({
 
   async get(sessionHash, now) {
     // Strongly consistent: the redirect after sign-in reads the session written a moment before.
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.session(sessionHash), ConsistentRead: true }),
-    );
-    if (!Item) return undefined;
-    const session = withoutMeta<Session>(Item);
-    return session.validUntil > now ? session : undefined;
+    const session = await getRecord<Session>(keys.session(sessionHash));
+    return session && session.validUntil > now ? session : undefined;
   },
 
   async delete(sessionHash) {
@@ -257,10 +220,8 @@ export const dynamoSignInThrottle = (): SignInThrottle => {
 
   return {
     async lockedFor(scope, now) {
-      const { Item } = await dynamo().send(
-        new GetCommand({ TableName: tableName(), Key: keys.signInFailures(scope), ConsistentRead: true }),
-      );
-      const lockedUntil = Number(Item?.lockedUntil ?? 0);
+      const item = await getItem(keys.signInFailures(scope));
+      const lockedUntil = Number(item?.lockedUntil ?? 0);
       return lockedUntil > now ? lockedUntil - now : 0;
     },
 
@@ -283,9 +244,7 @@ export const dynamoSignInThrottle = (): SignInThrottle => {
             ExpressionAttributeValues: { ':until': lockedUntil, ':ttl': ttlSeconds(lockedUntil), ':now': now },
           }),
         )
-        .catch((error: unknown) => {
-          if (!isConditionFailure(error)) throw error;
-        });
+        .catch(ignoreConditionFailure);
     },
 
     async clear(scope) {

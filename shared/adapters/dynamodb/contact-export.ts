@@ -1,11 +1,11 @@
 /** The contact export's reads: contacts in creation order (gsi1) and the remembered page starts. */
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Bounds, ContactDirectory, ExportPositions, Position } from '../../domain/contacts/export-contacts.ts';
 import type { Customer } from '../../domain/customers/customer.ts';
 import { dynamo } from '../aws-clients.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
-import { tableName } from './table.ts';
+import { getItem, tableName } from './table.ts';
 
 /** Page starts are kept a day; the total a minute (pages taken minutes apart may see different totals). */
 const POSITION_TTL_SECONDS = 24 * 3600;
@@ -132,10 +132,8 @@ export const dynamoExportPositions = (clock: { now(): number }): ExportPositions
   },
 
   async cachedCount(storeId, queryKey) {
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.exportCount(storeId, hashOf(queryKey)) }),
-    );
-    return Item && Number(Item.until) > clock.now() ? Number(Item.count) : undefined;
+    const item = await getItem(keys.exportCount(storeId, hashOf(queryKey)), false);
+    return item && Number(item.until) > clock.now() ? Number(item.count) : undefined;
   },
 
   async rememberCount(storeId, queryKey, count) {

@@ -1,11 +1,11 @@
 /** The store's suppression list and the record of every message handed to SES. */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SentMessage } from '../../domain/email/message.ts';
 import type { SentMessages, Suppressions } from '../../domain/ports.ts';
 import { dynamo } from '../aws-clients.ts';
 import { batchGet, batchPut } from './batch.ts';
-import { itemMeta, keys, withoutMeta } from './keys.ts';
-import { isConditionFailure, tableName } from './table.ts';
+import { itemMeta, keys } from './keys.ts';
+import { getRecord, isConditionFailure, putIfAbsent, tableName } from './table.ts';
 
 /**
  * Sent messages are kept this long: SES events (opens and clicks especially) keep coming for weeks after a send, and
@@ -26,18 +26,8 @@ export const dynamoSuppressions = (): Suppressions => ({
 
   async suppress(entry) {
     const email = entry.email.toLowerCase();
-    try {
-      await dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: { ...keys.suppression(entry.storeId, email), ...itemMeta('suppression'), ...entry, email },
-          // The first reason stays: a later bounce does not turn an unsubscribe into a bounce.
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    // The first reason stays: a later bounce does not turn an unsubscribe into a bounce.
+    await putIfAbsent({ ...keys.suppression(entry.storeId, email), ...itemMeta('suppression'), ...entry, email });
   },
 });
 
@@ -55,11 +45,9 @@ export const dynamoSentMessages = (): SentMessages => ({
   },
 
   async get(messageId) {
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.sentMessage(messageId), ConsistentRead: true }),
-    );
-    if (!Item) return undefined;
-    const { openedAt, ...message } = withoutMeta<SentMessage & { openedAt?: number }>(Item);
+    const item = await getRecord<SentMessage & { openedAt?: number }>(keys.sentMessage(messageId));
+    if (!item) return undefined;
+    const { openedAt, ...message } = item;
     return message;
   },
 

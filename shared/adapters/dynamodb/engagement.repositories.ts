@@ -1,43 +1,13 @@
 /** Page-view history, back-in-stock subscriptions, recorded flow triggers and outgoing webhook events. */
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type BackInStockSubscription, subscriberKey } from '../../domain/back-in-stock/subscription.ts';
 import type { FlowTrigger } from '../../domain/flows/trigger.ts';
 import { PAGE_VIEW_RETENTION_SECONDS, type PageView } from '../../domain/page-views/page-view.ts';
 import type { BackInStockRepository, FlowTriggers, PageViewRepository, WebhookEvents } from '../../domain/ports.ts';
 import { dynamo } from '../aws-clients.ts';
-import { itemMeta, keys, withoutMeta } from './keys.ts';
-import { isConditionFailure, tableName } from './table.ts';
-
-/** Every item of one partition, following pagination. */
-export const queryAll = async <T>(pk: string): Promise<T[]> => {
-  const items: T[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) items.push(withoutMeta<T>(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-};
-
-/** A put that succeeds once per key; a repeat (a redelivered message) is a no-op. */
-const putOnce = async (item: Record<string, unknown>) => {
-  try {
-    await dynamo().send(
-      new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-};
+import { itemMeta, keys } from './keys.ts';
+import { queryAll } from './query.ts';
+import { putIfAbsent, tableName } from './table.ts';
 
 export const dynamoPageViewRepository = (): PageViewRepository => ({
   async add(view: PageView) {
@@ -79,8 +49,9 @@ export const dynamoBackInStockRepository = (): BackInStockRepository => {
  * starts. `queuedFlowTriggers` (sqs/flow-queue.ts) wraps this and queues each trigger for the flow engine.
  */
 export const dynamoFlowTriggers = (): FlowTriggers => ({
-  fire: (trigger: FlowTrigger) =>
-    putOnce({ ...keys.trigger(trigger.storeId, trigger.id), ...itemMeta('trigger'), ...trigger }),
+  async fire(trigger: FlowTrigger) {
+    await putIfAbsent({ ...keys.trigger(trigger.storeId, trigger.id), ...itemMeta('trigger'), ...trigger });
+  },
 });
 
 export const listFlowTriggers = (storeId: string) => queryAll<FlowTrigger>(keys.triggers(storeId).pk);
@@ -95,8 +66,9 @@ export interface RecordedWebhookEvent {
 
 /** Outgoing webhook events, recorded once per event id; delivery picks them up from here. */
 export const dynamoWebhookEvents = (clock: { now(): number }): WebhookEvents => ({
-  emit: (storeId, topic, body, eventId) =>
-    putOnce({
+  async emit(storeId, topic, body, eventId) {
+    // Recorded once per event id: a repeat (a redelivered message) is a no-op.
+    await putIfAbsent({
       ...keys.webhookEvent(storeId, eventId),
       ...itemMeta('webhookEvent'),
       storeId,
@@ -104,7 +76,8 @@ export const dynamoWebhookEvents = (clock: { now(): number }): WebhookEvents => 
       topic,
       body,
       createdAt: clock.now(),
-    }),
+    });
+  },
 });
 
 export const listWebhookEvents = (storeId: string) => queryAll<RecordedWebhookEvent>(keys.webhookEvents(storeId).pk);

@@ -3,40 +3,30 @@
  * reads of recorded triggers. Every write that decides something is one conditional write (no transactions: the local
  * emulator has none, and none is needed).
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   ContactActivity,
   ContactActivityEntry,
   FlowEntries,
   FlowEvaluationRepository,
   FlowRunRepository,
-  Page,
   RecoveryMark,
   RecoveryMarks,
   TriggerLog,
 } from '../../domain/flows/engine-ports.ts';
 import { EXPLAIN_RETENTION_SECONDS, type FlowEvaluation, type FlowRun } from '../../domain/flows/run.ts';
 import type { FlowTrigger } from '../../domain/flows/trigger.ts';
-import { RevisionConflict } from '../../domain/ports.ts';
-import { validationError } from '../../errors.ts';
 import { dynamo } from '../aws-clients.ts';
 import { batchGet } from './batch.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
+import { queryItems, queryPage } from './query.ts';
 import { putRevisioned } from './revisioned.ts';
-import { isConditionFailure, tableName } from './table.ts';
+import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
 
 const expiresAfter = (atMs: number, seconds: number) => Math.floor(atMs / 1000) + seconds;
 
-const getItem = async (key: { pk: string; sk: string }) => {
-  const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  return Item;
-};
-
 export const dynamoTriggerLog = (): TriggerLog => ({
-  async get(storeId, triggerId) {
-    const item = await getItem(keys.trigger(storeId, triggerId));
-    return item ? withoutMeta<FlowTrigger>(item) : undefined;
-  },
+  get: (storeId, triggerId) => getRecord<FlowTrigger>(keys.trigger(storeId, triggerId)),
 });
 
 const runItem = (run: FlowRun) => ({
@@ -48,19 +38,8 @@ const runItem = (run: FlowRun) => ({
 });
 
 export const dynamoFlowRuns = (): FlowRunRepository => ({
-  async get(storeId, runId) {
-    const item = await getItem(keys.flowRun(storeId, runId));
-    return item ? withoutMeta<FlowRun>(item) : undefined;
-  },
-  async create(run) {
-    try {
-      await putRevisioned(runItem(run), 0, `flow run ${run.id}`);
-      return true;
-    } catch (error) {
-      if (error instanceof RevisionConflict) return false;
-      throw error;
-    }
-  },
+  get: (storeId, runId) => getRecord<FlowRun>(keys.flowRun(storeId, runId)),
+  create: (run) => putIfAbsent(runItem(run)),
   save: (run, expectedRevision) => putRevisioned(runItem(run), expectedRevision, `flow run ${run.id}`),
   async getMany(storeId, runIds) {
     if (runIds.length === 0) return [];
@@ -68,40 +47,6 @@ export const dynamoFlowRuns = (): FlowRunRepository => ({
     return (await batchGet(unique)).map((item) => withoutMeta<FlowRun>(item));
   },
 });
-
-/** Page cursors are the index position, opaque to callers; one of another list (or store) is refused. */
-const encodeCursor = (key: Record<string, unknown>) => Buffer.from(JSON.stringify(key)).toString('base64url');
-/**
- * The start key is rebuilt from exactly the attributes the list's query needs (all strings): a well-formed cursor of
- * another list carries other attributes, which DynamoDB would refuse with an error the caller could not act on.
- */
-const decodeCursor = (
-  cursor: string,
-  attributes: readonly string[],
-  check: (key: Record<string, string>) => boolean,
-): Record<string, string> => {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
-      const raw = parsed as Record<string, unknown>;
-      const key: Record<string, string> = {};
-      for (const name of attributes) {
-        const value = raw[name];
-        if (typeof value !== 'string') throw new Error('not a cursor');
-        key[name] = value;
-      }
-      if (Object.keys(raw).length === attributes.length && check(key)) return key;
-    }
-  } catch {
-    // fall through
-  }
-  throw validationError('cursor is not a cursor of this list');
-};
-
-const pageOf = (items: Record<string, unknown>[] | undefined, last: Record<string, unknown> | undefined) => {
-  const out: Page<FlowEvaluation> = { items: (items ?? []).map((item) => withoutMeta<FlowEvaluation>(item)) };
-  return last ? { ...out, nextCursor: encodeCursor(last) } : out;
-};
 
 export const dynamoFlowEvaluations = (): FlowEvaluationRepository => ({
   async record(evaluation, partition) {
@@ -126,43 +71,16 @@ export const dynamoFlowEvaluations = (): FlowEvaluationRepository => ({
       }),
     );
   },
-  async listForFlow(storeId, flowId, page) {
-    const { pk } = keys.flowEvaluations(storeId, flowId);
-    const result = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ScanIndexForward: false,
-        Limit: page.limit,
-        ...(page.cursor ? { ExclusiveStartKey: decodeCursor(page.cursor, ['pk', 'sk'], (k) => k.pk === pk) } : {}),
-      }),
-    );
-    return pageOf(result.Items, result.LastEvaluatedKey);
-  },
-  async listForContact(storeId, email, page) {
-    const { gsi1pk } = keys.flowEvaluationsByContact(storeId, email, 0, '', '');
-    const result = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': gsi1pk },
-        ScanIndexForward: false,
-        Limit: page.limit,
-        ...(page.cursor
-          ? {
-              ExclusiveStartKey: decodeCursor(
-                page.cursor,
-                ['pk', 'sk', 'gsi1pk', 'gsi1sk'],
-                (k) => k.gsi1pk === gsi1pk && (k.pk ?? '').startsWith(`STORE#${storeId}#EVAL#`),
-              ),
-            }
-          : {}),
-      }),
-    );
-    return pageOf(result.Items, result.LastEvaluatedKey);
-  },
+  listForFlow: (storeId, flowId, page) =>
+    queryPage<FlowEvaluation>({ partition: keys.flowEvaluations(storeId, flowId).pk, page }),
+  listForContact: (storeId, email, page) =>
+    queryPage<FlowEvaluation>({
+      index: 'gsi1',
+      partition: keys.flowEvaluationsByContact(storeId, email, 0, '', '').gsi1pk,
+      page,
+      // Any flow's evaluations partition of this store (an empty flow id leaves the prefix).
+      itemPrefix: keys.flowEvaluations(storeId, '').pk,
+    }),
 });
 
 export const dynamoFlowEntries = (): FlowEntries => ({
@@ -205,43 +123,22 @@ export const dynamoFlowEntries = (): FlowEntries => ({
 
 export const dynamoContactActivity = (): ContactActivity => ({
   async record(entry) {
-    try {
-      await dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.contactActivityEntry(entry.storeId, entry.email, entry.at, entry.triggerId),
-            ...itemMeta('contactActivity'),
-            ...entry,
-            expiresAt: expiresAfter(entry.at, EXPLAIN_RETENTION_SECONDS),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    await putIfAbsent({
+      ...keys.contactActivityEntry(entry.storeId, entry.email, entry.at, entry.triggerId),
+      ...itemMeta('contactActivity'),
+      ...entry,
+      expiresAt: expiresAfter(entry.at, EXPLAIN_RETENTION_SECONDS),
+    });
   },
-  async since(storeId, email, from) {
-    const { pk } = keys.contactActivity(storeId, email);
-    const { sk: fromSk } = keys.contactActivityEntry(storeId, email, from, '');
-    const entries: ContactActivityEntry[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND sk >= :from',
-          ExpressionAttributeValues: { ':pk': pk, ':from': fromSk },
-          ConsistentRead: true,
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) entries.push(withoutMeta<ContactActivityEntry>(item));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return entries;
-  },
+  since: (storeId, email, from) =>
+    queryItems<ContactActivityEntry>({
+      KeyConditionExpression: 'pk = :pk AND sk >= :from',
+      ExpressionAttributeValues: {
+        ':pk': keys.contactActivity(storeId, email).pk,
+        ':from': keys.contactActivityEntry(storeId, email, from, '').sk,
+      },
+      ConsistentRead: true,
+    }),
 });
 
 export const dynamoRecoveryMarks = (): RecoveryMarks => ({
@@ -290,7 +187,7 @@ export const dynamoRecoveryMarks = (): RecoveryMarks => ({
         }),
       );
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      ignoreConditionFailure(error);
     }
   },
 });

@@ -1,37 +1,26 @@
 /** Flow definitions: one item per flow in the store's flows partition (`keys.flows`), so a store's flows are one query. */
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Flow } from '../../domain/flows/flow.ts';
 import type { FlowRepository } from '../../domain/ports.ts';
 import { dynamo } from '../aws-clients.ts';
-import { keys, withoutMeta } from './keys.ts';
+import { keys } from './keys.ts';
+import { queryItems } from './query.ts';
 import { revisionedRepository } from './revisioned.ts';
 import { tableName } from './table.ts';
 
 /** All flows of a store, optionally filtered server-side (the partition holds at most `LIMITS.flowsPerStore` flows). */
-const queryFlows = async (
+const queryFlows = (
   storeId: string,
   filter?: { expression: string; values: Record<string, unknown>; names?: Record<string, string> },
-): Promise<Flow[]> => {
-  const flows: Flow[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.flows(storeId).pk, ...filter?.values },
-        ...(filter ? { FilterExpression: filter.expression } : {}),
-        ...(filter?.names ? { ExpressionAttributeNames: filter.names } : {}),
-        // Consistent: a flow saved a moment ago (a test, a merchant enabling a flow) applies to the next trigger.
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) flows.push(withoutMeta<Flow>(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return flows;
-};
+): Promise<Flow[]> =>
+  queryItems<Flow>({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.flows(storeId).pk, ...filter?.values },
+    ...(filter ? { FilterExpression: filter.expression } : {}),
+    ...(filter?.names ? { ExpressionAttributeNames: filter.names } : {}),
+    // Consistent: a flow saved a moment ago (a test, a merchant enabling a flow) applies to the next trigger.
+    ConsistentRead: true,
+  });
 
 export const dynamoFlows = (): FlowRepository => {
   const revisioned = revisionedRepository<Flow>({ entity: 'flow', key: keys.flow, idOf: (flow) => flow.id });

@@ -4,8 +4,44 @@ import { dynamo } from '../aws-clients.ts';
 import { keys } from './keys.ts';
 import { isConditionFailure, tableName } from './table.ts';
 
-/** Counters live a minute past their second, then DynamoDB's TTL removes them. */
-const COUNTER_TTL_SECONDS = 60;
+/**
+ * Counters live two minutes past their second (the send pacer reserves seconds ahead), then DynamoDB's TTL removes
+ * them.
+ */
+const COUNTER_TTL_SECONDS = 120;
+
+/**
+ * Adds `count` to the shared counter of `key` in `second` (`keys.rate`) with one `ADD`. With a `limit` the add only
+ * happens if the counter stays within it (false when it would not); without, it always happens (a negative count gives
+ * slots back).
+ */
+export const addToRateCounter = async (
+  key: string,
+  second: number,
+  count: number,
+  limit?: number,
+): Promise<boolean> => {
+  try {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.rate(key, second),
+        UpdateExpression: 'ADD hits :count SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
+        ...(limit === undefined ? {} : { ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room' }),
+        ExpressionAttributeValues: {
+          ':count': count,
+          ':ttl': second + COUNTER_TTL_SECONDS,
+          ':entity': 'rate',
+          ...(limit === undefined ? {} : { ':room': limit - count }),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
 
 /** What one instance knows about one key in the current second. */
 interface Window {
@@ -54,35 +90,11 @@ export const dynamoRateLimiter = (clock: Clock): RateLimiter => {
     return fresh;
   };
 
-  /** Claims `count` tokens of `second`; false when fewer are left. */
-  const claim = async (key: string, second: number, count: number, limit: number): Promise<boolean> => {
-    try {
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.rate(key, second),
-          UpdateExpression: 'ADD hits :count SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
-          ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room',
-          ExpressionAttributeValues: {
-            ':count': count,
-            ':room': limit - count,
-            ':ttl': second + COUNTER_TTL_SECONDS,
-            ':entity': 'rate',
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  };
-
   const refill = async (key: string, window: Window, limit: number) => {
     const lease = Math.max(1, Math.min(Math.ceil(limit / 4), Math.max(window.used, window.usedBefore)));
-    if (await claim(key, window.second, lease, limit)) {
+    if (await addToRateCounter(key, window.second, lease, limit)) {
       window.leased += lease;
-    } else if (lease > 1 && (await claim(key, window.second, 1, limit))) {
+    } else if (lease > 1 && (await addToRateCounter(key, window.second, 1, limit))) {
       window.leased += 1;
     } else {
       window.full = true;

@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Repository, RevisionConflict } from '../../domain/ports.ts';
 import { dynamo } from '../aws-clients.ts';
-import { type Entity, itemMeta, withoutMeta } from './keys.ts';
-import { isConditionFailure, tableName } from './table.ts';
+import { type Entity, itemMeta } from './keys.ts';
+import { getRecord, isConditionFailure, tableName } from './table.ts';
 
 /**
  * Puts an item whose stored `revision` must still be `expectedRevision` (0: the item must not exist). One write;
@@ -40,12 +40,7 @@ export const revisionedRepository = <T extends { storeId: string; revision: numb
   idOf: (record: T) => string;
   indexKeys?: (record: T) => Record<string, string>;
 }): Repository<T> => ({
-  async get(storeId: string, id: string) {
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: options.key(storeId, id), ConsistentRead: true }),
-    );
-    return Item ? withoutMeta<T>(Item) : undefined;
-  },
+  get: (storeId: string, id: string) => getRecord<T>(options.key(storeId, id)),
   async save(record: T, expectedRevision: number) {
     const item = {
       ...options.key(record.storeId, options.idOf(record)),

@@ -5,15 +5,13 @@
  * the next seconds and is sent when its last second starts, so over any few seconds the account never exceeds its
  * rate. SES quotas are per account and region, so the counter is not per store.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SendPacer } from '../../domain/email/sending-ports.ts';
 import type { Clock } from '../../domain/ports.ts';
-import { dynamo } from '../aws-clients.ts';
 import { keys } from './keys.ts';
-import { isConditionFailure, tableName } from './table.ts';
+import { addToRateCounter } from './rate-limiter.ts';
+import { getItem } from './table.ts';
 
 const KEY = 'ses-send';
-const COUNTER_TTL_SECONDS = 120;
 
 export interface PacerOptions {
   /** Slots are reserved at most this many seconds ahead; beyond, the work is put off instead (a worker waits). */
@@ -22,40 +20,12 @@ export interface PacerOptions {
 
 export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer => {
   /** Adds `count` slots to `second` (negative to give back); false when the second has not that much room. */
-  const add = async (second: number, count: number, perSecond: number): Promise<boolean> => {
-    try {
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.rate(KEY, second),
-          UpdateExpression: 'ADD hits :count SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
-          ...(count > 0
-            ? {
-                ConditionExpression: 'attribute_not_exists(hits) OR hits <= :room',
-                ExpressionAttributeValues: {
-                  ':count': count,
-                  ':room': perSecond - count,
-                  ':ttl': second + COUNTER_TTL_SECONDS,
-                  ':entity': 'rate',
-                },
-              }
-            : {
-                ExpressionAttributeValues: { ':count': count, ':ttl': second + COUNTER_TTL_SECONDS, ':entity': 'rate' },
-              }),
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
-  };
+  const add = (second: number, count: number, perSecond: number) =>
+    addToRateCounter(KEY, second, count, count > 0 ? perSecond : undefined);
 
   const used = async (second: number): Promise<number> => {
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.rate(KEY, second), ConsistentRead: true }),
-    );
-    return typeof Item?.hits === 'number' ? Item.hits : 0;
+    const hits = (await getItem(keys.rate(KEY, second)))?.hits;
+    return typeof hits === 'number' ? hits : 0;
   };
 
   return {

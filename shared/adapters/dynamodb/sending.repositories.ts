@@ -10,22 +10,18 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SendBatch, SendRecipient } from '../../domain/email/bulk.ts';
 import type { Sender } from '../../domain/email/senders.ts';
 import type { ChunkClaim, SendBatchRepository, SenderRepository } from '../../domain/email/sending-ports.ts';
 import { dynamo } from '../aws-clients.ts';
 import { batchPut } from './batch.ts';
-import { queryAll } from './engagement.repositories.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
-import { isConditionFailure, tableName } from './table.ts';
+import { queryAll, queryItems } from './query.ts';
+import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
 /** Batches and their recipients are kept for a year (the email events of a send refer to them). */
 const BATCH_TTL_SECONDS = 365 * 24 * 3600;
-
-const ignoreConditionFailure = (error: unknown) => {
-  if (!isConditionFailure(error)) throw error;
-};
 
 export const dynamoSenders = (): SenderRepository => ({
   async claim(sender) {
@@ -51,12 +47,7 @@ export const dynamoSenders = (): SenderRepository => ({
     return true;
   },
 
-  async get(storeId, domain) {
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.sender(storeId, domain), ConsistentRead: true }),
-    );
-    return Item ? withoutMeta<Sender>(Item) : undefined;
-  },
+  get: (storeId, domain) => getRecord<Sender>(keys.sender(storeId, domain)),
 
   list: (storeId) => queryAll<Sender>(keys.senders(storeId).pk),
 
@@ -89,31 +80,14 @@ type BatchItem = SendBatch & { doneChunks?: Set<number> };
 
 const STATUS = { '#status': 'status' };
 
-/** Every page of a query on one batch's partition. */
-const queryBatch = async (input: {
-  pk: string;
-  condition: string;
-  values: Record<string, unknown>;
-  filter?: string;
-}): Promise<SendRecipient[]> => {
-  const items: SendRecipient[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: `pk = :pk AND ${input.condition}`,
-        ...(input.filter ? { FilterExpression: input.filter, ExpressionAttributeNames: STATUS } : {}),
-        ExpressionAttributeValues: { ':pk': input.pk, ...input.values },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) items.push(withoutMeta<SendRecipient>(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-};
+/** Every recipient item of a query on one batch's partition. */
+const queryBatch = (input: { pk: string; condition: string; values: Record<string, unknown>; filter?: string }) =>
+  queryItems<SendRecipient>({
+    KeyConditionExpression: `pk = :pk AND ${input.condition}`,
+    ...(input.filter ? { FilterExpression: input.filter, ExpressionAttributeNames: STATUS } : {}),
+    ExpressionAttributeValues: { ':pk': input.pk, ...input.values },
+    ConsistentRead: true,
+  });
 
 const recipientItem = (storeId: string, batchId: string, recipient: SendRecipient, expiresAt: number) => ({
   ...keys.sendRecipient(storeId, batchId, recipient.index),
@@ -141,12 +115,10 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
     },
 
     async get(storeId, batchId) {
-      const { Item } = await dynamo().send(
-        new GetCommand({ TableName: tableName(), Key: keys.sendBatch(storeId, batchId), ConsistentRead: true }),
-      );
-      if (!Item) return undefined;
-      if (typeof Item.expiresAt === 'number') expiries.set(`${storeId}#${batchId}`, Item.expiresAt);
-      const { doneChunks, ...batch } = withoutMeta<BatchItem>(Item);
+      const item = await getItem(keys.sendBatch(storeId, batchId));
+      if (!item) return undefined;
+      if (typeof item.expiresAt === 'number') expiries.set(`${storeId}#${batchId}`, item.expiresAt);
+      const { doneChunks, ...batch } = withoutMeta<BatchItem>(item);
       return batch;
     },
 
@@ -200,8 +172,7 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }
-      const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-      return { claimed: false, done: Item?.status === 'done' };
+      return { claimed: false, done: (await getItem(key))?.status === 'done' };
     },
 
     async releaseChunk(storeId, batchId, chunk, lease) {

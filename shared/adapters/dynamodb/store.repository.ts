@@ -1,27 +1,25 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { StoreRepository } from '../../domain/ports.ts';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Clock, StoreRepository } from '../../domain/ports.ts';
 import type { AuthenticatedStore, Store } from '../../domain/stores/store.ts';
 import { dynamo } from '../aws-clients.ts';
-import { itemMeta, keys, withoutMeta } from './keys.ts';
-import { tableName } from './table.ts';
+import { itemMeta, keys } from './keys.ts';
+import { queryIndex } from './query.ts';
+import { getItem, getRecord, tableName } from './table.ts';
 
 /**
  * Stores and their API keys. A key item (`APIKEY#<sha256>`) points to its store; authentication also checks that the
  * store's current hash is that key's, so a half-finished rotation can never leave two valid keys.
  */
 export const dynamoStoreRepository = (): StoreRepository => {
-  const get = async (storeId: string): Promise<Store | undefined> => {
-    const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.store(storeId) }));
-    return Item ? withoutMeta<Store>(Item) : undefined;
-  };
+  const get = (storeId: string) => getRecord<Store>(keys.store(storeId), false);
 
   return {
     get,
 
     async findByKeyHash(keyHash: string): Promise<AuthenticatedStore | undefined> {
-      const { Item } = await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(keyHash) }));
-      if (!Item) return undefined;
-      const store = await get(String(Item.storeId));
+      const item = await getItem(keys.apiKey(keyHash), false);
+      if (!item) return undefined;
+      const store = await get(String(item.storeId));
       return store && store.keyHash === keyHash ? { storeId: store.storeId, type: store.type } : undefined;
     },
 
@@ -74,23 +72,26 @@ export const dynamoStoreRepository = (): StoreRepository => {
       await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.apiKey(oldKeyHash) }));
     },
 
-    async list() {
-      const stores: Store[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await dynamo().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :pk',
-            ExpressionAttributeValues: { ':pk': 'STORES' },
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) stores.push(withoutMeta<Store>(item));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return stores;
-    },
+    list: () => queryIndex<Store>('gsi1', keys.storeIndex(0, '').gsi1pk),
+  };
+};
+
+/**
+ * A value derived from a store's record (`derive` gets undefined for an unknown store), cached per warm function for
+ * `ttlMs`: what rarely changes (a name, a signing key) costs one read per store per period instead of one per use.
+ */
+export const cachedPerStore = <V>(
+  clock: Clock,
+  ttlMs: number,
+  derive: (store: Store | undefined) => V | Promise<V>,
+): ((storeId: string) => Promise<V>) => {
+  const stores = dynamoStoreRepository();
+  const cache = new Map<string, { value: V; until: number }>();
+  return async (storeId) => {
+    const hit = cache.get(storeId);
+    if (hit && hit.until > clock.now()) return hit.value;
+    const value = await derive(await stores.get(storeId));
+    cache.set(storeId, { value, until: clock.now() + ttlMs });
+    return value;
   };
 };
