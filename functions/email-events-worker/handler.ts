@@ -3,6 +3,7 @@
  * `transmission/callback` webhook, and hard bounces, complaints and opt-outs suppress the address for the store.
  * Unknown or malformed events are logged and acknowledged (`PermanentError`); anything else is retried by the queue.
  */
+import { QUEUES } from '../../infra/catalog.ts';
 import { emailEventDeps } from '../../shared/adapters/email-events.ts';
 import { handleSesEvent } from '../../shared/domain/email/email-events.ts';
 import { parseSesNotification } from '../../shared/domain/email/ses-event.ts';
@@ -11,10 +12,10 @@ import { logger } from '../../shared/observability.ts';
 import { queueWorker } from '../../shared/queue/batch.ts';
 
 export const handler = queueWorker({
+  queue: QUEUES.emailEvents,
   parse: parseSesNotification,
-  handle: async (event, record) => {
-    const redelivered = Number(record.attributes.ApproximateReceiveCount) > 1;
-    const outcome = await handleSesEvent(emailEventDeps(), event, { redelivered });
+  handle: async (event, { attempt }) => {
+    const outcome = await handleSesEvent(emailEventDeps(), event, { redelivered: attempt > 1 });
     logger.info('Email event handled', { sesType: event.type, messageId: event.mail.messageId, ...outcome });
     countEmailEvent(event);
   },

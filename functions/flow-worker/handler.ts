@@ -7,10 +7,10 @@ import { logger } from '../../shared/observability.ts';
 import { queueWorker } from '../../shared/queue/batch.ts';
 
 export const handler = queueWorker({
+  queue: QUEUES.flows,
   parse: parseFlowMessage,
-  handle: async (message, record) => {
+  handle: async (message, { lastAttempt }) => {
     // On the queue's last delivery a failing email send fails the run (recorded) instead of going silently to the DLQ.
-    const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.flows.maxReceiveCount;
     const outcome = await handleFlowMessage(flowEngineDeps(), message, { lastAttempt });
     logger.info('Flow message handled', { storeId: message.storeId, type: message.type, ...outcome });
   },

@@ -7,9 +7,9 @@ import { logger } from '../../shared/observability.ts';
 import { queueWorker } from '../../shared/queue/batch.ts';
 
 export const handler = queueWorker({
+  queue: QUEUES.imports,
   parse: parseImportMessage,
-  handle: async (message, record, context) => {
-    const lastAttempt = Number(record.attributes.ApproximateReceiveCount) >= QUEUES.imports.maxReceiveCount;
+  handle: async (message, { context, lastAttempt }) => {
     const outcome = await runImport(runImportDeps(), message, () => context.getRemainingTimeInMillis(), {
       lastAttempt,
     });

@@ -1,4 +1,5 @@
 /** Consumes the FIFO ingest queue: applies each accepted event to the store's entities and starts its flows. */
+import { QUEUES } from '../../infra/catalog.ts';
 import { applyDeps } from '../../shared/adapters/ingest.ts';
 import { applyEvent } from '../../shared/domain/ingest/apply-event.ts';
 import { parseIngestMessage } from '../../shared/domain/ingest/ingest-message.ts';
@@ -6,6 +7,7 @@ import { logger } from '../../shared/observability.ts';
 import { fifoQueueWorker } from '../../shared/queue/batch.ts';
 
 export const handler = fifoQueueWorker({
+  queue: QUEUES.ingest,
   parse: parseIngestMessage,
   handle: async (message) => {
     const outcome = await applyEvent(applyDeps(), message);

@@ -2,6 +2,7 @@
  * Consumes the timers queue (fired Scheduler schedules): abandoned-cart and checkout-recovery checks, and flow waits
  * (handed to the flows queue).
  */
+import { QUEUES } from '../../infra/catalog.ts';
 import { fireTimerDeps } from '../../shared/adapters/ingest.ts';
 import { fireTimer } from '../../shared/domain/timers/fire-timer.ts';
 import { parseTimerMessage } from '../../shared/domain/timers/timer-message.ts';
@@ -9,6 +10,7 @@ import { logger } from '../../shared/observability.ts';
 import { queueWorker } from '../../shared/queue/batch.ts';
 
 export const handler = queueWorker({
+  queue: QUEUES.timers,
   parse: parseTimerMessage,
   handle: async (timer) => {
     const outcome = await fireTimer(fireTimerDeps(), timer);

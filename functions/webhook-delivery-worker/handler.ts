@@ -3,6 +3,7 @@
  * retry (5, 10, 20, 40, 80 s by default) and reports it failed; after the last one the queue's redrive moves it to the
  * DLQ, where it stays inspectable, and the delivery is listed as failed (re-sendable through the API).
  */
+import { QUEUES } from '../../infra/catalog.ts';
 import { holdBack } from '../../shared/adapters/sqs/visibility.ts';
 import { deliverDeps } from '../../shared/adapters/webhooks.ts';
 import { required } from '../../shared/config.ts';
@@ -12,9 +13,9 @@ import { BUSINESS_METRICS, logger, metrics } from '../../shared/observability.ts
 import { queueWorker } from '../../shared/queue/batch.ts';
 
 export const handler = queueWorker({
+  queue: QUEUES.webhooks,
   parse: parseDeliveryMessage,
-  handle: async (message, record) => {
-    const attempt = Number(record.attributes.ApproximateReceiveCount);
+  handle: async (message, { record, attempt }) => {
     const outcome = await deliver(deliverDeps(), message, attempt);
     logger.info('Webhook delivery attempt', { ...message, attempt, ...outcome });
     // Skipped and cancelled deliveries made no attempt; a retry or the last failure did, and failed.

@@ -14,18 +14,31 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { PermanentError, RetryLater } from '../errors.ts';
 import { logger } from '../observability.ts';
 
+/** One delivery of a message, as the queue handed it over. */
+export interface Delivery {
+  readonly record: SQSRecord;
+  /** The invocation's Lambda context (e.g. to see how much time is left). */
+  readonly context: Context;
+  /** Which receive of the message this is: 1 on the first. */
+  readonly attempt: number;
+  /** The queue will not deliver the message again: a failure now sends it to the DLQ. */
+  readonly lastAttempt: boolean;
+}
+
 export interface QueueWorkerOptions<T> {
-  /** Turns the raw body into a message; throw `PermanentError` for a malformed one. */
+  /** The consumed queue's redrive (its catalog entry, e.g. `QUEUES.flows`): receives before the DLQ. */
+  readonly queue: { readonly maxReceiveCount: number };
+  /** Turns the raw body into a message; throw `PermanentError` for a malformed one (see `queueMessage`). */
   readonly parse: (body: string) => T;
-  /** `context` is the invocation's Lambda context (e.g. to see how much time is left). */
-  readonly handle: (message: T, record: SQSRecord, context: Context) => Promise<void>;
+  readonly handle: (message: T, delivery: Delivery) => Promise<void>;
 }
 
 const recordHandlerOf =
-  <T>(options: QueueWorkerOptions<T>) =>
+  <T>({ queue, parse, handle }: QueueWorkerOptions<T>) =>
   async (record: SQSRecord, context: Context): Promise<void> => {
     try {
-      await options.handle(options.parse(record.body), record, context);
+      const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
+      await handle(parse(record.body), { record, context, attempt, lastAttempt: attempt >= queue.maxReceiveCount });
     } catch (error) {
       if (error instanceof PermanentError) {
         logger.error('Message dropped: permanent error', { messageId: record.messageId, error });

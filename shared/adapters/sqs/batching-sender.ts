@@ -49,6 +49,19 @@ const chunks = (pending: Pending[]): Pending[][] => {
   return out;
 };
 
+/**
+ * JSON with the characters SQS emulators may refuse (beyond the Basic Multilingual Plane, e.g. emoji, and the
+ * non-characters U+FFFE/U+FFFF) written as `\uXXXX` escapes: the same JSON to any parser. AWS accepts more; fauxqs
+ * accepts only #x20–#xFFFD, and a refused send would answer the caller 503.
+ */
+export const sqsSafeJson = (value: unknown): string =>
+  JSON.stringify(value).replace(/[\u{10000}-\u{10FFFF}\uFFFE\uFFFF]/gu, (char) =>
+    char
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16)}`)
+      .join(''),
+  );
+
 export const batchingSender = (client: () => SQSClient, queueUrl: () => string) => {
   let pending: Pending[] = [];
 

@@ -9,8 +9,7 @@ import type { FlowQueue } from '../../domain/flows/engine-ports.ts';
 import type { FlowTriggers } from '../../domain/ports.ts';
 import { sqs } from '../aws-clients.ts';
 import { dynamoFlowTriggers } from '../dynamodb/engagement.repositories.ts';
-import { batchingSender } from './batching-sender.ts';
-import { sqsSafeJson } from './ingest-queue.ts';
+import { batchingSender, sqsSafeJson } from './batching-sender.ts';
 
 export const sqsFlowQueue = (): FlowQueue => {
   const send = batchingSender(sqs, () => required('flowQueueUrl'));

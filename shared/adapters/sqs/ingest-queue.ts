@@ -2,20 +2,7 @@ import { createHash } from 'node:crypto';
 import { required } from '../../config.ts';
 import type { IngestMessage, IngestQueue } from '../../domain/ports.ts';
 import { sqs } from '../aws-clients.ts';
-import { batchingSender } from './batching-sender.ts';
-
-/**
- * JSON with the characters SQS emulators may refuse (beyond the Basic Multilingual Plane, e.g. emoji, and the
- * non-characters U+FFFE/U+FFFF) written as `\uXXXX` escapes: the same JSON to any parser. AWS accepts more; fauxqs
- * accepts only #x20–#xFFFD, and a refused send would answer the caller 503.
- */
-export const sqsSafeJson = (value: unknown): string =>
-  JSON.stringify(value).replace(/[\u{10000}-\u{10FFFF}\uFFFE\uFFFF]/gu, (char) =>
-    char
-      .split('')
-      .map((unit) => `\\u${unit.charCodeAt(0).toString(16)}`)
-      .join(''),
-  );
+import { batchingSender, sqsSafeJson } from './batching-sender.ts';
 
 /**
  * The FIFO ingest queue. The de-duplication id is store + `source_id` (hashed to SQS's character set), so a send

@@ -174,7 +174,10 @@ export const handleTrigger = async (
   options: Pick<AdvanceOptions, 'lastAttempt'> = {},
 ): Promise<TriggerOutcome> => {
   const given = normalEmail(trigger.contact.email);
-  const contact = await findContact(deps, trigger.storeId, trigger.contact, given);
+  const candidates = await candidatesOf(deps, trigger);
+  // With no flow to evaluate, the contact is read only to learn an address the trigger did not give.
+  const contact =
+    'none' in candidates && given ? undefined : await findContact(deps, trigger.storeId, trigger.contact, given);
   const email = given ?? normalEmail(contact?.email);
   if (email) {
     await deps.activity.record({
@@ -203,7 +206,6 @@ export const handleTrigger = async (
     ...fields,
   });
 
-  const candidates = await candidatesOf(deps, trigger);
   const ignored = trigger.context.ignore_flow === 'Y';
   if ('none' in candidates) {
     const reason: SkipReason = ignored ? 'ignore_flow' : 'no_matching_flow';

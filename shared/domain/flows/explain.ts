@@ -5,7 +5,7 @@
 import { notFound, validationError } from '../../errors.ts';
 import type { FlowRepository } from '../ports.ts';
 import type { FlowEvaluationRepository, FlowRunRepository, Page } from './engine-ports.ts';
-import { SAFE_ID } from './flow-schema.ts';
+import { possibleFlowId } from './flow-schema.ts';
 import { evaluationRecord, type FlowEvaluation } from './run.ts';
 
 export interface ExplainDeps {
@@ -48,9 +48,7 @@ export const listFlowRuns = async (
   query: PageQuery,
 ) => {
   const page = pageOf(query);
-  // A path id that cannot be a flow id is simply not found, like the flows API answers it.
-  const possible = flowId !== undefined && flowId.length <= 64 && SAFE_ID.test(flowId);
-  if (!possible || !(await deps.flows.get(storeId, flowId))) throw notFound('Flow not found');
+  if (!possibleFlowId(flowId) || !(await deps.flows.get(storeId, flowId))) throw notFound('Flow not found');
   return withRuns(deps, storeId, await deps.evaluations.listForFlow(storeId, flowId, page));
 };
 

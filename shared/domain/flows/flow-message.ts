@@ -1,6 +1,6 @@
 /** Messages of the flows queue: a trigger to evaluate, or a run whose wait ended. */
 import * as v from 'valibot';
-import { PermanentError } from '../../errors.ts';
+import { queueMessage } from '../../queue/message.ts';
 
 const FlowMessage = v.variant('type', [
   v.object({ v: v.literal(1), type: v.literal('trigger'), storeId: v.string(), triggerId: v.string() }),
@@ -9,14 +9,4 @@ const FlowMessage = v.variant('type', [
 export type FlowMessage = v.InferOutput<typeof FlowMessage>;
 
 /** Reads a flows-queue message; anything else is permanent (no retry can fix it). */
-export const parseFlowMessage = (body: string): FlowMessage => {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch (cause) {
-    throw new PermanentError('Flow message is not JSON', { cause });
-  }
-  const result = v.safeParse(FlowMessage, json);
-  if (!result.success) throw new PermanentError(`Not a flow message: ${v.summarize(result.issues)}`);
-  return result.output;
-};
+export const parseFlowMessage = queueMessage(FlowMessage, 'flow message');

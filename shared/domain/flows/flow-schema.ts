@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { validationError } from '../../errors.ts';
-import { describeIssues } from '../validation.ts';
+import { parseOrThrow } from '../validation.ts';
 import {
   CONDITION_OPERATORS,
   type ConditionGroup,
@@ -43,6 +43,10 @@ export const CONDITION_FIELD = /^(event|contact|custom|activity)\.[A-Za-z0-9_]+(
 
 /** Ids of flows and steps: they travel in URLs and SES message tags, which allow only these characters. */
 export const SAFE_ID = /^[A-Za-z0-9_-]+$/;
+
+/** Whether a path id could name a flow at all: one that cannot is simply not found (never a validation error). */
+export const possibleFlowId = (id: string | undefined): id is string =>
+  id !== undefined && id.length <= 64 && SAFE_ID.test(id);
 
 /**
  * Marketing kinds mail only with consent (`subscribed` by default, `not_unsubscribed` on request); the kinds whose
@@ -313,9 +317,7 @@ export type PresetRequest = v.InferOutput<typeof PresetRequestSchema>;
 
 const parse = <S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> => {
   if (!isRecord(input)) throw validationError('body must be a JSON object');
-  const result = v.safeParse(schema, input);
-  if (!result.success) throw validationError(describeIssues(result.issues));
-  return result.output;
+  return parseOrThrow(schema, input);
 };
 
 const withoutUndefined = <T extends object>(record: T): T =>

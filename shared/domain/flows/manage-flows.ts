@@ -12,7 +12,7 @@ import {
   isPresetRequest,
   parseFlowDefinition,
   parsePresetRequest,
-  SAFE_ID,
+  possibleFlowId,
 } from './flow-schema.ts';
 import { buildSteps, PRESETS, presetSummaries } from './presets/index.ts';
 
@@ -45,8 +45,7 @@ const FLOW_NOT_FOUND = 'Flow not found';
 
 /** A path id that cannot be a flow id is simply not found (never a validation error that would tell ids apart). */
 const ownFlow = async (deps: ManageFlowDeps, storeId: string, flowId: string | undefined): Promise<Flow> => {
-  const flow =
-    flowId && flowId.length <= 64 && SAFE_ID.test(flowId) ? await deps.flows.get(storeId, flowId) : undefined;
+  const flow = possibleFlowId(flowId) ? await deps.flows.get(storeId, flowId) : undefined;
   if (!flow) throw notFound(FLOW_NOT_FOUND);
   return flow;
 };
@@ -61,15 +60,9 @@ const definitionFromPreset = (body: unknown): { definition: FlowDefinition; pres
     ...(preset.entry ? { entry: preset.entry } : {}),
     reentry: preset.reentry,
     consent: preset.consent,
-    steps: buildSteps(preset, {
-      from:
-        request.from.name === undefined
-          ? { email: request.from.email }
-          : { email: request.from.email, name: request.from.name },
-      ...(request.replyTo === undefined ? {} : { replyTo: request.replyTo }),
-    }),
+    steps: buildSteps(preset, request),
   }).definition;
-  return { definition, preset: preset.preset };
+  return { definition, preset: preset.trigger };
 };
 
 /**

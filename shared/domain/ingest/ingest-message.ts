@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { PermanentError } from '../../errors.ts';
+import { queueMessage } from '../../queue/message.ts';
 import type { IngestMessage } from '../ports.ts';
 
 const IngestMessageSchema = v.object({
@@ -14,14 +14,4 @@ const IngestMessageSchema = v.object({
 });
 
 /** Reads a message off the ingest queue; a body that is not one is permanent (no retry can fix it). */
-export const parseIngestMessage = (body: string): IngestMessage => {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch (cause) {
-    throw new PermanentError('Ingest message is not JSON', { cause });
-  }
-  const result = v.safeParse(IngestMessageSchema, json);
-  if (!result.success) throw new PermanentError(`Not an ingest message: ${v.summarize(result.issues)}`);
-  return result.output;
-};
+export const parseIngestMessage: (body: string) => IngestMessage = queueMessage(IngestMessageSchema, 'ingest message');

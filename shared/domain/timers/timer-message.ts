@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { PermanentError } from '../../errors.ts';
+import { queueMessage } from '../../queue/message.ts';
 import type { TimerPayload } from './timer.ts';
 
 const TimerMessage = v.variant('kind', [
@@ -9,14 +9,4 @@ const TimerMessage = v.variant('kind', [
 ]);
 
 /** Reads a fired timer off the timers queue; anything else is permanent (no retry can fix it). */
-export const parseTimerMessage = (body: string): TimerPayload => {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch (cause) {
-    throw new PermanentError('Timer message is not JSON', { cause });
-  }
-  const result = v.safeParse(TimerMessage, json);
-  if (!result.success) throw new PermanentError(`Not a timer message: ${v.summarize(result.issues)}`);
-  return result.output;
-};
+export const parseTimerMessage: (body: string) => TimerPayload = queueMessage(TimerMessage, 'timer message');

@@ -1,17 +1,10 @@
 import * as v from 'valibot';
-import { PermanentError } from '../../errors.ts';
+import { queueMessage } from '../../queue/message.ts';
 
-const DeliveryMessage = v.object({ v: v.literal(1), storeId: v.string(), deliveryId: v.string() });
+const DeliveryMessage = v.pipe(
+  v.object({ v: v.literal(1), storeId: v.string(), deliveryId: v.string() }),
+  v.transform(({ storeId, deliveryId }) => ({ storeId, deliveryId })),
+);
 
 /** Reads a message off the webhook delivery queue; anything else is permanent (no retry can fix it). */
-export const parseDeliveryMessage = (body: string): { storeId: string; deliveryId: string } => {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch (cause) {
-    throw new PermanentError('Delivery message is not JSON', { cause });
-  }
-  const result = v.safeParse(DeliveryMessage, json);
-  if (!result.success) throw new PermanentError(`Not a delivery message: ${v.summarize(result.issues)}`);
-  return { storeId: result.output.storeId, deliveryId: result.output.deliveryId };
-};
+export const parseDeliveryMessage = queueMessage(DeliveryMessage, 'delivery message');

@@ -31,7 +31,6 @@ ${textFooter(NEWS_WHY)}`,
 });
 
 export const customerCreated: FlowPreset = {
-  preset: 'customer_created',
   trigger: 'customer_created',
   name: 'Welcome new customers',
   description: 'When a customer account is created, welcomes them to the store. Once per contact.',
@@ -47,7 +46,6 @@ export const customerCreated: FlowPreset = {
 };
 
 export const subscriptionWelcome: FlowPreset = {
-  preset: 'subscription_welcome',
   trigger: 'subscription_welcome',
   name: 'Newsletter welcome',
   description: 'When someone subscribes through a form, thanks them and says what to expect. Once per contact.',
@@ -66,7 +64,6 @@ const RESTOCK_WHY =
   'You are receiving this email because you asked {{ store.name }} to tell you when this product is back in stock.';
 
 export const backInStock: FlowPreset = {
-  preset: 'back_in_stock',
   trigger: 'back_in_stock',
   name: 'Back in stock',
   description:
@@ -114,7 +111,6 @@ ${listed(`<tr>
 </table>{% endif %}`;
 
 export const customNotification: FlowPreset = {
-  preset: 'custom_notification',
   trigger: 'custom_notification',
   name: 'Custom notification',
   description:

@@ -24,7 +24,7 @@ export const PRESETS: Readonly<Record<FlowKind, FlowPreset>> = {
 /** The preset list as the API shows it: what each does, when it mails, and to whom. */
 export const presetSummaries = () =>
   Object.values(PRESETS).map((preset) => ({
-    preset: preset.preset,
+    preset: preset.trigger,
     trigger: preset.trigger,
     name: preset.name,
     description: preset.description,

@@ -67,7 +67,6 @@ ${textFooter(WHY)}`,
 });
 
 export const orderPaid: FlowPreset = {
-  preset: 'order_paid',
   trigger: 'order_paid',
   name: 'Order confirmation',
   description: 'When an order is paid, confirms it with its lines, total and a link to the order status page.',
@@ -88,7 +87,6 @@ export const orderPaid: FlowPreset = {
 };
 
 export const orderFulfilled: FlowPreset = {
-  preset: 'order_fulfilled',
   trigger: 'order_fulfilled',
   name: 'Order shipped',
   description:
@@ -115,7 +113,6 @@ Tracking number: {{ order.tracking_number }}
 };
 
 export const orderStatusChanged: FlowPreset = {
-  preset: 'order_status_changed',
   trigger: 'order_status_changed',
   name: 'Order status update',
   description: 'When an order changes status (for example cancelled), tells the customer its new status.',
@@ -137,7 +134,6 @@ export const orderStatusChanged: FlowPreset = {
 };
 
 export const orderRefunded: FlowPreset = {
-  preset: 'order_refunded',
   trigger: 'order_refunded',
   name: 'Refund confirmation',
   description: 'When an order is refunded, confirms the refund and lists the order.',

@@ -2,9 +2,10 @@
 import type { ConditionGroup, ConsentRequirement, FlowStep, ReentryPolicy } from '../flow.ts';
 import type { FlowKind } from '../trigger.ts';
 
+/** The create request's sender; absent (or `undefined`) fields are left off the steps. */
 export interface Sender {
-  readonly from: { readonly email: string; readonly name?: string };
-  readonly replyTo?: string;
+  readonly from: { readonly email: string; readonly name?: string | undefined };
+  readonly replyTo?: string | undefined;
 }
 
 /** An email step's content; the sender comes from the create request. */
@@ -20,8 +21,7 @@ export interface EmailContent {
 export type PresetStep = Exclude<FlowStep, { type: 'email' }> | ({ readonly type: 'email' } & EmailContent);
 
 export interface FlowPreset {
-  /** The preset's name in the API (`{preset: "abandoned_cart"}`); one preset per trigger kind. */
-  readonly preset: FlowKind;
+  /** The flow's trigger kind, which is also the preset's name in the API (`{preset: "abandoned_cart"}`). */
   readonly trigger: FlowKind;
   readonly name: string;
   readonly description: string;
@@ -37,7 +37,10 @@ export const buildSteps = (preset: FlowPreset, sender: Sender): FlowStep[] =>
     step.type === 'email'
       ? {
           ...step,
-          from: sender.from.name === undefined ? { email: sender.from.email } : sender.from,
+          from:
+            sender.from.name === undefined
+              ? { email: sender.from.email }
+              : { email: sender.from.email, name: sender.from.name },
           ...(sender.replyTo === undefined ? {} : { replyTo: sender.replyTo }),
         }
       : step,

@@ -18,12 +18,46 @@ import {
   small,
   textFooter,
 } from './layout.ts';
-import { DAY, type FlowPreset, HOUR, ORDER_PAID_SINCE_TRIGGER } from './preset.ts';
+import { DAY, type FlowPreset, HOUR, ORDER_PAID_SINCE_TRIGGER, type PresetStep } from './preset.ts';
+
+/** A cart or checkout email: its lines, then a button back to finish the order (and a note under it, if any). */
+const linesEmail = (
+  source: 'cart' | 'checkout',
+  why: string,
+  email: {
+    id: string;
+    subject: string;
+    preheader: string;
+    title: string;
+    intro: string;
+    cta: { label: string; href: string };
+    note?: string;
+  },
+): PresetStep => ({
+  type: 'email',
+  id: email.id,
+  subject: email.subject,
+  preheader: email.preheader,
+  html: frame(
+    `${heading(email.title)}
+${paragraph(greeting)}
+${paragraph(email.intro)}
+${lineItems(source)}
+${button(email.cta.label, email.cta.href)}${email.note ? `\n${small(email.note)}` : ''}`,
+    why,
+  ),
+  text: `${greeting}
+
+${email.intro}
+
+${lineItemsText(source)}
+{% if ${email.cta.href} %}${email.cta.label}: {{ ${email.cta.href} }}
+{% endif %}${email.note ? `\n${email.note}\n` : ''}${textFooter(why)}`,
+});
 
 const CART_WHY = 'You are receiving this email because you left items in your cart at {{ store.name }}.';
 
 export const abandonedCart: FlowPreset = {
-  preset: 'abandoned_cart',
   trigger: 'abandoned_cart',
   name: 'Abandoned cart',
   description:
@@ -32,62 +66,33 @@ export const abandonedCart: FlowPreset = {
   consent: 'subscribed',
   steps: [
     { type: 'exit_if', id: 'paid-before-first', condition: ORDER_PAID_SINCE_TRIGGER },
-    {
-      type: 'email',
+    linesEmail('cart', CART_WHY, {
       id: 'cart-reminder',
       subject:
         '{% if contact.first_name %}{{ contact.first_name }}, you{% else %}You{% endif %} left something in your cart',
       preheader:
         'Your {{ cart.item_count }} item{% if cart.item_count != 1 %}s are{% else %} is{% endif %} saved for you at {{ store.name }}.',
-      html: frame(
-        `${heading('You left something behind')}
-${paragraph(greeting)}
-${paragraph('Your cart at {{ store.name }} is saved. Pick up right where you left off:')}
-${lineItems('cart')}
-${button('Return to your cart', 'cart.checkout_url')}
-${small('Items in your cart are not reserved and may sell out.')}`,
-        CART_WHY,
-      ),
-      text: `${greeting}
-
-Your cart at {{ store.name }} is saved. Pick up right where you left off:
-
-${lineItemsText('cart')}
-{% if cart.checkout_url %}Return to your cart: {{ cart.checkout_url }}
-{% endif %}
-Items in your cart are not reserved and may sell out.
-${textFooter(CART_WHY)}`,
-    },
+      title: 'You left something behind',
+      intro: 'Your cart at {{ store.name }} is saved. Pick up right where you left off:',
+      cta: { label: 'Return to your cart', href: 'cart.checkout_url' },
+      note: 'Items in your cart are not reserved and may sell out.',
+    }),
     { type: 'wait', id: 'wait-1-day', seconds: DAY },
     { type: 'exit_if', id: 'paid-before-second', condition: ORDER_PAID_SINCE_TRIGGER },
-    {
-      type: 'email',
+    linesEmail('cart', CART_WHY, {
       id: 'cart-last-call',
       subject: 'Still thinking it over?',
       preheader: 'Your cart at {{ store.name }} is still waiting for you.',
-      html: frame(
-        `${heading('Still thinking it over?')}
-${paragraph(greeting)}
-${paragraph('We kept your cart for you. It only takes a minute to finish your order:')}
-${lineItems('cart')}
-${button('Complete your order', 'cart.checkout_url')}`,
-        CART_WHY,
-      ),
-      text: `${greeting}
-
-We kept your cart for you. It only takes a minute to finish your order:
-
-${lineItemsText('cart')}
-{% if cart.checkout_url %}Complete your order: {{ cart.checkout_url }}
-{% endif %}${textFooter(CART_WHY)}`,
-    },
+      title: 'Still thinking it over?',
+      intro: 'We kept your cart for you. It only takes a minute to finish your order:',
+      cta: { label: 'Complete your order', href: 'cart.checkout_url' },
+    }),
   ],
 };
 
 const CHECKOUT_WHY = 'You are receiving this email because you started a checkout at {{ store.name }}.';
 
 export const checkoutRecovery: FlowPreset = {
-  preset: 'checkout_recovery',
   trigger: 'checkout_recovery',
   name: 'Checkout recovery',
   description:
@@ -96,60 +101,31 @@ export const checkoutRecovery: FlowPreset = {
   consent: 'subscribed',
   steps: [
     { type: 'exit_if', id: 'paid-before-first', condition: ORDER_PAID_SINCE_TRIGGER },
-    {
-      type: 'email',
+    linesEmail('checkout', CHECKOUT_WHY, {
       id: 'checkout-reminder',
       subject: 'Complete your order at {{ store.name }}',
       preheader: 'Your checkout is saved: finish it in a minute.',
-      html: frame(
-        `${heading('Your order is almost complete')}
-${paragraph(greeting)}
-${paragraph('You were nearly done. Your checkout is saved, with everything you chose:')}
-${lineItems('checkout')}
-${button('Complete your order', 'checkout.abandoned_checkout_url')}
-${small('Questions about your order? Just reply to this email.')}`,
-        CHECKOUT_WHY,
-      ),
-      text: `${greeting}
-
-You were nearly done. Your checkout is saved, with everything you chose:
-
-${lineItemsText('checkout')}
-{% if checkout.abandoned_checkout_url %}Complete your order: {{ checkout.abandoned_checkout_url }}
-{% endif %}
-Questions about your order? Just reply to this email.
-${textFooter(CHECKOUT_WHY)}`,
-    },
+      title: 'Your order is almost complete',
+      intro: 'You were nearly done. Your checkout is saved, with everything you chose:',
+      cta: { label: 'Complete your order', href: 'checkout.abandoned_checkout_url' },
+      note: 'Questions about your order? Just reply to this email.',
+    }),
     { type: 'wait', id: 'wait-1-day', seconds: DAY },
     { type: 'exit_if', id: 'paid-before-second', condition: ORDER_PAID_SINCE_TRIGGER },
-    {
-      type: 'email',
+    linesEmail('checkout', CHECKOUT_WHY, {
       id: 'checkout-last-call',
       subject: 'Your checkout at {{ store.name }} is waiting',
       preheader: 'Finish your order before your items sell out.',
-      html: frame(
-        `${heading('Your checkout is waiting')}
-${paragraph(greeting)}
-${paragraph('Your items are still in your checkout. Finish your order before they sell out:')}
-${lineItems('checkout')}
-${button('Finish checking out', 'checkout.abandoned_checkout_url')}`,
-        CHECKOUT_WHY,
-      ),
-      text: `${greeting}
-
-Your items are still in your checkout. Finish your order before they sell out:
-
-${lineItemsText('checkout')}
-{% if checkout.abandoned_checkout_url %}Finish checking out: {{ checkout.abandoned_checkout_url }}
-{% endif %}${textFooter(CHECKOUT_WHY)}`,
-    },
+      title: 'Your checkout is waiting',
+      intro: 'Your items are still in your checkout. Finish your order before they sell out:',
+      cta: { label: 'Finish checking out', href: 'checkout.abandoned_checkout_url' },
+    }),
   ],
 };
 
 const BROWSE_WHY = 'You are receiving this email because you subscribed to news from {{ store.name }}.';
 
 export const browseRecovery: FlowPreset = {
-  preset: 'browse_recovery',
   trigger: 'browse_recovery',
   name: 'Browse recovery',
   description:
