@@ -1,7 +1,7 @@
 /** `GET {base_url}/oauth/callback?token=…`: the sign-in link. Opens a back-office session once, then refuses. */
 import { signInDeps } from '../../shared/adapters/accounts.ts';
 import { consumeSignInLink } from '../../shared/domain/accounts/sign-in.ts';
-import { htmlPage, PAGE_HEADERS } from '../../shared/http/back-office-pages.ts';
+import { htmlPage } from '../../shared/http/back-office-pages.ts';
 import { httpRoute } from '../../shared/http/route.ts';
 import { sessionCookie } from '../../shared/http/session-cookie.ts';
 
@@ -21,10 +21,8 @@ export const handler = httpRoute({
       return htmlPage(status, title, message);
     }
     // 303: the browser follows with a GET, and the token leaves the address bar.
-    return {
-      ...htmlPage(303, 'Signed in', 'Continue to the back office at /back-office.'),
-      headers: { ...PAGE_HEADERS, location: '/back-office' },
-      cookies: [sessionCookie(result.sessionId)],
-    };
+    return htmlPage(303, 'Signed in', 'Continue to the back office at /back-office.', { location: '/back-office' }, [
+      sessionCookie(result.sessionId),
+    ]);
   },
 });

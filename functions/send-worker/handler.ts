@@ -8,29 +8,27 @@ import { QUEUES } from '../../infra/catalog.ts';
 import { sendWorkerDeps } from '../../shared/adapters/email/sending.ts';
 import { holdBack } from '../../shared/adapters/sqs/visibility.ts';
 import { required } from '../../shared/config.ts';
-import { handleSendMessage, parseSendMessage } from '../../shared/domain/email/send-chunk.ts';
+import { handleSendMessage, parseSendMessage, retryDelaySeconds } from '../../shared/domain/email/send-chunk.ts';
 import { PermanentError } from '../../shared/errors.ts';
 import { logger } from '../../shared/observability.ts';
 import { queueWorker } from '../../shared/queue/batch.ts';
 
-const retryDelay = (receiveCount: number) => Math.min(300, 10 * 2 ** Math.max(0, receiveCount - 1));
-
 export const handler = queueWorker({
+  queue: QUEUES.sends,
   parse: parseSendMessage,
-  handle: async (message, record) => {
-    const attempt = {
-      receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
-      maxReceiveCount: QUEUES.sends.maxReceiveCount,
-    };
+  handle: async (message, { record, attempt, lastAttempt }) => {
     let outcome: Awaited<ReturnType<typeof handleSendMessage>>;
     try {
-      outcome = await handleSendMessage(sendWorkerDeps(), message, attempt);
+      outcome = await handleSendMessage(sendWorkerDeps(), message, {
+        receiveCount: attempt,
+        maxReceiveCount: QUEUES.sends.maxReceiveCount,
+      });
     } catch (error) {
-      if (error instanceof PermanentError || attempt.receiveCount >= attempt.maxReceiveCount) throw error;
-      logger.warn('Send attempt failed; retrying later', { ...message, attempt: attempt.receiveCount, error });
-      return holdBack(required('sendQueueUrl'), record, retryDelay(attempt.receiveCount));
+      if (error instanceof PermanentError || lastAttempt) throw error;
+      logger.warn('Send attempt failed; retrying later', { ...message, attempt, error });
+      return holdBack(required('sendQueueUrl'), record, retryDelaySeconds(attempt));
     }
-    logger.info('Send message handled', { ...message, attempt: attempt.receiveCount, ...outcome });
+    logger.info('Send message handled', { ...message, attempt, ...outcome });
     if ('retryInSeconds' in outcome) await holdBack(required('sendQueueUrl'), record, outcome.retryInSeconds);
   },
 });

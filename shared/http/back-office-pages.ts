@@ -3,6 +3,7 @@
  * elsewhere, so the policy below forbids every source but the inline style, and no page may be framed or cached (they
  * show who is signed in, and the sign-in link carries its token in the URL).
  */
+import type { BackOfficeAccess } from '../domain/accounts/sign-in.ts';
 import type { Reply } from './responses.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -35,16 +36,19 @@ const STYLE = `
   button { font: inherit; padding: .3rem .9rem; margin-top: 1.5rem; cursor: pointer; }
 `;
 
-/** A whole page: `body` is trusted markup built with {@link escapeHtml}; `title` is escaped here. */
-export const renderPage = (title: string, body: string): string =>
+/**
+ * A whole HTML document (the back office's and the unsubscribe pages): `body` is trusted markup built with
+ * {@link escapeHtml}; `title` is escaped here.
+ */
+export const htmlDocument = (title: string, style: string, body: string): string =>
   `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${escapeHtml(title)} · Storeflow</title>
-<style>${STYLE}</style>
+<title>${escapeHtml(title)}</title>
+<style>${style}</style>
 </head>
 <body>
 <main>
@@ -53,6 +57,9 @@ ${body}
 </body>
 </html>
 `;
+
+/** A whole back-office page: `body` is trusted markup built with {@link escapeHtml}; `title` is escaped here. */
+const renderPage = (title: string, body: string): string => htmlDocument(`${title} · Storeflow`, STYLE, body);
 
 /** A page that explains one outcome (a refused link, a missing session, an error) in a sentence or two. */
 export const htmlPage = (
@@ -68,16 +75,8 @@ export const htmlPage = (
   ...(cookies ? { cookies } : {}),
 });
 
-export interface BackOfficeView {
-  readonly username: string;
-  readonly mainAccount: { readonly id: string; readonly name: string };
-  /** `all`: every store of the main account, now and later; otherwise the listed ones. */
-  readonly access: 'all' | 'some';
-  readonly stores: readonly { readonly storeId: string; readonly name: string }[];
-}
-
 /** The landing page of a signed-in sub-account: who it is, for which main account, and the stores it may open. */
-export const backOfficePage = (view: BackOfficeView): Reply => {
+export const backOfficePage = (view: BackOfficeAccess): Reply => {
   const rows = view.stores
     .map((s) => `<tr><td>${escapeHtml(s.name)}</td><td><code>${escapeHtml(s.storeId)}</code></td></tr>`)
     .join('\n');

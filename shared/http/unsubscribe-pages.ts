@@ -4,8 +4,13 @@
  * elsewhere, and nothing is cached or framed (the URL carries the recipient's token).
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { escapeHtml, PAGE_HEADERS } from './back-office-pages.ts';
+import { unsubscribeLinks } from '../adapters/email/unsubscribe-links.ts';
+import { unsubscribeDeps } from '../adapters/email-events.ts';
+import type { UnsubscribeClaim } from '../domain/email/unsubscribe-token.ts';
+import type { Store } from '../domain/stores/store.ts';
+import { escapeHtml, htmlDocument, PAGE_HEADERS } from './back-office-pages.ts';
 import type { Reply } from './responses.ts';
+import { httpRoute } from './route.ts';
 
 const STYLE = `
   body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2933; background: #f5f7fa; margin: 0; }
@@ -20,23 +25,7 @@ const STYLE = `
 const page = (statusCode: number, title: string, body: string): Reply => ({
   statusCode,
   headers: PAGE_HEADERS,
-  body: `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</main>
-</body>
-</html>
-`,
+  body: htmlDocument(title, STYLE, `<h1>${escapeHtml(title)}</h1>\n${body}`),
 });
 
 const sender = (storeName: string | undefined) => (storeName ? escapeHtml(storeName) : 'this sender');
@@ -91,4 +80,29 @@ export const isOneClickBody = (event: APIGatewayProxyEventV2): boolean => {
     return /name="List-Unsubscribe"\r?\n(?:[^\r\n]+\r?\n)*\r?\nOne-Click\r?\n/i.test(raw);
   }
   return new URLSearchParams(raw).getAll('List-Unsubscribe').includes('One-Click');
+};
+
+/** What a valid unsubscribe link points at. */
+export interface UnsubscribeTarget {
+  readonly event: APIGatewayProxyEventV2;
+  readonly claim: UnsubscribeClaim;
+  readonly store: Store;
+}
+
+/**
+ * A public route of `/unsubscribe/{token}`: a malformed, altered or foreign token, or one whose store is gone, gets
+ * {@link invalidLinkPage}; a valid one is handed to `handle` with its claim and its store.
+ */
+export const unsubscribeRoute = (handle: (target: UnsubscribeTarget) => Promise<Reply>) => {
+  const links = unsubscribeLinks();
+  return httpRoute({
+    api: 'backOffice',
+    auth: 'none',
+    handle: async ({ event }) => {
+      const claim = await links.verify(event.pathParameters?.token ?? '');
+      const store = claim && (await unsubscribeDeps().stores.get(claim.storeId));
+      if (!claim || !store) return invalidLinkPage();
+      return handle({ event, claim, store });
+    },
+  });
 };

@@ -4,17 +4,15 @@
  * with what the domain returned, so the domain stays free of metrics. Dimensions are fixed vocabularies (a rejection
  * reason, an SES event type), never a store or an address.
  */
-import type { AcceptedBatch, RejectionReason } from '../domain/email/bulk.ts';
+import { type AcceptedBatch, rejectionCounts } from '../domain/email/bulk.ts';
 import type { SesEvent } from '../domain/email/ses-event.ts';
 import { BUSINESS_METRICS, metrics } from '../observability.ts';
 
 /** Counts an accepted batch's recipients: accepted, and rejected by reason (only the reasons that occurred). */
 export const countBulkRecipients = (accepted: AcceptedBatch): void => {
   metrics.count(BUSINESS_METRICS.bulkRecipientsAccepted, accepted.totalAccepted);
-  const byReason = new Map<RejectionReason, number>();
-  for (const rejection of accepted.rejections)
-    byReason.set(rejection.reason, (byReason.get(rejection.reason) ?? 0) + 1);
-  for (const [reason, count] of byReason) metrics.count(BUSINESS_METRICS.bulkRecipientsRejected, count, { reason });
+  for (const [reason, count] of rejectionCounts(accepted))
+    metrics.count(BUSINESS_METRICS.bulkRecipientsRejected, count, { reason });
 };
 
 /**

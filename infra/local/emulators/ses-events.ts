@@ -8,7 +8,8 @@
  *   message (`emailEventSimulator`).
  */
 import { randomUUID } from 'node:crypto';
-import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { batchingSender } from '../../../shared/adapters/sqs/batching-sender.ts';
 import { EMAIL_TAGS } from '../../../shared/domain/email/message.ts';
 import type { SentMessages } from '../../../shared/domain/ports.ts';
 import type { LocalAnswer } from '../local-routes.ts';
@@ -150,31 +151,26 @@ export interface EventPublisher {
   publishAll(mails: readonly EventMail[], event: SimulatedEvent, delaySeconds: number): Promise<void>;
 }
 
-/** SQS's most messages per SendMessageBatch. */
-const SQS_BATCH = 10;
-
-export const sqsEventPublisher = (sqs: SQSClient, queueUrl: string, now: () => number = Date.now): EventPublisher => ({
-  async publish(mail, event) {
-    const at = now();
-    const json = sesEventJson(mail, event, at);
-    await sqs.send(
-      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(snsNotification(json, at)) }),
-    );
-    return String(json.eventType);
-  },
-  async publishAll(mails, event, delaySeconds) {
-    const at = now();
-    for (let start = 0; start < mails.length; start += SQS_BATCH) {
-      const entries = mails.slice(start, start + SQS_BATCH).map((mail, i) => ({
-        Id: String(i),
-        MessageBody: JSON.stringify(snsNotification(sesEventJson(mail, event, at), at)),
-        DelaySeconds: delaySeconds,
-      }));
-      const { Failed = [] } = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
-      if (Failed.length > 0) throw new Error(`SQS refused ${Failed.length} local SES event(s): ${Failed[0]?.Message}`);
-    }
-  },
-});
+export const sqsEventPublisher = (sqs: SQSClient, queueUrl: string, now: () => number = Date.now): EventPublisher => {
+  const send = batchingSender(
+    () => sqs,
+    () => queueUrl,
+  );
+  const body = (mail: EventMail, event: SimulatedEvent, at: number) =>
+    JSON.stringify(snsNotification(sesEventJson(mail, event, at), at));
+  return {
+    async publish(mail, event) {
+      const at = now();
+      const json = sesEventJson(mail, event, at);
+      await send({ MessageBody: JSON.stringify(snsNotification(json, at)) });
+      return String(json.eventType);
+    },
+    async publishAll(mails, event, delaySeconds) {
+      const at = now();
+      await Promise.all(mails.map((mail) => send({ MessageBody: body(mail, event, at), DelaySeconds: delaySeconds })));
+    },
+  };
+};
 
 /**
  * A `Delivery` event for every mail the local SES accepted. Held back a second, as a real delivery takes at least

@@ -1,5 +1,4 @@
 /** Wiring of the senders, bulk sending and send worker use cases to their adapters (built once per warm function). */
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { config, required } from '../../config.ts';
 import type { AcceptBulkDeps } from '../../domain/email/bulk.ts';
 import type { SendWorkerDeps } from '../../domain/email/send-chunk.ts';
@@ -11,29 +10,22 @@ import { dynamoSendPacer } from '../dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '../dynamodb/sending.repositories.ts';
 import { sesIdentities } from '../ses/identities.ts';
 import { sesMailer } from '../ses/mailer.ts';
+import { batchingSender } from '../sqs/batching-sender.ts';
 import { unsubscribeLinks } from './unsubscribe-links.ts';
 
 const clock = { now: () => Date.now() };
 
-/** The `sends` queue: `{v: 1, type: 'batch' | 'chunk', storeId, batchId, chunk?}` messages, 10 per SQS call. */
+/**
+ * The `sends` queue: `{v: 1, type: 'batch' | 'chunk', storeId, batchId, chunk?}` messages, sent together (10 per SQS
+ * call) by the shared batching sender.
+ */
 export const sqsSendQueue = (): SendQueue => {
-  const sendAll = async (bodies: Record<string, unknown>[], delaySeconds = 0) => {
+  const send = batchingSender(sqs, () => required('sendQueueUrl'));
+  const sendAll = async (bodies: readonly Record<string, unknown>[], delaySeconds = 0) => {
     const delay = Math.max(0, Math.min(900, Math.round(delaySeconds)));
-    for (let i = 0; i < bodies.length; i += 10) {
-      const entries = bodies.slice(i, i + 10).map((body, n) => ({
-        Id: String(n),
-        MessageBody: JSON.stringify(body),
-        ...(delay > 0 ? { DelaySeconds: delay } : {}),
-      }));
-      const { Failed = [] } = await sqs().send(
-        new SendMessageBatchCommand({ QueueUrl: required('sendQueueUrl'), Entries: entries }),
-      );
-      if (Failed.length > 0) {
-        throw new Error(
-          `SQS refused ${Failed.length} send messages: ${Failed[0]?.Code ?? ''} ${Failed[0]?.Message ?? ''}`,
-        );
-      }
-    }
+    await Promise.all(
+      bodies.map((body) => send({ MessageBody: JSON.stringify(body), ...(delay > 0 ? { DelaySeconds: delay } : {}) })),
+    );
   };
   return {
     startBatch: (storeId, batchId) => sendAll([{ v: 1, type: 'batch', storeId, batchId }]),
@@ -73,14 +65,13 @@ const PACING_HORIZON_SECONDS = 20;
 const CHUNK_LEASE_MS = 90_000;
 
 export const sendWorkerDeps = (): SendWorkerDeps => {
-  const links = unsubscribeLinks();
   worker ??= {
     batches: dynamoSendBatches(clock),
     queue: sqsSendQueue(),
     mailer: sesMailer(),
     sentMessages: dynamoSentMessages(),
     pacer: dynamoSendPacer(clock, { horizonSeconds: PACING_HORIZON_SECONDS }),
-    unsubscribeUrl: (claim) => links.urlFor(claim),
+    unsubscribeUrl: unsubscribeLinks().urlFor,
     clock,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     sendRatePerSecond: config().sesSendRatePerSecond,

@@ -165,6 +165,7 @@ export const consumeSignInLink = async (deps: SignInDeps, token: string | undefi
 export interface BackOfficeAccess {
   readonly username: string;
   readonly mainAccount: { readonly id: string; readonly name: string };
+  /** `all`: every store of the main account, now and later; otherwise the listed ones. */
   readonly access: 'all' | 'some';
   readonly stores: { storeId: string; name: string }[];
 }

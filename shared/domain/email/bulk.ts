@@ -284,12 +284,17 @@ const REASON_TEXT: Record<RejectionReason, string> = {
   suppressed: 'suppressed (unsubscribed, bounced or complained)',
 };
 
+/** How many recipients were rejected for each reason (only the reasons that occurred, in order of first occurrence). */
+export const rejectionCounts = (accepted: AcceptedBatch): Map<RejectionReason, number> => {
+  const counts = new Map<RejectionReason, number>();
+  for (const r of accepted.rejections) counts.set(r.reason, (counts.get(r.reason) ?? 0) + 1);
+  return counts;
+};
+
 /** One line for the response's `message`. */
 export const acceptanceMessage = (accepted: AcceptedBatch): string => {
   if (accepted.totalRejected === 0) return `${accepted.totalAccepted} recipients accepted`;
-  const counts = new Map<RejectionReason, number>();
-  for (const r of accepted.rejections) counts.set(r.reason, (counts.get(r.reason) ?? 0) + 1);
-  const reasons = [...counts].map(([reason, count]) => `${count} ${REASON_TEXT[reason]}`).join(', ');
+  const reasons = [...rejectionCounts(accepted)].map(([reason, count]) => `${count} ${REASON_TEXT[reason]}`).join(', ');
   return `${accepted.totalAccepted} recipients accepted, ${accepted.totalRejected} rejected (${reasons}); see GET /api/v1/sending/${accepted.id}`;
 };
 

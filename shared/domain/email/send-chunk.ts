@@ -85,7 +85,8 @@ const withPreheader = (html: string, preheader: string | undefined): string => {
   return `${html.slice(0, at)}${block}${html.slice(at)}`;
 };
 
-const retryDelaySeconds = (receiveCount: number) => Math.min(300, 10 * 2 ** Math.max(0, receiveCount - 1));
+/** How long a chunk (or a failed attempt) is held back before the next try: 10, 20, 40 … s, at most 5 minutes. */
+export const retryDelaySeconds = (receiveCount: number) => Math.min(300, 10 * 2 ** Math.max(0, receiveCount - 1));
 
 const buildBulk = async (deps: SendWorkerDeps, batch: SendBatch, recipients: readonly SendRecipient[]) => {
   const entries = await Promise.all(

@@ -18,6 +18,7 @@ import type {
   Suppressions,
   WebhookEvents,
 } from '../ports.ts';
+import type { Store } from '../stores/store.ts';
 import { marketingBody } from '../webhooks/payloads.ts';
 import type { SuppressionReason } from './message.ts';
 
@@ -65,11 +66,18 @@ const contactWrites = (deps: UnsubscribeDeps) => ({
 
 const isUnsubscribed = (customer: Customer) => customer.emailConsent?.state === 'unsubscribed';
 
-/** Never called for a store that does not exist (the claim is signed by the service): such a claim does nothing. */
-export const unsubscribe = async (deps: UnsubscribeDeps, request: UnsubscribeRequest): Promise<UnsubscribeOutcome> => {
+/**
+ * Never called for a store that does not exist (the claim is signed by the service): such a claim does nothing.
+ * `store`: the request's store when the caller has already read it (it is read here otherwise).
+ */
+export const unsubscribe = async (
+  deps: UnsubscribeDeps,
+  request: UnsubscribeRequest,
+  store?: Pick<Store, 'type'>,
+): Promise<UnsubscribeOutcome> => {
   const email = request.email.toLowerCase();
   const { storeId, transmissionId } = request;
-  const store = await deps.stores.get(storeId);
+  store ??= await deps.stores.get(storeId);
   if (!store) return { firstTime: false, contactsChanged: 0 };
   const alreadySuppressed = (await deps.suppressions.suppressedAmong(storeId, [email])).has(email);
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
