@@ -8,7 +8,8 @@
  */
 import { Agent, request } from 'node:http';
 import { Worker } from 'node:worker_threads';
-import { Samples, sleep } from './stats.ts';
+import { Samples } from './stats.ts';
+import { nextSecond, StoreWindows } from './store-windows.ts';
 
 export interface LoadSpec {
   /** Full URL of the event endpoint, e.g. `http://127.0.0.1:1234/api/v1/events`. */
@@ -90,37 +91,26 @@ const fetchPost =
 
 /** Round-robin over the stores, skipping any that has used its budget in the current wall-clock second. */
 class StoreRotation {
-  readonly #counts: Uint32Array;
+  readonly #windows: StoreWindows;
   readonly #budget: number;
   #next = 0;
-  #second = 0;
   waits = 0;
 
   constructor(stores: number, budget: number) {
-    this.#counts = new Uint32Array(stores);
+    this.#windows = new StoreWindows(stores);
     this.#budget = budget;
   }
 
   async take(): Promise<number> {
+    const stores = this.#windows.stores;
     for (;;) {
-      const now = Date.now();
-      const second = Math.floor(now / 1000);
-      if (second !== this.#second) {
-        this.#second = second;
-        this.#counts.fill(0);
-      }
-      const stores = this.#counts.length;
       for (let tried = 0; tried < stores; tried++) {
         const store = this.#next;
         this.#next = (this.#next + 1) % stores;
-        const used = this.#counts[store] ?? 0;
-        if (used < this.#budget) {
-          this.#counts[store] = used + 1;
-          return store;
-        }
+        if (this.#windows.take(store, this.#budget)) return store;
       }
       this.waits++;
-      await sleep(1000 - (now % 1000) + 1);
+      await nextSecond();
     }
   }
 }

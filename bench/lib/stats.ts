@@ -104,3 +104,35 @@ export const cpuMeter = (): (() => CpuShare) => {
     };
   };
 };
+
+/** A CPU share as the reports word it, in cores. */
+export const cpuText = (cpu: CpuShare) =>
+  `this process ${cpu.processCores} (its main thread ${cpu.threadCores}), other processes ${cpu.otherCores}`;
+
+/** A latency summary rounded for a result's details. */
+export const roundedLatency = (s: LatencySummary) => ({
+  count: s.count,
+  p50: round(s.p50),
+  p90: round(s.p90),
+  p99: round(s.p99),
+  max: round(s.max),
+  mean: round(s.mean),
+});
+
+/** `name count, name count…` (`none` when empty), each count through `format`. */
+export const listText = (counts: Record<string, number>, format: (n: number) => string = String) =>
+  Object.entries(counts)
+    .map(([name, n]) => `${name} ${format(n)}`)
+    .join(', ') || 'none';
+
+/** mulberry32: a small seeded PRNG (uniform in [0, 1)), so a run can send the same plan or mix every time. */
+export const seeded = (seed: number) => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+};

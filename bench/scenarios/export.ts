@@ -40,21 +40,7 @@ import type { Customer } from '../../shared/domain/customers/customer.ts';
 import { newId } from '../../shared/domain/ids.ts';
 import { createStore } from '../../shared/domain/stores/manage-stores.ts';
 import { countDelta } from '../lib/runtime-probes.ts';
-import {
-  ascii,
-  CATEGORY_TAGS,
-  CONSENTS,
-  FIRST_NAMES,
-  GENDERS,
-  LAST_NAMES,
-  mix,
-  PLACES,
-  PLATFORM_TAGS,
-  pick,
-  pickDistinct,
-  STREETS,
-  two,
-} from '../lib/sample-people.ts';
+import { samplePerson } from '../lib/sample-people.ts';
 import { type CpuShare, cpuMeter, formatNumber, round, sleep, summarize } from '../lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
 
@@ -84,36 +70,26 @@ const EXPORT_FUNCTION = FUNCTIONS.find((f) => f.name === 'contacts-export');
 
 /** Contact `i` of the seeded store (its id is the only random part, drawn once at seeding). */
 const customerAt = (storeId: string, i: number, id: string, updatedAt: number): Customer => {
-  const firstName = pick(FIRST_NAMES, i, 1);
-  const lastName = pick(LAST_NAMES, i, 2);
-  const place = pick(PLACES, i, 3);
   const createdAt = T0 + Math.floor(i / 2) * CREATED_STEP_S;
+  const person = samplePerson(i, createdAt);
   return {
     storeId,
     id,
     originId: String(7_100_000_000 + i),
-    email: `${ascii(firstName)}.${ascii(lastName)}.${i}@example.com`,
-    phone: `${place.dial}${String(mix(i, 4) % 100_000_000).padStart(8, '0')}`,
-    firstName,
-    lastName,
-    countryCode: place.country,
-    locale: place.locale,
-    gender: pick(GENDERS, i, 5),
-    birthDate: `${1950 + (mix(i, 6) % 56)}-${two(1 + (mix(i, 7) % 12))}-${two(1 + (mix(i, 8) % 28))}`,
-    city: place.city,
-    emailConsent: { state: pick(CONSENTS, i, 9), updatedAt: createdAt + (mix(i, 10) % 2_592_000) },
-    smsConsent: { state: pick(CONSENTS, i, 11), updatedAt: createdAt + (mix(i, 12) % 2_592_000) },
-    defaultAddress: {
-      first_name: firstName,
-      last_name: lastName,
-      address1: `${1 + (mix(i, 13) % 240)} ${pick(STREETS, i, 14)}`,
-      city: place.city,
-      zip: place.zip,
-      province: place.province,
-      country_code: place.country,
-    },
-    platformTags: pickDistinct(PLATFORM_TAGS, i, 15, 2),
-    categoryTags: pickDistinct(CATEGORY_TAGS, i, 17, 3),
+    email: person.email,
+    phone: person.phone,
+    firstName: person.firstName,
+    lastName: person.lastName,
+    countryCode: person.place.country,
+    locale: person.place.locale,
+    gender: person.gender,
+    birthDate: person.birthDate,
+    city: person.place.city,
+    emailConsent: person.emailConsent,
+    smsConsent: person.smsConsent,
+    defaultAddress: person.address,
+    platformTags: person.platformTags,
+    categoryTags: person.categoryTags,
     attributes: {},
     createdAt,
     updatedAt,

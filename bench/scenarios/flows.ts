@@ -27,7 +27,7 @@ import type { FlowTrigger } from '../../shared/domain/flows/trigger.ts';
 import { createStore } from '../../shared/domain/stores/manage-stores.ts';
 import { profiled } from '../lib/profile.ts';
 import { countDelta, queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '../lib/runtime-probes.ts';
-import { formatNumber, type LatencySummary, round, sleep, summarize } from '../lib/stats.ts';
+import { formatNumber, type LatencySummary, listText, round, sleep, summarize } from '../lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
 
 const DEFAULT_COUNT = 1_000;
@@ -217,11 +217,6 @@ const phaseResult = (outcomes: Awaited<ReturnType<typeof finishedRuns>>): PhaseR
   }
   return { completed: latencies.length, problems, latency: summarize(latencies), lastEmailAt };
 };
-
-const listText = (counts: Record<string, number>) =>
-  Object.entries(counts)
-    .map(([key, value]) => `${key} ${value}`)
-    .join(', ') || 'none';
 
 export const flows: Scenario = {
   name: 'flows',

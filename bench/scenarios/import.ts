@@ -52,21 +52,7 @@ import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
 import type { Customer } from '../../shared/domain/customers/customer.ts';
 import { createStore } from '../../shared/domain/stores/manage-stores.ts';
 import { countDelta, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '../lib/runtime-probes.ts';
-import {
-  ascii,
-  CATEGORY_TAGS,
-  CONSENTS,
-  FIRST_NAMES,
-  GENDERS,
-  LAST_NAMES,
-  mix,
-  PLACES,
-  PLATFORM_TAGS,
-  pick,
-  pickDistinct,
-  STREETS,
-  two,
-} from '../lib/sample-people.ts';
+import { samplePerson } from '../lib/sample-people.ts';
 import { type CpuShare, cpuMeter, formatNumber, round, sleep } from '../lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
 
@@ -98,37 +84,25 @@ const T0 = 1_640_995_200;
 
 /** Line `i` of a file (a general `customers` payload). */
 const lineAt = (i: number) => {
-  const firstName = pick(FIRST_NAMES, i, 1);
-  const lastName = pick(LAST_NAMES, i, 2);
-  const place = pick(PLACES, i, 3);
   const createdAt = T0 + i * 420;
+  const person = samplePerson(i, createdAt);
   return {
     id: `imp-${String(i).padStart(7, '0')}`,
-    email: `${ascii(firstName)}.${ascii(lastName)}.${i}@example.com`,
+    email: person.email,
     created_at: createdAt,
-    first_name: firstName,
-    last_name: lastName,
-    phone: `${place.dial}${String(mix(i, 4) % 100_000_000).padStart(8, '0')}`,
-    country_code: place.country,
-    locale: place.locale,
-    city: place.city,
-    gender: pick(GENDERS, i, 5),
-    birth_date: `${1950 + (mix(i, 6) % 56)}-${two(1 + (mix(i, 7) % 12))}-${two(1 + (mix(i, 8) % 28))}`,
-    email_marketing_consent: { state: pick(CONSENTS, i, 9), updatedAt: createdAt + (mix(i, 10) % 2_592_000) },
-    sms_marketing_consent: { state: pick(CONSENTS, i, 11), updatedAt: createdAt + (mix(i, 12) % 2_592_000) },
-    default_address: {
-      first_name: firstName,
-      last_name: lastName,
-      address1: `${1 + (mix(i, 13) % 240)} ${pick(STREETS, i, 14)}`,
-      city: place.city,
-      zip: place.zip,
-      province: place.province,
-      country_code: place.country,
-    },
-    tags: pickDistinct(PLATFORM_TAGS, i, 15, 2),
-    tag_value: pickDistinct(CATEGORY_TAGS, i, 17, 3)
-      .map((tag) => `${tag.category}:${tag.value}`)
-      .join(','),
+    first_name: person.firstName,
+    last_name: person.lastName,
+    phone: person.phone,
+    country_code: person.place.country,
+    locale: person.place.locale,
+    city: person.place.city,
+    gender: person.gender,
+    birth_date: person.birthDate,
+    email_marketing_consent: person.emailConsent,
+    sms_marketing_consent: person.smsConsent,
+    default_address: person.address,
+    tags: person.platformTags,
+    tag_value: person.categoryTags.map((tag) => `${tag.category}:${tag.value}`).join(','),
   };
 };
 

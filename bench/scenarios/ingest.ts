@@ -17,73 +17,33 @@
  */
 import { availableParallelism } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type LocalRuntime, REGION, startLocalRuntime, TABLE_NAME } from '../../infra/local/runtime.ts';
 import { dynamoEventLog } from '../../shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoRateLimiter } from '../../shared/adapters/dynamodb/rate-limiter.ts';
 import { sqsIngestQueue } from '../../shared/adapters/sqs/ingest-queue.ts';
-import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
 import { messageGroupOf } from '../../shared/domain/ingest/accept-event.ts';
-import { createStore } from '../../shared/domain/stores/manage-stores.ts';
 import { LIMITS } from '../../shared/limits.ts';
 import { type LoadResult, runLoad } from '../lib/http-load.ts';
 import { type LoopOptions, type LoopResult, runLoops } from '../lib/op-loop.ts';
 import { profiled } from '../lib/profile.ts';
-import { type CpuShare, cpuMeter, type LatencySummary, round, sleep, summarize } from '../lib/stats.ts';
+import {
+  countDelta,
+  createStores,
+  type QueueDepth,
+  queueDepth,
+  READ_OPERATIONS,
+  sumOf,
+  WRITE_OPERATIONS,
+} from '../lib/runtime-probes.ts';
+import { type CpuShare, cpuMeter, cpuText, round, roundedLatency, sleep, summarize } from '../lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
-const READ_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];
 /** The generator keeps each store at 80 % of the spec's limit: a 429 then points at the server, not the bench. */
 const PER_STORE_BUDGET = Math.floor(LIMITS.eventsPerSecond * 0.8);
 const DRAIN_LIMIT_MS = 30_000;
-
-const sum = (counts: Record<string, number>, names: readonly string[]) =>
-  names.reduce((total, name) => total + (counts[name] ?? 0), 0);
-
-const delta = (before: Record<string, number>, after: Record<string, number>): Record<string, number> => {
-  const out: Record<string, number> = {};
-  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const value = (after[name] ?? 0) - (before[name] ?? 0);
-    if (value !== 0) out[name] = value;
-  }
-  return out;
-};
-
-interface QueueDepth {
-  readonly visible: number;
-  readonly inFlight: number;
-  readonly total: number;
-}
-
-const queueDepth = async (sqs: SQSClient, queueUrl: string): Promise<QueueDepth> => {
-  const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-    }),
-  );
-  const visible = Number(Attributes.ApproximateNumberOfMessages ?? 0);
-  const inFlight = Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
-  return { visible, inFlight, total: visible + inFlight };
-};
-
-/** Creates the stores with a little parallelism; returns their API keys. */
-const createStores = async (count: number): Promise<string[]> => {
-  const deps = storeAdminDeps();
-  const keys: string[] = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next++;
-      keys[i] = (await createStore(deps, { name: `Bench store ${i + 1}`, type: 'direct' })).apiKey;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(8, count) }, worker));
-  return keys;
-};
 
 const loopOptions = (options: ScenarioOptions, seconds: number, profileAs?: string): LoopOptions => ({
   concurrency: options.concurrency,
@@ -179,7 +139,7 @@ const drain = async (runtime: LocalRuntime, sqs: SQSClient, queued: number) => {
   }
   const elapsedMs = performance.now() - start;
   const applied = queued - left;
-  const calls = delta(callsBefore, runtime.dynamodbCalls());
+  const calls = countDelta(callsBefore, runtime.dynamodbCalls());
   const dlq = await queueDepth(sqs, runtime.dlqUrls.ingest);
   return {
     elapsedMs,
@@ -189,8 +149,8 @@ const drain = async (runtime: LocalRuntime, sqs: SQSClient, queued: number) => {
     complete: left === 0,
     perSecond: applied / (elapsedMs / 1000),
     dlq: dlq.total,
-    writesPerEvent: applied > 0 ? sum(calls, WRITE_OPERATIONS) / applied : 0,
-    readsPerEvent: applied > 0 ? sum(calls, READ_OPERATIONS) / applied : 0,
+    writesPerEvent: applied > 0 ? sumOf(calls, WRITE_OPERATIONS) / applied : 0,
+    readsPerEvent: applied > 0 ? sumOf(calls, READ_OPERATIONS) / applied : 0,
     dynamodbCalls: calls,
   };
 };
@@ -201,22 +161,10 @@ const loopDetails = (r: LoopResult) => ({
   failures: r.failures,
   perSecond: round(r.perSecond, 1),
   cpuMsPerOp: round(r.cpuMsPerOp, 3),
-  latencyMs: latencyDetails(r.latency),
+  latencyMs: roundedLatency(r.latency),
   cpu: r.cpu,
   ...(r.firstError === undefined ? {} : { firstError: r.firstError }),
 });
-
-const latencyDetails = (s: LatencySummary) => ({
-  count: s.count,
-  p50: round(s.p50),
-  p90: round(s.p90),
-  p99: round(s.p99),
-  max: round(s.max),
-  mean: round(s.mean),
-});
-
-const cpuText = (cpu: CpuShare) =>
-  `this process ${cpu.processCores} (its main thread ${cpu.threadCores}), other processes ${cpu.otherCores}`;
 
 type Breakdown = Awaited<ReturnType<typeof breakdown>>;
 type Drain = Awaited<ReturnType<typeof drain>>;
@@ -241,8 +189,8 @@ const report = (options: ScenarioOptions, m: Measured): Result => {
   const per = (n: number) => (accepted > 0 ? n / accepted : Number.NaN);
   const eventsPerSecond = accepted / (load.elapsedMs / 1000);
   const latency = summarize(load.latenciesMs);
-  const writes = sum(m.calls, WRITE_OPERATIONS);
-  const reads = sum(m.calls, READ_OPERATIONS);
+  const writes = sumOf(m.calls, WRITE_OPERATIONS);
+  const reads = sumOf(m.calls, READ_OPERATIONS);
   const sends = m.depthAfter.total - m.depthBefore.total;
   // The service's CPU (every thread of the process); a load generator in a worker thread is measured apart.
   const cpuPerEvent = per(m.loadCpu.processMs - (options.clientThread ? load.threadCpuMs : 0));
@@ -362,7 +310,7 @@ const report = (options: ScenarioOptions, m: Measured): Result => {
         accepted,
         outcomes: load.outcomes,
         unexpectedSamples: load.samples,
-        latencyMs: latencyDetails(latency),
+        latencyMs: roundedLatency(latency),
         budgetWaits: load.budgetWaits,
         dynamodbCalls: m.calls,
         writes,
@@ -434,7 +382,7 @@ export const ingest: Scenario = {
         runLoad({ ...base, firstIndex: 0, ...length }, options.clientThread),
       );
       const loadCpu = meter();
-      const calls = delta(callsBefore, runtime.dynamodbCalls());
+      const calls = countDelta(callsBefore, runtime.dynamodbCalls());
       const depthAfter = await queueDepth(sqs, runtime.queueUrls.ingest);
 
       log(`ingest: raw conditional PutItem phase, ${options.concurrency} loops`);

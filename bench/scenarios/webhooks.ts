@@ -30,7 +30,18 @@ import { type Delivery, deliveryIdOf } from '../../shared/domain/webhooks/delive
 import { LIMITS } from '../../shared/limits.ts';
 import { profiled } from '../lib/profile.ts';
 import { countDelta, queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '../lib/runtime-probes.ts';
-import { type CpuShare, cpuMeter, formatNumber, type LatencySummary, round, sleep, summarize } from '../lib/stats.ts';
+import {
+  type CpuShare,
+  cpuMeter,
+  cpuText,
+  formatNumber,
+  listText,
+  round,
+  roundedLatency,
+  sleep,
+  summarize,
+} from '../lib/stats.ts';
+import { storePacer } from '../lib/store-windows.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -185,31 +196,9 @@ const postHeadless = async (runtime: LocalRuntime, apiKey: string, body: string)
   return { accepted: response.status === 200 && text.includes('"success":true'), status: response.status, text };
 };
 
-/** Fixed one-second windows per store (like the server's): waits for the next second once a store used its budget. */
-const storePacer = (stores: number, budget: number) => {
-  const used = new Uint32Array(stores);
-  let second = 0;
-  return async (store: number): Promise<void> => {
-    for (;;) {
-      const now = Date.now();
-      const current = Math.floor(now / 1000);
-      if (current !== second) {
-        second = current;
-        used.fill(0);
-      }
-      const count = used[store] ?? 0;
-      if (count < budget) {
-        used[store] = count + 1;
-        return;
-      }
-      await sleep(1000 - (now % 1000) + 1);
-    }
-  };
-};
-
 /** Sends events 0…count−1 (`concurrency` at a time, paced per store); every one must be accepted. */
 const sendAll = async (runtime: LocalRuntime, stores: readonly BenchStore[], count: number, concurrency: number) => {
-  const take = storePacer(stores.length, PER_STORE_BUDGET);
+  const pacer = storePacer(stores.length, PER_STORE_BUDGET);
   const outcomes: Record<string, number> = {};
   const samples: string[] = [];
   let next = 0;
@@ -218,7 +207,7 @@ const sendAll = async (runtime: LocalRuntime, stores: readonly BenchStore[], cou
     while (next < count) {
       const n = next++;
       const event = eventOf(stores, 'wh', n);
-      await take(event.storeIndex);
+      await pacer.take(event.storeIndex);
       try {
         const answer = await postHeadless(runtime, event.store.apiKey, event.body);
         const outcome = answer.accepted ? 'accepted' : `HTTP ${answer.status}`;
@@ -496,23 +485,6 @@ const idleSamples = async (
 
 // ---- Report ---------------------------------------------------------------------------------------------------------
 
-const listText = (counts: Record<string, number>, format: (n: number) => string = String) =>
-  Object.entries(counts)
-    .map(([k, v]) => `${k} ${format(v)}`)
-    .join(', ') || 'none';
-
-const cpuText = (cpu: CpuShare) =>
-  `this process ${cpu.processCores} (its main thread ${cpu.threadCores}), other processes ${cpu.otherCores}`;
-
-const rounded = (s: LatencySummary) => ({
-  count: s.count,
-  p50: round(s.p50),
-  p90: round(s.p90),
-  p99: round(s.p99),
-  max: round(s.max),
-  mean: round(s.mean),
-});
-
 type Sent = Awaited<ReturnType<typeof sendAll>>;
 type Applied = Awaited<ReturnType<typeof applyIngestQueue>>;
 type Delivered = Awaited<ReturnType<typeof deliverQueued>>;
@@ -621,11 +593,11 @@ const report = (m: Measured): Result => {
         samples: idle.samples.length,
         failures: idle.failures,
         arrivals: m.idleArrivals,
-        queuePathMs: rounded(queuePath),
-        endToEndMs: rounded(endToEnd),
-        acceptedToRecordedMs: rounded(toRecorded),
-        acceptMs: rounded(accept),
-        postMs: rounded(post),
+        queuePathMs: roundedLatency(queuePath),
+        endToEndMs: roundedLatency(endToEnd),
+        acceptedToRecordedMs: roundedLatency(toRecorded),
+        acceptMs: roundedLatency(accept),
+        postMs: roundedLatency(post),
         statuses: idle.samples.reduce<Record<string, number>>((acc, s) => {
           acc[s.status] = (acc[s.status] ?? 0) + 1;
           return acc;

@@ -30,7 +30,19 @@ import {
   sumOf,
   WRITE_OPERATIONS,
 } from '../lib/runtime-probes.ts';
-import { type CpuShare, cpuMeter, formatNumber, round, Samples, sleep, summarize } from '../lib/stats.ts';
+import {
+  type CpuShare,
+  cpuMeter,
+  cpuText,
+  formatNumber,
+  listText,
+  round,
+  Samples,
+  seeded,
+  sleep,
+  summarize,
+} from '../lib/stats.ts';
+import { storePacer } from '../lib/store-windows.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -74,18 +86,6 @@ const JOURNEY_WEIGHTS: readonly (readonly [JourneyKind, number])[] = [
   ['catalog', 10],
   ['notify', 10],
 ];
-
-/** mulberry32: a small seeded PRNG, so every run sends the same plan. */
-const seeded = (seed: number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-};
 
 /** The events of `count` journeys' worth of traffic over `stores` stores, cut to exactly `count` events. */
 const plan = (count: number, stores: number): Journey[] => {
@@ -246,35 +246,6 @@ const plan = (count: number, stores: number): Journey[] => {
 
 // ---- Filling the queue through the API ------------------------------------------------------------------------------
 
-/** Fixed one-second windows per store (like the server's): waits for the next second once a store used its budget. */
-const storePacer = (stores: number, budget: number) => {
-  const used = new Uint32Array(stores);
-  let second = 0;
-  let waits = 0;
-  return {
-    async take(store: number): Promise<void> {
-      for (;;) {
-        const now = Date.now();
-        const current = Math.floor(now / 1000);
-        if (current !== second) {
-          second = current;
-          used.fill(0);
-        }
-        const count = used[store] ?? 0;
-        if (count < budget) {
-          used[store] = count + 1;
-          return;
-        }
-        waits++;
-        await sleep(1000 - (now % 1000) + 1);
-      }
-    },
-    get waits() {
-      return waits;
-    },
-  };
-};
-
 /** Sends every journey, `concurrency` at a time, each journey's events one after the other (so in order). */
 const fill = async (
   runtime: LocalRuntime,
@@ -396,9 +367,6 @@ const drain = async (runtime: LocalRuntime, sqs: SQSClient, queued: number, log:
 type Fill = Awaited<ReturnType<typeof fill>>;
 type Drain = Awaited<ReturnType<typeof drain>>;
 
-const cpuText = (cpu: CpuShare) =>
-  `this process ${cpu.processCores} (its main thread ${cpu.threadCores}), other processes ${cpu.otherCores}`;
-
 const perEvent = (counts: Record<string, number>, events: number) =>
   Object.fromEntries(
     Object.entries(counts)
@@ -411,11 +379,6 @@ const countBy = <T>(items: readonly T[], key: (item: T) => string) => {
   for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
   return Object.fromEntries(Object.entries(out).sort(([, a], [, b]) => b - a));
 };
-
-const listText = (counts: Record<string, number>, format: (n: number) => string = String) =>
-  Object.entries(counts)
-    .map(([name, n]) => `${name} ${format(n)}`)
-    .join(', ');
 
 /** An earlier scenario's figure, when that scenario ran before this one in the same invocation. */
 const earlierFigure = (options: ScenarioOptions, scenario: string, key: string): number | undefined =>

@@ -2,40 +2,14 @@
  * The email business metrics: bulk recipients accepted and rejected by reason, SES events by type, each one CloudWatch
  * EMF line with its own dimension (never a store or an address).
  */
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SesEvent, SesMail } from '../../shared/domain/email/ses-event.ts';
 import { countBulkRecipients, countEmailEvent, emailEventType } from '../../shared/observability/email-metrics.ts';
+import { type Emf, useEmfCapture } from './emf.ts';
 
-type Emf = Record<string, unknown> & { _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } };
-
-let lines: string[] = [];
-
-beforeAll(() => {
-  // Metrics are off under POWERTOOLS_DEV (the local runtime); on here, as in Lambda.
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-  delete process.env.POWERTOOLS_DEV;
-  process.env.STAGE = 'test';
-});
-
-const capture = () => {
-  lines = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  }) as never);
-};
-
-const emitted = (): Emf[] =>
-  lines
-    .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.includes('"_aws"'))
-    .map((line) => JSON.parse(line) as Emf);
+const { capture, emitted } = useEmfCapture();
 
 const nameOf = (line: Emf) => line._aws.CloudWatchMetrics[0]?.Metrics[0]?.Name;
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
 
 const mail: SesMail = { messageId: 'm-1', source: 'news@shop.example', destination: ['ada@example.com'], tags: {} };
 

@@ -2,44 +2,13 @@
  * Business metrics: one CloudWatch EMF line per count, in the stage's namespace, with its own dimensions; and the
  * event interfaces' counting of accepted, duplicate and rejected events.
  */
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validationError } from '../../shared/errors.ts';
 import { countingRejections, countOutcome } from '../../shared/http/event-metrics.ts';
 import { BUSINESS_METRICS, metrics } from '../../shared/observability.ts';
+import { useEmfCapture } from './emf.ts';
 
-interface Emf {
-  _aws: {
-    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
-  };
-  [key: string]: unknown;
-}
-
-let lines: string[] = [];
-
-beforeAll(() => {
-  // Metrics are off under POWERTOOLS_DEV (the local runtime); on here, as in Lambda.
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-  delete process.env.POWERTOOLS_DEV;
-  process.env.STAGE = 'test';
-});
-
-const capture = () => {
-  lines = [];
-  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  }) as never);
-};
-
-const emitted = (): Emf[] =>
-  lines
-    .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.includes('"_aws"'))
-    .map((line) => JSON.parse(line) as Emf);
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const { capture, emitted } = useEmfCapture();
 
 describe('metrics.count', () => {
   it("writes one EMF line in the stage's namespace with the metric's own dimensions", () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime.ts';
 import type { StoreflowClient } from '../../shared/client/index.ts';
 import { newSubAccount, newTenant, PASSWORD, primary } from '../oauth/support.ts';
-import { apiClient } from '../support/api-client.ts';
+import { apiClient, patient } from '../support/api-client.ts';
 import { eventually, newStore, type TestStore } from '../support/local.ts';
 
 let runtime: LocalRuntime;
@@ -22,15 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop();
 });
-
-/** One call through the client; a 429 is waited out as its Retry-After says (the tests are not about the limit). */
-const patient = async <T extends { response: Response }>(call: () => Promise<T>): Promise<T> => {
-  for (let tries = 0; ; tries++) {
-    const answer = await call();
-    if (answer.response.status !== 429 || tries >= 20) return answer;
-    await new Promise((resolve) => setTimeout(resolve, Number(answer.response.headers.get('retry-after') ?? 1) * 1000));
-  }
-};
 
 const DOMAIN = 'mail.openapi-shop.example';
 

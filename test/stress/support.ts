@@ -11,6 +11,8 @@
  */
 import { Agent, request } from 'node:http';
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { seeded } from '../../bench/lib/stats.ts';
+import { nextSecond, StoreWindows } from '../../bench/lib/store-windows.ts';
 import { TABLE_NAME } from '../../infra/local/runtime.ts';
 import { dynamo } from '../../shared/adapters/aws-clients.ts';
 import { keys } from '../../shared/adapters/dynamodb/keys.ts';
@@ -203,7 +205,7 @@ export interface LoadOptions {
   readonly stop?: AbortSignal;
   /** Concurrent clients over the ordinary stores. */
   readonly concurrency: number;
-  /** Requests per second per ordinary store (kept well under 40: see `Budget`). */
+  /** Requests per second per ordinary store (kept well under 40: see `StoreWindows`). */
   readonly perStoreBudget: number;
   /** Requests each over-limit store sends at once at the start of every second. */
   readonly overLimitRate: number;
@@ -228,47 +230,11 @@ export interface LoadRun {
   readonly client: Poster;
 }
 
-/** mulberry32: a small seeded PRNG, so every run sends the same mix. */
-const seeded = (seed: number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
-
-/**
- * Per-store budget in fixed wall-clock seconds, like the server's windows. A request counted in one second may reach
- * the server in the next; with at most `concurrency` of a store's requests in flight, budget + concurrency stays under
- * the limit when the budget leaves that margin.
- */
-class Budget {
-  readonly #counts: Uint32Array;
-  #second = 0;
-  constructor(stores: number) {
-    this.#counts = new Uint32Array(stores);
-  }
-  take(store: number, budget: number): boolean {
-    const second = Math.floor(Date.now() / 1000);
-    if (second !== this.#second) {
-      this.#second = second;
-      this.#counts.fill(0);
-    }
-    const used = this.#counts[store] ?? 0;
-    if (used >= budget) return false;
-    this.#counts[store] = used + 1;
-    return true;
-  }
-}
-
 export const runLoad = async (options: LoadOptions): Promise<LoadRun> => {
   const overLimitStores = options.stores.filter((s) => s.overLimit).length;
   const client = poster(options.urls, options.concurrency + overLimitStores * options.overLimitRate + 8);
   const random = seeded(0x5157);
-  const budget = new Budget(options.stores.length);
+  const budget = new StoreWindows(options.stores.length);
   const sent: Sent[] = [];
   const acceptedOf = options.stores.map((): Sent[] => []);
   const start = performance.now();
@@ -352,7 +318,7 @@ export const runLoad = async (options: LoadOptions): Promise<LoadRun> => {
         if (budget.take(candidate, options.perStoreBudget - 1)) store = candidate;
       }
       if (store === undefined) {
-        await sleep(1000 - (Date.now() % 1000) + 1);
+        await nextSecond();
         continue;
       }
       await one(store);
@@ -371,7 +337,7 @@ export const runLoad = async (options: LoadOptions): Promise<LoadRun> => {
         continue;
       }
       await Promise.all(Array.from({ length: options.overLimitRate }, () => one(store)));
-      await sleep(1000 - (Date.now() % 1000) + 1);
+      await nextSecond();
     }
   };
 

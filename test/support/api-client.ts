@@ -65,3 +65,12 @@ export const apiClient = (runtime: LocalRuntime, apiKey?: string): StoreflowClie
     ...(apiKey ? { apiKey } : {}),
     middleware: [conformance],
   });
+
+/** One call through the client; a 429 is waited out as its Retry-After says (for tests that are not about the limit). */
+export const patient = async <T extends { response: Response }>(call: () => Promise<T>): Promise<T> => {
+  for (let tries = 0; ; tries++) {
+    const answer = await call();
+    if (answer.response.status !== 429 || tries >= 20) return answer;
+    await new Promise((resolve) => setTimeout(resolve, Number(answer.response.headers.get('retry-after') ?? 1) * 1000));
+  }
+};

@@ -5,14 +5,8 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { LocalRuntime } from '../../infra/local/runtime.ts';
-import type { TestStore } from '../support/local.ts';
+import type { Answer, TestStore } from '../support/local.ts';
 import { eventually, queueIsEmpty } from '../support/local.ts';
-
-export interface ApiAnswer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: Record<string, unknown>;
-}
 
 /**
  * One call to the main host. A `429` is waited out and retried (as a well-behaved client does) unless `raw` is set:
@@ -26,7 +20,7 @@ export const api = async (
   path: string,
   body?: unknown,
   options: { raw?: boolean } = {},
-): Promise<ApiAnswer> => {
+): Promise<Answer> => {
   for (let tries = 0; ; tries++) {
     const headers: Record<string, string> = {};
     if (apiKey !== undefined) headers['x-service-access-token'] = apiKey;

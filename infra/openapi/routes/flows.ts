@@ -89,6 +89,14 @@ const reentry: JsonSchema = {
   ],
 };
 
+/** The sender of a flow's emails (an email step's, a preset request's). */
+const from: JsonSchema = {
+  type: 'object',
+  required: ['email'],
+  additionalProperties: false,
+  properties: { email, name: oneLine(FLOW_RULES.fromNameMaxChars) },
+};
+
 const step: JsonSchema = {
   oneOf: [
     {
@@ -109,12 +117,7 @@ const step: JsonSchema = {
       properties: {
         type: { const: 'email' },
         id: stepId,
-        from: {
-          type: 'object',
-          required: ['email'],
-          additionalProperties: false,
-          properties: { email, name: oneLine(FLOW_RULES.fromNameMaxChars) },
-        },
+        from,
         replyTo: email,
         subject: { ...oneLine(FLOW_RULES.subjectMaxChars), minLength: 1 },
         preheader: oneLine(FLOW_RULES.preheaderMaxChars),
@@ -183,15 +186,10 @@ const PresetRequest: JsonSchema = {
   additionalProperties: false,
   properties: {
     preset: kind,
-    from: {
-      type: 'object',
-      required: ['email'],
-      additionalProperties: false,
-      properties: { email, name: oneLine(FLOW_RULES.fromNameMaxChars) },
-    },
+    from,
     replyTo: email,
-    name: { ...oneLine(FLOW_RULES.nameMaxChars), minLength: 1 },
-    enabled: { type: 'boolean', default: true },
+    name: definitionProperties.name,
+    enabled: definitionProperties.enabled,
   },
 };
 
