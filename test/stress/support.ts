@@ -147,40 +147,51 @@ export interface Poster {
 export const poster = (urls: { main: string; front: string }, sockets = 64): Poster => {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
   const targets = { main: new URL(urls.main), front: new URL(urls.front) };
-  return {
-    post: (host, body, apiKey) =>
-      new Promise((resolve, reject) => {
-        const url = targets[host];
-        const text = JSON.stringify(body);
-        const req = request(
-          {
-            host: url.hostname,
-            port: url.port,
-            path: PATHS[host],
-            method: 'POST',
-            agent,
-            headers: {
-              'content-type': 'application/json',
-              'content-length': Buffer.byteLength(text),
-              'x-service-access-token': apiKey,
-            },
+  const post = (
+    host: 'main' | 'front',
+    body: unknown,
+    apiKey: string,
+    retried = false,
+  ): Promise<{ status: number; text: string }> =>
+    new Promise((resolve, reject) => {
+      const url = targets[host];
+      const text = JSON.stringify(body);
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: PATHS[host],
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+            'x-service-access-token': apiKey,
           },
-          (res) => {
-            let answer = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => {
-              answer += chunk;
-            });
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, text: answer }));
-            res.on('error', reject);
-          },
-        );
-        req.setTimeout(60_000, () => req.destroy(Object.assign(new Error('request timeout'), { code: 'ETIMEDOUT' })));
-        req.on('error', reject);
-        req.end(text);
-      }),
-    close: () => agent.destroy(),
-  };
+        },
+        (res) => {
+          let answer = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            answer += chunk;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: answer }));
+          res.on('error', reject);
+        },
+      );
+      req.setTimeout(60_000, () => req.destroy(Object.assign(new Error('request timeout'), { code: 'ETIMEDOUT' })));
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed as idle just as it was reused: the request never reached the
+        // server, so sending it again on a fresh socket is safe (Node's documented pattern for this race).
+        if (!retried && req.reusedSocket && error.code === 'ECONNRESET') {
+          post(host, body, apiKey, true).then(resolve, reject);
+          return;
+        }
+        reject(error);
+      });
+      req.end(text);
+    });
+  return { post: (host, body, apiKey) => post(host, body, apiKey), close: () => agent.destroy() };
 };
 
 /** Sends one event (again, for a retry) and records its outcome on `sent`. */
