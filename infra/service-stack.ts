@@ -13,7 +13,6 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { Stage } from './app.ts';
 import {
   FUNCTIONS,
   type FunctionSpec,
@@ -24,7 +23,8 @@ import {
   type QueueName,
   type QueueSpec,
   type Uses,
-} from './catalog.ts';
+} from '#shared/catalog/catalog.ts';
+import type { Stage } from '#shared/catalog/stage.ts';
 import { CustomDomains, type CustomDomainsConfig } from './constructs/custom-domains.ts';
 import { Observability } from './constructs/observability.ts';
 import { type MailBinding, type SchedulerBinding, ServiceFunction } from './constructs/service-function.ts';

@@ -3,8 +3,8 @@ import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { TABLE_SCHEMA } from '../shared/adapters/dynamodb/table-schema.ts';
-import type { Stage } from './app.ts';
+import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
+import type { Stage } from '#shared/catalog/stage.ts';
 
 /** Properties of the {@link StatefulStack}. */
 export interface StatefulStackProps extends StackProps {

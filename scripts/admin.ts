@@ -8,11 +8,9 @@
  * `.local/` (the running `npm start`, or the same state opened directly when it is not running).
  */
 import { parseArgs } from 'node:util';
-import { MASTER_KEY_SECRET_ID, REGION, startLocalRuntime, TABLE_NAME } from '../infra/local/runtime.ts';
-import { isRunning, LOCAL_DIR, readStackFile } from '../infra/local/stack-file.ts';
-import { accountAdminDeps } from '../shared/adapters/accounts.ts';
-import { storeAdminDeps } from '../shared/adapters/store-admin.ts';
-import { ENV } from '../shared/config.ts';
+import { MASTER_KEY_SECRET_ID, REGION, startLocalRuntime, TABLE_NAME } from '#local/runtime.ts';
+import { isRunning, LOCAL_DIR, readStackFile } from '#local/stack-file.ts';
+import { ENV } from '#shared/config.ts';
 import {
   createMainAccount,
   createSubAccount,
@@ -20,9 +18,11 @@ import {
   linkStore,
   listAccounts,
   setSubAccountPassword,
-} from '../shared/domain/accounts/manage-accounts.ts';
-import { createStore, rotateStoreKey } from '../shared/domain/stores/manage-stores.ts';
-import { STORE_TYPES, type StoreType } from '../shared/domain/stores/store.ts';
+} from '#shared/domain/accounts/manage-accounts.ts';
+import { createStore, rotateStoreKey } from '#shared/domain/stores/manage-stores.ts';
+import { STORE_TYPES, type StoreType } from '#shared/domain/stores/model.ts';
+import { accountAdminDeps } from '#shared/wiring/accounts.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 const USAGE = `Usage:
   npm run admin -- store create --name <name> [--type direct|platform] [--account <mainAccountId>]

@@ -6,14 +6,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { undocumentedFunctions } from '../infra/openapi/document.ts';
-import { GENERATED, generatedFiles } from '../infra/openapi/generate.ts';
+import { undocumentedFunctions } from '#shared/http/openapi/document.ts';
+import { GENERATED, generatedFiles } from '#shared/http/openapi/generate.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
 const undocumented = undocumentedFunctions();
 if (undocumented.length > 0) {
-  console.warn(`Not in the OpenAPI registry (infra/openapi/routes/), described bare: ${undocumented.join(', ')}`);
+  console.warn(`Not in the OpenAPI registry (shared/http/openapi/routes/), described bare: ${undocumented.join(', ')}`);
 }
 
 for (const [path, content] of Object.entries(await generatedFiles())) {

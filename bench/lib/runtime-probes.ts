@@ -7,8 +7,8 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
-import { createStore } from '../../shared/domain/stores/manage-stores.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 export const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
 export const READ_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];

@@ -3,8 +3,8 @@
  * address, tags) is drawn from the pools below by a hash of `i`, so it is the same whatever order the people are made
  * in, and the export and import scenarios fill their contacts the same way.
  */
-import type { CategoryTag } from '../../shared/domain/customers/customer.ts';
-import type { ConsentState } from '../../shared/domain/events/fields.ts';
+import type { CategoryTag } from '#shared/domain/customers/model.ts';
+import type { ConsentState } from '#shared/domain/events/fields.ts';
 
 const FIRST_NAMES = [
   'Emma',

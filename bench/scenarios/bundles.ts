@@ -25,11 +25,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../../infra/bundling.ts';
-import { FUNCTIONS, type FunctionSpec, QUEUES } from '../../infra/catalog.ts';
-import { ENV } from '../../shared/config.ts';
-import { formatNumber, round } from '../lib/stats.ts';
-import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+import { formatNumber, round } from '#bench/lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '#infra/bundling.ts';
+import { FUNCTIONS, type FunctionSpec, QUEUES } from '#shared/catalog/catalog.ts';
+import { ENV } from '#shared/config.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 /** Issue 8's targets. */

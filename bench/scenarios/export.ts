@@ -29,20 +29,20 @@
  */
 import { Agent, get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { FUNCTIONS } from '../../infra/catalog.ts';
-import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime.ts';
-import { dynamo } from '../../shared/adapters/aws-clients.ts';
-import { dynamoCustomerRepository } from '../../shared/adapters/dynamodb/customer.repository.ts';
-import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
-import { type ContactRecord, contactRecord } from '../../shared/domain/contacts/contact-record.ts';
-import type { ExportPage } from '../../shared/domain/contacts/export-contacts.ts';
-import type { Customer } from '../../shared/domain/customers/customer.ts';
-import { newId } from '../../shared/domain/ids.ts';
-import { createStore } from '../../shared/domain/stores/manage-stores.ts';
-import { countDelta } from '../lib/runtime-probes.ts';
-import { samplePerson } from '../lib/sample-people.ts';
-import { type CpuShare, cpuMeter, formatNumber, round, sleep, summarize } from '../lib/stats.ts';
-import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+import { countDelta } from '#bench/lib/runtime-probes.ts';
+import { samplePerson } from '#bench/lib/sample-people.ts';
+import { type CpuShare, cpuMeter, formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { FUNCTIONS } from '#shared/catalog/catalog.ts';
+import type { ExportPage } from '#shared/domain/contacts/export-contacts.ts';
+import { type ContactRecord, contactRecord } from '#shared/domain/contacts/model.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import { newId } from '#shared/domain/ids.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 /**
  * The issue's case: 100,000 contacts at page size 5,000 (about 2 minutes on 2 cores). With another `--count` the page

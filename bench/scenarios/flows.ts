@@ -18,17 +18,17 @@
  * Every run must end `completed` with one email: a run missing or in another state is reported and fails the check.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { type LocalRuntime, REGION, startLocalRuntime } from '../../infra/local/runtime.ts';
-import { dynamoFlowRuns } from '../../shared/adapters/dynamodb/flow-runs.repositories.ts';
-import { queuedFlowTriggers } from '../../shared/adapters/sqs/flow-queue.ts';
-import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
-import { type FlowRun, runIdOf } from '../../shared/domain/flows/run.ts';
-import type { FlowTrigger } from '../../shared/domain/flows/trigger.ts';
-import { createStore } from '../../shared/domain/stores/manage-stores.ts';
-import { profiled } from '../lib/profile.ts';
-import { countDelta, queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '../lib/runtime-probes.ts';
-import { formatNumber, type LatencySummary, listText, round, sleep, summarize } from '../lib/stats.ts';
-import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+import { profiled } from '#bench/lib/profile.ts';
+import { countDelta, queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '#bench/lib/runtime-probes.ts';
+import { formatNumber, type LatencySummary, listText, round, sleep, summarize } from '#bench/lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { type LocalRuntime, REGION, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoFlowRuns } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { queuedFlowTriggers } from '#shared/adapters/sqs/flow-queue.ts';
+import { type FlowRun, runIdOf } from '#shared/domain/flows/run.ts';
+import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 const DEFAULT_COUNT = 1_000;
 const MAX_STORES = 8;

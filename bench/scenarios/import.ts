@@ -46,15 +46,15 @@ import {
   S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { type LocalRuntime, REGION, startLocalRuntime } from '../../infra/local/runtime.ts';
-import { dynamoCustomerRepository } from '../../shared/adapters/dynamodb/customer.repository.ts';
-import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
-import type { Customer } from '../../shared/domain/customers/customer.ts';
-import { createStore } from '../../shared/domain/stores/manage-stores.ts';
-import { countDelta, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '../lib/runtime-probes.ts';
-import { samplePerson } from '../lib/sample-people.ts';
-import { type CpuShare, cpuMeter, formatNumber, round, sleep } from '../lib/stats.ts';
-import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+import { countDelta, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '#bench/lib/runtime-probes.ts';
+import { samplePerson } from '#bench/lib/sample-people.ts';
+import { type CpuShare, cpuMeter, formatNumber, round, sleep } from '#bench/lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { type LocalRuntime, REGION, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 /**
  * 20,000 by default, so that `npm run bench` runs every scenario within 10 minutes on 2 cores; `--count import=100000`

@@ -19,15 +19,9 @@ import { availableParallelism } from 'node:os';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type LocalRuntime, REGION, startLocalRuntime, TABLE_NAME } from '../../infra/local/runtime.ts';
-import { dynamoEventLog } from '../../shared/adapters/dynamodb/event-log.repository.ts';
-import { dynamoRateLimiter } from '../../shared/adapters/dynamodb/rate-limiter.ts';
-import { sqsIngestQueue } from '../../shared/adapters/sqs/ingest-queue.ts';
-import { messageGroupOf } from '../../shared/domain/ingest/accept-event.ts';
-import { LIMITS } from '../../shared/limits.ts';
-import { type LoadResult, runLoad } from '../lib/http-load.ts';
-import { type LoopOptions, type LoopResult, runLoops } from '../lib/op-loop.ts';
-import { profiled } from '../lib/profile.ts';
+import { type LoadResult, runLoad } from '#bench/lib/http-load.ts';
+import { type LoopOptions, type LoopResult, runLoops } from '#bench/lib/op-loop.ts';
+import { profiled } from '#bench/lib/profile.ts';
 import {
   countDelta,
   createStores,
@@ -36,9 +30,15 @@ import {
   READ_OPERATIONS,
   sumOf,
   WRITE_OPERATIONS,
-} from '../lib/runtime-probes.ts';
-import { type CpuShare, cpuMeter, cpuText, round, roundedLatency, sleep, summarize } from '../lib/stats.ts';
-import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+} from '#bench/lib/runtime-probes.ts';
+import { type CpuShare, cpuMeter, cpuText, round, roundedLatency, sleep, summarize } from '#bench/lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { type LocalRuntime, REGION, startLocalRuntime, TABLE_NAME } from '#local/runtime.ts';
+import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
+import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { sqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
+import { messageGroupOf } from '#shared/domain/ingest/accept-event.ts';
+import { LIMITS } from '#shared/limits.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 /** The generator keeps each store at 80 % of the spec's limit: a 429 then points at the server, not the bench. */

@@ -17,14 +17,15 @@
  * Targets: the issue's "in 40 SES calls" (≤ 40 `SendBulkEmail` per 2,000 recipients) and every mail delivered once.
  * The times are context (no figure in the issue).
  */
-import type { LocalSentMail } from '../../infra/local/emulators/ses-proxy.ts';
-import { startLocalRuntime } from '../../infra/local/runtime.ts';
-import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
-import { EMAIL_TAGS } from '../../shared/domain/email/message.ts';
-import { createStore } from '../../shared/domain/stores/manage-stores.ts';
-import { countDelta, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '../lib/runtime-probes.ts';
-import { round, summarize } from '../lib/stats.ts';
-import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+
+import { countDelta, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '#bench/lib/runtime-probes.ts';
+import { round, summarize } from '#bench/lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import type { LocalSentMail } from '#local/emulators/ses-proxy.ts';
+import { startLocalRuntime } from '#local/runtime.ts';
+import { EMAIL_TAGS } from '#shared/domain/email/model.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 const RECIPIENTS = 2000;
 const DEFAULT_RUNS = 3;

@@ -19,17 +19,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { FUNCTIONS } from '../../infra/catalog.ts';
-import { lambdaContext } from '../../infra/local/lambda-context.ts';
-import { type QueueLambda, startPoller } from '../../infra/local/poller.ts';
-import { type LocalRuntime, REGION, startLocalRuntime } from '../../infra/local/runtime.ts';
-import { dynamoDeliveryRepository } from '../../shared/adapters/dynamodb/webhook.repositories.ts';
-import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
-import { createStore } from '../../shared/domain/stores/manage-stores.ts';
-import { type Delivery, deliveryIdOf } from '../../shared/domain/webhooks/delivery.ts';
-import { LIMITS } from '../../shared/limits.ts';
-import { profiled } from '../lib/profile.ts';
-import { countDelta, queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '../lib/runtime-probes.ts';
+import { profiled } from '#bench/lib/profile.ts';
+import { countDelta, queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '#bench/lib/runtime-probes.ts';
 import {
   type CpuShare,
   cpuMeter,
@@ -40,9 +31,18 @@ import {
   roundedLatency,
   sleep,
   summarize,
-} from '../lib/stats.ts';
-import { storePacer } from '../lib/store-windows.ts';
-import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+} from '#bench/lib/stats.ts';
+import { storePacer } from '#bench/lib/store-windows.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { lambdaContext } from '#local/lambda-context.ts';
+import { type QueueLambda, startPoller } from '#local/poller.ts';
+import { type LocalRuntime, REGION, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoDeliveryRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
+import { FUNCTIONS } from '#shared/catalog/catalog.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { type Delivery, deliveryIdOf } from '#shared/domain/webhooks/delivery.ts';
+import { LIMITS } from '#shared/limits.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const DEFAULT_COUNT = 1_000;

@@ -16,10 +16,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUES, queueFunctions } from '../../infra/catalog.ts';
-import { type LocalRuntime, REGION, startLocalRuntime } from '../../infra/local/runtime.ts';
-import { LIMITS } from '../../shared/limits.ts';
-import { profiled } from '../lib/profile.ts';
+import { profiled } from '#bench/lib/profile.ts';
 import {
   countDelta,
   countSchedulerCalls,
@@ -29,7 +26,7 @@ import {
   READ_OPERATIONS,
   sumOf,
   WRITE_OPERATIONS,
-} from '../lib/runtime-probes.ts';
+} from '#bench/lib/runtime-probes.ts';
 import {
   type CpuShare,
   cpuMeter,
@@ -41,9 +38,12 @@ import {
   seeded,
   sleep,
   summarize,
-} from '../lib/stats.ts';
-import { storePacer } from '../lib/store-windows.ts';
-import type { Metric, Result, Scenario, ScenarioOptions } from '../scenario.ts';
+} from '#bench/lib/stats.ts';
+import { storePacer } from '#bench/lib/store-windows.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { type LocalRuntime, REGION, startLocalRuntime } from '#local/runtime.ts';
+import { QUEUES, queueFunctions } from '#shared/catalog/catalog.ts';
+import { LIMITS } from '#shared/limits.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const DEFAULT_COUNT = 3_000;

@@ -13,7 +13,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { components } from '../../shared/client/index.ts';
+import type { components } from '#shared/client/index.ts';
 
 type Schemas = components['schemas'];
 

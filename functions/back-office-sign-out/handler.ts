@@ -1,9 +1,10 @@
 /** `POST {base_url}/back-office/sign-out`: ends the session and clears its cookie. */
-import { signInDeps } from '../../shared/adapters/accounts.ts';
-import { signOut } from '../../shared/domain/accounts/sign-in.ts';
-import { htmlPage } from '../../shared/http/back-office-pages.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { clearedSessionCookie, sessionIdOf } from '../../shared/http/session-cookie.ts';
+
+import { signOut } from '#shared/domain/accounts/sign-in.ts';
+import { htmlPage } from '#shared/http/back-office-pages.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { clearedSessionCookie, sessionIdOf } from '#shared/http/session-cookie.ts';
+import { signInDeps } from '#shared/wiring/accounts.ts';
 
 export const handler = httpRoute({
   api: 'backOffice',

@@ -1,9 +1,10 @@
 /** `GET {base_url}/back-office`: who is signed in (session cookie) and the stores they may open. */
-import { signInDeps } from '../../shared/adapters/accounts.ts';
-import { backOfficeAccess } from '../../shared/domain/accounts/sign-in.ts';
-import { backOfficePage, htmlPage } from '../../shared/http/back-office-pages.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { clearedSessionCookie, sessionIdOf } from '../../shared/http/session-cookie.ts';
+
+import { backOfficeAccess } from '#shared/domain/accounts/sign-in.ts';
+import { backOfficePage, htmlPage } from '#shared/http/back-office-pages.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { clearedSessionCookie, sessionIdOf } from '#shared/http/session-cookie.ts';
+import { signInDeps } from '#shared/wiring/accounts.ts';
 
 export const handler = httpRoute({
   api: 'backOffice',

@@ -1,9 +1,10 @@
 /** `POST {base_url}/api/v1/batch/customers?append=update`: import contacts from a JSONL file (`dataFile`). */
-import { importDeps } from '../../shared/adapters/imports.ts';
-import { startImport } from '../../shared/domain/imports/start-import.ts';
-import type { MultipartBody } from '../../shared/http/multipart.ts';
-import { importReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
+
+import { startImport } from '#shared/domain/imports/start-import.ts';
+import type { MultipartBody } from '#shared/http/multipart.ts';
+import { importReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { importDeps } from '#shared/wiring/imports.ts';
 
 /** Lambda takes at most 6 MB per invocation and the file arrives base64-encoded: larger files use the upload URL. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;

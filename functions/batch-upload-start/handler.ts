@@ -1,8 +1,9 @@
 /** `POST {base_url}/api/v1/batch/customers/uploads/{jobId}/start`: import a file uploaded to its upload URL. */
-import { importDeps } from '../../shared/adapters/imports.ts';
-import { startUploaded } from '../../shared/domain/imports/start-import.ts';
-import { importReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
+
+import { startUploaded } from '#shared/domain/imports/start-import.ts';
+import { importReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { importDeps } from '#shared/wiring/imports.ts';
 
 export const handler = httpRoute({
   api: 'import',

@@ -1,9 +1,10 @@
 /** `GET {front_url}/api/v1/audience`: the store's contacts, page by page (spec "Contact export"). */
-import { exportDeps } from '../../shared/adapters/contacts.ts';
-import { exportContacts, parseExportQuery } from '../../shared/domain/contacts/export-contacts.ts';
-import { exportReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { LIMITS } from '../../shared/limits.ts';
+
+import { exportContacts, parseExportQuery } from '#shared/domain/contacts/export-contacts.ts';
+import { exportReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { LIMITS } from '#shared/limits.ts';
+import { exportDeps } from '#shared/wiring/contacts.ts';
 
 export const handler = httpRoute({
   api: 'export',

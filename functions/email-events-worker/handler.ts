@@ -3,13 +3,14 @@
  * `transmission/callback` webhook, and hard bounces, complaints and opt-outs suppress the address for the store.
  * Unknown or malformed events are logged and acknowledged (`PermanentError`); anything else is retried by the queue.
  */
-import { QUEUES } from '../../infra/catalog.ts';
-import { emailEventDeps } from '../../shared/adapters/email-events.ts';
-import { handleSesEvent } from '../../shared/domain/email/email-events.ts';
-import { parseSesNotification } from '../../shared/domain/email/ses-event.ts';
-import { countEmailEvent } from '../../shared/observability/email-metrics.ts';
-import { logger } from '../../shared/observability.ts';
-import { queueWorker } from '../../shared/queue/batch.ts';
+
+import { QUEUES } from '#shared/catalog/catalog.ts';
+import { handleSesEvent } from '#shared/domain/email/email-events.ts';
+import { parseSesNotification } from '#shared/domain/email/ses-event.ts';
+import { countEmailEvent } from '#shared/observability/email-metrics.ts';
+import { logger } from '#shared/observability.ts';
+import { queueWorker } from '#shared/queue/batch.ts';
+import { emailEventDeps } from '#shared/wiring/email-events.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.emailEvents,

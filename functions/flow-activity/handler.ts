@@ -1,9 +1,10 @@
 /** `GET {base_url}/api/v1/flow-activity?email=&limit=&cursor=`: every flow evaluation and run for one address. */
-import { explainDeps } from '../../shared/adapters/flow-engine.ts';
-import { listContactActivity } from '../../shared/domain/flows/explain.ts';
-import { FLOW_ROUTE } from '../../shared/http/flow-routes.ts';
-import { webhooksReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
+
+import { listContactActivity } from '#shared/domain/flows/explain.ts';
+import { FLOW_ROUTE } from '#shared/http/flow-routes.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { explainDeps } from '#shared/wiring/flow-engine.ts';
 
 export const handler = httpRoute({
   // The flows API's interface and rate bucket: explain and definition calls share one budget.

@@ -1,10 +1,11 @@
 /** Consumes the flows queue: evaluates flow triggers against the store's flows and moves runs on (waits, emails). */
-import { QUEUES } from '../../infra/catalog.ts';
-import { flowEngineDeps } from '../../shared/adapters/flow-engine.ts';
-import { handleFlowMessage } from '../../shared/domain/flows/engine.ts';
-import { parseFlowMessage } from '../../shared/domain/flows/flow-message.ts';
-import { logger } from '../../shared/observability.ts';
-import { queueWorker } from '../../shared/queue/batch.ts';
+
+import { QUEUES } from '#shared/catalog/catalog.ts';
+import { handleFlowMessage } from '#shared/domain/flows/engine.ts';
+import { parseFlowMessage } from '#shared/domain/flows/flow-message.ts';
+import { logger } from '#shared/observability.ts';
+import { queueWorker } from '#shared/queue/batch.ts';
+import { flowEngineDeps } from '#shared/wiring/flow-engine.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.flows,

@@ -1,9 +1,10 @@
 /** `DELETE {base_url}/api/v1/flows/{flowId}`: remove a flow; its runs stop at their next step. */
-import { manageFlowDeps } from '../../shared/adapters/flows.ts';
-import { deleteFlow } from '../../shared/domain/flows/manage-flows.ts';
-import { FLOW_ROUTE } from '../../shared/http/flow-routes.ts';
-import { webhooksReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
+
+import { deleteFlow } from '#shared/domain/flows/manage-flows.ts';
+import { FLOW_ROUTE } from '#shared/http/flow-routes.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { manageFlowDeps } from '#shared/wiring/flows.ts';
 
 export const handler = httpRoute({
   ...FLOW_ROUTE,

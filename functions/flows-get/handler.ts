@@ -1,9 +1,10 @@
 /** `GET {base_url}/api/v1/flows/{flowId}`: one flow with its full definition. */
-import { manageFlowDeps } from '../../shared/adapters/flows.ts';
-import { getFlow } from '../../shared/domain/flows/manage-flows.ts';
-import { FLOW_ROUTE } from '../../shared/http/flow-routes.ts';
-import { webhooksReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
+
+import { getFlow } from '#shared/domain/flows/manage-flows.ts';
+import { FLOW_ROUTE } from '#shared/http/flow-routes.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { manageFlowDeps } from '#shared/wiring/flows.ts';
 
 export const handler = httpRoute({
   ...FLOW_ROUTE,

@@ -1,10 +1,11 @@
 /** `POST {front_url}/api/v1/headless/events`: the headless storefront interface (spec "Headless event interface"). */
-import { ingestDeps } from '../../shared/adapters/ingest.ts';
-import { type HeadlessEnvelope, parseHeadlessEvent } from '../../shared/domain/events/envelope.ts';
-import { acceptEvent } from '../../shared/domain/ingest/accept-event.ts';
-import { countingRejections, countOutcome } from '../../shared/http/event-metrics.ts';
-import { headlessReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
+
+import { type HeadlessEnvelope, parseHeadlessEvent } from '#shared/domain/events/envelope.ts';
+import { acceptEvent } from '#shared/domain/ingest/accept-event.ts';
+import { countingRejections, countOutcome } from '#shared/http/event-metrics.ts';
+import { headlessReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { ingestDeps } from '#shared/wiring/ingest.ts';
 
 export const handler = httpRoute<HeadlessEnvelope>({
   api: 'headless',

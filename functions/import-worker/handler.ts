@@ -1,10 +1,11 @@
 /** Consumes the import queue: streams a job's file and upserts its contacts (continuing in a new message if long). */
-import { QUEUES } from '../../infra/catalog.ts';
-import { runImportDeps } from '../../shared/adapters/imports.ts';
-import { parseImportMessage } from '../../shared/domain/imports/import-message.ts';
-import { runImport } from '../../shared/domain/imports/run-import.ts';
-import { logger } from '../../shared/observability.ts';
-import { queueWorker } from '../../shared/queue/batch.ts';
+
+import { QUEUES } from '#shared/catalog/catalog.ts';
+import { parseImportMessage } from '#shared/domain/imports/import-message.ts';
+import { runImport } from '#shared/domain/imports/run-import.ts';
+import { logger } from '#shared/observability.ts';
+import { queueWorker } from '#shared/queue/batch.ts';
+import { runImportDeps } from '#shared/wiring/imports.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.imports,

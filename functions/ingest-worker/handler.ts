@@ -1,10 +1,11 @@
 /** Consumes the FIFO ingest queue: applies each accepted event to the store's entities and starts its flows. */
-import { QUEUES } from '../../infra/catalog.ts';
-import { applyDeps } from '../../shared/adapters/ingest.ts';
-import { applyEvent } from '../../shared/domain/ingest/apply-event.ts';
-import { parseIngestMessage } from '../../shared/domain/ingest/ingest-message.ts';
-import { logger } from '../../shared/observability.ts';
-import { fifoQueueWorker } from '../../shared/queue/batch.ts';
+
+import { QUEUES } from '#shared/catalog/catalog.ts';
+import { applyEvent } from '#shared/domain/ingest/apply-event.ts';
+import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
+import { logger } from '#shared/observability.ts';
+import { fifoQueueWorker } from '#shared/queue/batch.ts';
+import { applyDeps } from '#shared/wiring/ingest.ts';
 
 export const handler = fifoQueueWorker({
   queue: QUEUES.ingest,

@@ -1,9 +1,10 @@
 /** `GET {base_url}/oauth/callback?token=…`: the sign-in link. Opens a back-office session once, then refuses. */
-import { signInDeps } from '../../shared/adapters/accounts.ts';
-import { consumeSignInLink } from '../../shared/domain/accounts/sign-in.ts';
-import { htmlPage } from '../../shared/http/back-office-pages.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { sessionCookie } from '../../shared/http/session-cookie.ts';
+
+import { consumeSignInLink } from '#shared/domain/accounts/sign-in.ts';
+import { htmlPage } from '#shared/http/back-office-pages.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { sessionCookie } from '#shared/http/session-cookie.ts';
+import { signInDeps } from '#shared/wiring/accounts.ts';
 
 const REFUSALS = {
   unknown: [400, 'This sign-in link is not valid', 'Check that the whole link was opened, or ask for a new one.'],

@@ -1,10 +1,11 @@
 /** `POST {base_url}/api/v1/oauth`: a sub-account's username and password, with the store key, buy a sign-in link. */
-import { signInDeps } from '../../shared/adapters/accounts.ts';
-import { config } from '../../shared/config.ts';
-import { parseSignInRequest, requestSignInLink, signInUrl } from '../../shared/domain/accounts/sign-in.ts';
-import { oauthReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { LIMITS } from '../../shared/limits.ts';
+
+import { config } from '#shared/config.ts';
+import { parseSignInRequest, requestSignInLink, signInUrl } from '#shared/domain/accounts/sign-in.ts';
+import { oauthReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { LIMITS } from '#shared/limits.ts';
+import { signInDeps } from '#shared/wiring/accounts.ts';
 
 export const handler = httpRoute({
   api: 'oauth',

@@ -4,9 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { buildOpenApiDocument, type ServerName } from '../../infra/openapi/document.ts';
-import { config } from '../../shared/config.ts';
-import { logger } from '../../shared/observability.ts';
+import { config } from '#shared/config.ts';
+import { buildOpenApiDocument, type ServerName } from '#shared/http/openapi/document.ts';
+import { logger } from '#shared/observability.ts';
 
 let built: { body: string; etag: string } | undefined;
 

@@ -4,14 +4,15 @@
  * a passing reason (throttling, an SES or table hiccup) is held back, 10, 20, 40 … s, and retried; on the queue's last
  * attempt what is still unsent is marked failed on its recipients.
  */
-import { QUEUES } from '../../infra/catalog.ts';
-import { sendWorkerDeps } from '../../shared/adapters/email/sending.ts';
-import { holdBack } from '../../shared/adapters/sqs/visibility.ts';
-import { required } from '../../shared/config.ts';
-import { handleSendMessage, parseSendMessage, retryDelaySeconds } from '../../shared/domain/email/send-chunk.ts';
-import { PermanentError } from '../../shared/errors.ts';
-import { logger } from '../../shared/observability.ts';
-import { queueWorker } from '../../shared/queue/batch.ts';
+
+import { holdBack } from '#shared/adapters/sqs/visibility.ts';
+import { QUEUES } from '#shared/catalog/catalog.ts';
+import { required } from '#shared/config.ts';
+import { handleSendMessage, parseSendMessage, retryDelaySeconds } from '#shared/domain/email/send-chunk.ts';
+import { PermanentError } from '#shared/errors.ts';
+import { logger } from '#shared/observability.ts';
+import { queueWorker } from '#shared/queue/batch.ts';
+import { sendWorkerDeps } from '#shared/wiring/sending.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.sends,

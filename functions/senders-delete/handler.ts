@@ -1,9 +1,10 @@
 /** `DELETE {base_url}/api/v1/senders/{domain}`: remove a sending domain (its SES identity too); answers `true`. */
-import { senderDeps } from '../../shared/adapters/email/sending.ts';
-import { deleteSender } from '../../shared/domain/email/senders.ts';
-import { webhooksReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { SENDER_ROUTE } from '../../shared/http/sender-routes.ts';
+
+import { deleteSender } from '#shared/domain/email/senders.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { SENDER_ROUTE } from '#shared/http/sender-routes.ts';
+import { senderDeps } from '#shared/wiring/sending.ts';
 
 export const handler = httpRoute({
   ...SENDER_ROUTE,

@@ -1,9 +1,10 @@
 /** `GET {base_url}/api/v1/senders`: the store's sending domains, `{list, total}` (status as last read). */
-import { senderDeps } from '../../shared/adapters/email/sending.ts';
-import { listSenders } from '../../shared/domain/email/senders.ts';
-import { webhooksReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { SENDER_ROUTE } from '../../shared/http/sender-routes.ts';
+
+import { listSenders } from '#shared/domain/email/senders.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { SENDER_ROUTE } from '#shared/http/sender-routes.ts';
+import { senderDeps } from '#shared/wiring/sending.ts';
 
 export const handler = httpRoute({
   ...SENDER_ROUTE,

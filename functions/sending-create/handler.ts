@@ -3,11 +3,12 @@
  * and queued (SES is not waited for): `{totalAccepted, totalRejected, id, code: "200", succeed: true, message,
  * rejections}`.
  */
-import { acceptBulkDeps } from '../../shared/adapters/email/sending.ts';
-import { acceptanceMessage, acceptBulk, SENDING_LIMITS } from '../../shared/domain/email/bulk.ts';
-import { sendingReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { countBulkRecipients } from '../../shared/observability/email-metrics.ts';
+
+import { acceptanceMessage, acceptBulk, SENDING_LIMITS } from '#shared/domain/email/bulk.ts';
+import { sendingReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { countBulkRecipients } from '#shared/observability/email-metrics.ts';
+import { acceptBulkDeps } from '#shared/wiring/sending.ts';
 
 export const handler = httpRoute({
   api: 'sending',

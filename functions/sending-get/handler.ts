@@ -1,9 +1,10 @@
 /** `GET {sending_url}/api/v1/sending/{id}`: a batch's status, counts, and every rejected or failed recipient and why. */
-import { batchReadDeps } from '../../shared/adapters/email/sending.ts';
-import { readBatch, SENDING_LIMITS } from '../../shared/domain/email/bulk.ts';
-import { notFound } from '../../shared/errors.ts';
-import { sendingReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
+
+import { readBatch, SENDING_LIMITS } from '#shared/domain/email/bulk.ts';
+import { notFound } from '#shared/errors.ts';
+import { sendingReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { batchReadDeps } from '#shared/wiring/sending.ts';
 
 export const handler = httpRoute({
   api: 'sending',

@@ -2,12 +2,13 @@
  * Consumes the timers queue (fired Scheduler schedules): abandoned-cart and checkout-recovery checks, and flow waits
  * (handed to the flows queue).
  */
-import { QUEUES } from '../../infra/catalog.ts';
-import { fireTimerDeps } from '../../shared/adapters/ingest.ts';
-import { fireTimer } from '../../shared/domain/timers/fire-timer.ts';
-import { parseTimerMessage } from '../../shared/domain/timers/timer-message.ts';
-import { logger } from '../../shared/observability.ts';
-import { queueWorker } from '../../shared/queue/batch.ts';
+
+import { QUEUES } from '#shared/catalog/catalog.ts';
+import { fireTimer } from '#shared/domain/timers/fire-timer.ts';
+import { parseTimerMessage } from '#shared/domain/timers/timer-message.ts';
+import { logger } from '#shared/observability.ts';
+import { queueWorker } from '#shared/queue/batch.ts';
+import { fireTimerDeps } from '#shared/wiring/ingest.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.timers,

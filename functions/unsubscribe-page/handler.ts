@@ -2,6 +2,6 @@
  * `GET {sending_url}/unsubscribe/{token}` (public: the link in every email): the confirmation page. It unsubscribes
  * nothing, because mail scanners and link previews fetch links; its button sends the one-click `POST`.
  */
-import { confirmPage, unsubscribeRoute } from '../../shared/http/unsubscribe-pages.ts';
+import { confirmPage, unsubscribeRoute } from '#shared/http/unsubscribe-pages.ts';
 
 export const handler = unsubscribeRoute(async ({ claim, store }) => confirmPage(claim.email, store.name));

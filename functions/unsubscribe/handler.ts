@@ -3,10 +3,11 @@
  * sent by mail clients and by the confirmation page's button. Suppresses the address for the store, sets its contacts'
  * email consent to unsubscribed (`customer/marketing`) and emits `list_unsubscribe`; a repeat changes nothing.
  */
-import { unsubscribeDeps } from '../../shared/adapters/email-events.ts';
-import { unsubscribe } from '../../shared/domain/email/unsubscribe.ts';
-import { donePage, isOneClickBody, notOneClickPage, unsubscribeRoute } from '../../shared/http/unsubscribe-pages.ts';
-import { logger } from '../../shared/observability.ts';
+
+import { unsubscribe } from '#shared/domain/email/unsubscribe.ts';
+import { donePage, isOneClickBody, notOneClickPage, unsubscribeRoute } from '#shared/http/unsubscribe-pages.ts';
+import { logger } from '#shared/observability.ts';
+import { unsubscribeDeps } from '#shared/wiring/email-events.ts';
 
 export const handler = unsubscribeRoute(async ({ event, claim, store }) => {
   if (!isOneClickBody(event)) return notOneClickPage();

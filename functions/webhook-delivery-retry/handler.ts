@@ -1,9 +1,10 @@
 /** `POST {base_url}/api/v1/webhooks/deliveries/{deliveryId}/retry`: re-send a failed delivery. */
-import { manageWebhookDeps } from '../../shared/adapters/webhooks.ts';
-import { retryDelivery } from '../../shared/domain/webhooks/manage-webhooks.ts';
-import { webhooksReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { WEBHOOK_ROUTE } from '../../shared/http/webhook-routes.ts';
+
+import { retryDelivery } from '#shared/domain/webhooks/manage-webhooks.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
+import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
   ...WEBHOOK_ROUTE,

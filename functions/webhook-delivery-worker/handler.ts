@@ -3,14 +3,15 @@
  * retry (5, 10, 20, 40, 80 s by default) and reports it failed; after the last one the queue's redrive moves it to the
  * DLQ, where it stays inspectable, and the delivery is listed as failed (re-sendable through the API).
  */
-import { QUEUES } from '../../infra/catalog.ts';
-import { holdBack } from '../../shared/adapters/sqs/visibility.ts';
-import { deliverDeps } from '../../shared/adapters/webhooks.ts';
-import { required } from '../../shared/config.ts';
-import { deliver } from '../../shared/domain/webhooks/deliver.ts';
-import { parseDeliveryMessage } from '../../shared/domain/webhooks/delivery-message.ts';
-import { BUSINESS_METRICS, logger, metrics } from '../../shared/observability.ts';
-import { queueWorker } from '../../shared/queue/batch.ts';
+
+import { holdBack } from '#shared/adapters/sqs/visibility.ts';
+import { QUEUES } from '#shared/catalog/catalog.ts';
+import { required } from '#shared/config.ts';
+import { deliver } from '#shared/domain/webhooks/deliver.ts';
+import { parseDeliveryMessage } from '#shared/domain/webhooks/delivery-message.ts';
+import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
+import { queueWorker } from '#shared/queue/batch.ts';
+import { deliverDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.webhooks,

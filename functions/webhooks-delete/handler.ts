@@ -1,9 +1,10 @@
 /** `DELETE {base_url}/api/v1/webhooks/{webHookId}`: remove a subscription; deliveries still queued for it stop. */
-import { manageWebhookDeps } from '../../shared/adapters/webhooks.ts';
-import { deleteWebhook } from '../../shared/domain/webhooks/manage-webhooks.ts';
-import { webhooksReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { WEBHOOK_ROUTE } from '../../shared/http/webhook-routes.ts';
+
+import { deleteWebhook } from '#shared/domain/webhooks/manage-webhooks.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
+import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
   ...WEBHOOK_ROUTE,

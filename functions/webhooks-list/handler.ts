@@ -1,9 +1,10 @@
 /** `GET {base_url}/api/v1/webhooks`: the store's subscriptions, `{list, total}`. */
-import { manageWebhookDeps } from '../../shared/adapters/webhooks.ts';
-import { listWebhooks } from '../../shared/domain/webhooks/manage-webhooks.ts';
-import { webhooksReply } from '../../shared/http/responses.ts';
-import { httpRoute } from '../../shared/http/route.ts';
-import { WEBHOOK_ROUTE } from '../../shared/http/webhook-routes.ts';
+
+import { listWebhooks } from '#shared/domain/webhooks/manage-webhooks.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
+import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
   ...WEBHOOK_ROUTE,

@@ -18,11 +18,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  BUSINESS_METRICS,
-  type BusinessMetric,
-  metricsNamespace,
-} from '../../shared/observability/business-metrics.ts';
+import { BUSINESS_METRICS, type BusinessMetric, metricsNamespace } from '#shared/observability/business-metrics.ts';
 
 /** A queue of the catalog with its dead-letter queue. */
 export interface ObservedQueue {

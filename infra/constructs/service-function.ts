@@ -10,9 +10,9 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV } from '../../shared/config.ts';
-import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../bundling.ts';
-import type { Uses } from '../catalog.ts';
+import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '#infra/bundling.ts';
+import type { Uses } from '#shared/catalog/catalog.ts';
+import { ENV } from '#shared/config.ts';
 
 /** Repository root: catalog entries are relative to it, and it holds the lockfile esbuild resolves from. */
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -3,7 +3,7 @@
  * `data.line_items[0].product_id is required` or `source_id must be at most 50 characters`.
  */
 import * as v from 'valibot';
-import { validationError } from '../errors.ts';
+import { validationError } from '#shared/errors.ts';
 
 const MAX_ISSUES_SHOWN = 5;
 

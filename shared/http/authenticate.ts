@@ -3,11 +3,11 @@
  * short in-memory cache per warm function so a busy store costs no read per request. A rotated key keeps working in
  * warm functions for at most `AUTH_CACHE_SECONDS` (default 60).
  */
-import { config } from '../config.ts';
-import type { StoreRepository } from '../domain/ports.ts';
-import { hashApiKey, looksLikeApiKey } from '../domain/stores/api-key.ts';
-import type { AuthenticatedStore } from '../domain/stores/store.ts';
-import { unauthorized } from '../errors.ts';
+import { config } from '#shared/config.ts';
+import { hashApiKey, looksLikeApiKey } from '#shared/domain/stores/api-key.ts';
+import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
+import type { StoreRepository } from '#shared/domain/stores/ports.ts';
+import { unauthorized } from '#shared/errors.ts';
 
 const MAX_CACHED_KEYS = 10_000;
 

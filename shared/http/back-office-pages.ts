@@ -3,7 +3,7 @@
  * elsewhere, so the policy below forbids every source but the inline style, and no page may be framed or cached (they
  * show who is signed in, and the sign-in link carries its token in the URL).
  */
-import type { BackOfficeAccess } from '../domain/accounts/sign-in.ts';
+import type { BackOfficeAccess } from '#shared/domain/accounts/sign-in.ts';
 import type { Reply } from './responses.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -1,7 +1,7 @@
 /** The event interfaces' business metrics: accepted, duplicate (`code: 304`) and rejected (412) events. */
-import type { EventInterface } from '../domain/events/endpoints.ts';
-import { isAppError } from '../errors.ts';
-import { BUSINESS_METRICS, metrics } from '../observability.ts';
+import type { EventInterface } from '#shared/domain/events/endpoints.ts';
+import { isAppError } from '#shared/errors.ts';
+import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 
 /** `parse`, counting each body it refuses as a rejected event of `iface`. */
 export const countingRejections =

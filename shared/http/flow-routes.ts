@@ -1,5 +1,5 @@
 /** What every flow definition route shares: the `{code, data}` interface of webhook management, its own rate bucket. */
-import { LIMITS } from '../limits.ts';
+import { LIMITS } from '#shared/limits.ts';
 import type { RouteOptions } from './route.ts';
 
 export const FLOW_ROUTE = {

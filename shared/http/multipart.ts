@@ -1,6 +1,6 @@
 /** `multipart/form-data` bodies (the batch import's `dataFile`), parsed with busboy. */
 import busboy from 'busboy';
-import { payloadTooLarge, validationError } from '../errors.ts';
+import { payloadTooLarge, validationError } from '#shared/errors.ts';
 
 export interface MultipartBody {
   readonly fields: Readonly<Record<string, string>>;

@@ -5,7 +5,7 @@
  * HTTP status: the status line carries the body's `code`, except for the duplicate answer (`code: 304`), which is sent
  * with HTTP 200 because an HTTP 304 response may not carry a body and clients would drop the message.
  */
-import type { AppError, ErrorKind } from '../errors.ts';
+import type { AppError, ErrorKind } from '#shared/errors.ts';
 import { htmlPage } from './back-office-pages.ts';
 
 /** The interfaces of the spec, each with its own response shape. */

@@ -8,9 +8,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { dynamoRateLimiter } from '../adapters/dynamodb/rate-limiter.ts';
-import { dynamoStoreRepository } from '../adapters/dynamodb/store.repository.ts';
-import type { AuthenticatedStore } from '../domain/stores/store.ts';
+import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
 import {
   isAppError,
   isTransientDependencyError,
@@ -18,8 +18,8 @@ import {
   rateLimited,
   unavailable,
   validationError,
-} from '../errors.ts';
-import { logger } from '../observability.ts';
+} from '#shared/errors.ts';
+import { logger } from '#shared/observability.ts';
 import { authenticate } from './authenticate.ts';
 import { parseMultipart } from './multipart.ts';
 import { type ApiInterface, type Reply, renderError, renderInternalError } from './responses.ts';

@@ -1,5 +1,5 @@
 /** What the sending-domain routes share: the webhook management style (`{code, data}`) and its per-store rate limit. */
-import { LIMITS } from '../limits.ts';
+import { LIMITS } from '#shared/limits.ts';
 import type { RouteOptions } from './route.ts';
 
 export const SENDER_ROUTE = {

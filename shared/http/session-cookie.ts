@@ -3,7 +3,7 @@
  * localhost as secure, so it works on the local runtime too), SameSite=Lax (not sent on cross-site POSTs), whole site.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { SESSION_COOKIE, SESSION_TTL_MS } from '../domain/accounts/sign-in.ts';
+import { SESSION_COOKIE, SESSION_TTL_MS } from '#shared/domain/accounts/sign-in.ts';
 
 const ATTRIBUTES = 'HttpOnly; Secure; SameSite=Lax; Path=/';
 

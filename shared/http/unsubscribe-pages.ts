@@ -4,10 +4,10 @@
  * elsewhere, and nothing is cached or framed (the URL carries the recipient's token).
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { unsubscribeLinks } from '../adapters/email/unsubscribe-links.ts';
-import { unsubscribeDeps } from '../adapters/email-events.ts';
-import type { UnsubscribeClaim } from '../domain/email/unsubscribe-token.ts';
-import type { Store } from '../domain/stores/store.ts';
+import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
+import type { UnsubscribeClaim } from '#shared/domain/email/unsubscribe-token.ts';
+import type { Store } from '#shared/domain/stores/model.ts';
+import { unsubscribeDeps } from '#shared/wiring/email-events.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from './back-office-pages.ts';
 import type { Reply } from './responses.ts';
 import { httpRoute } from './route.ts';

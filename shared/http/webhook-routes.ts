@@ -1,5 +1,5 @@
 /** What every webhook management route shares: the `{code, data}` interface and its per-store rate limit. */
-import { LIMITS } from '../limits.ts';
+import { LIMITS } from '#shared/limits.ts';
 import type { RouteOptions } from './route.ts';
 
 export const WEBHOOK_ROUTE = {

@@ -4,9 +4,9 @@
  * with what the domain returned, so the domain stays free of metrics. Dimensions are fixed vocabularies (a rejection
  * reason, an SES event type), never a store or an address.
  */
-import { type AcceptedBatch, rejectionCounts } from '../domain/email/bulk.ts';
-import type { SesEvent } from '../domain/email/ses-event.ts';
-import { BUSINESS_METRICS, metrics } from '../observability.ts';
+import { type AcceptedBatch, rejectionCounts } from '#shared/domain/email/bulk.ts';
+import type { SesEvent } from '#shared/domain/email/ses-event.ts';
+import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 
 /** Counts an accepted batch's recipients: accepted, and rejected by reason (only the reasons that occurred). */
 export const countBulkRecipients = (accepted: AcceptedBatch): void => {

@@ -11,8 +11,8 @@ import {
   SqsFifoPartialProcessorAsync,
 } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { PermanentError, RetryLater } from '../errors.ts';
-import { logger } from '../observability.ts';
+import { PermanentError, RetryLater } from '#shared/errors.ts';
+import { logger } from '#shared/observability.ts';
 
 /** One delivery of a message, as the queue handed it over. */
 export interface Delivery {

@@ -1,6 +1,6 @@
 /** Reading a queue message: the one JSON-then-schema check every consumer's `parse` makes. */
 import * as v from 'valibot';
-import { PermanentError } from '../errors.ts';
+import { PermanentError } from '#shared/errors.ts';
 
 /**
  * A reader of one queue's messages: JSON that `schema` accepts; anything else is permanent (no retry can fix it).

@@ -7,18 +7,18 @@
  */
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime.ts';
-import { sqs } from '../../shared/adapters/aws-clients.ts';
-import { dynamoCustomerRepository } from '../../shared/adapters/dynamodb/customer.repository.ts';
-import { dynamoProductRepository } from '../../shared/adapters/dynamodb/product.repository.ts';
-import type { StoreflowClient } from '../../shared/client/index.ts';
-import type { Customer } from '../../shared/domain/customers/customer.ts';
-import type { Product } from '../../shared/domain/products/product.ts';
-import { LIMITS } from '../../shared/limits.ts';
-import { logger } from '../../shared/observability.ts';
-import { apiClient } from '../support/api-client.ts';
-import { eventually, newStore, type TestStore } from '../support/local.ts';
-import { startReceiver } from '../webhooks/support.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { sqs } from '#shared/adapters/aws-clients.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
+import type { StoreflowClient } from '#shared/client/index.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import type { Product } from '#shared/domain/products/model.ts';
+import { LIMITS } from '#shared/limits.ts';
+import { logger } from '#shared/observability.ts';
+import { apiClient } from '#test/support/api-client.ts';
+import { eventually, newStore, type TestStore } from '#test/support/local.ts';
+import { startReceiver } from '#test/support/webhooks.ts';
 
 let runtime: LocalRuntime;
 let shop: TestStore;

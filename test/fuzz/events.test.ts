@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../infra/local/runtime.ts';
+import type { LocalRuntime } from '#local/runtime.ts';
 import {
   cartData,
   checkoutData,
@@ -16,8 +16,8 @@ import {
   headlessPageView,
   orderData,
   productData,
-} from '../conformance/harness.ts';
-import type { TestStore } from '../support/local.ts';
+} from '#test/support/harness.ts';
+import type { TestStore } from '#test/support/local.ts';
 import {
   contentTypes,
   fuzzParameters,

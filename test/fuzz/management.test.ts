@@ -8,8 +8,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../infra/local/runtime.ts';
-import type { TestStore } from '../support/local.ts';
+import type { LocalRuntime } from '#local/runtime.ts';
+import type { TestStore } from '#test/support/local.ts';
 import {
   fuzzParameters,
   hostileJson,

@@ -15,11 +15,11 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import type { QueueName } from '../../infra/catalog.ts';
-import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime.ts';
-import { dynamo } from '../../shared/adapters/aws-clients.ts';
-import { tableName } from '../../shared/adapters/dynamodb/table.ts';
-import { newStore, queueIsEmpty, type TestStore } from '../support/local.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import type { QueueName } from '#shared/catalog/catalog.ts';
+import { newStore, queueIsEmpty, type TestStore } from '#test/support/local.ts';
 
 /** Runs per property: bounded so the suite takes under a minute on 2 cores. */
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 100);

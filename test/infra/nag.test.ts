@@ -12,9 +12,10 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp, STAGES, type StoreflowStacks } from '../../infra/app.ts';
-import { HOSTS } from '../../infra/catalog.ts';
-import { acknowledgedFindings, addNagChecks } from '../../infra/nag-suppressions.ts';
+import { buildApp, type StoreflowStacks } from '#infra/app.ts';
+import { acknowledgedFindings, addNagChecks } from '#infra/nag-suppressions.ts';
+import { HOSTS } from '#shared/catalog/catalog.ts';
+import { STAGES } from '#shared/catalog/stage.ts';
 
 interface Violation {
   readonly ruleName: string;

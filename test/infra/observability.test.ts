@@ -6,11 +6,11 @@
 import { App, type CfnResource, type Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { buildApp, type StoreflowStacks } from '../../infra/app.ts';
-import { FUNCTIONS, HOSTS, QUEUES } from '../../infra/catalog.ts';
-import { SERVER_ERROR_RATE_PERCENT } from '../../infra/constructs/observability.ts';
-import { ENV } from '../../shared/config.ts';
-import { BUSINESS_METRICS } from '../../shared/observability/business-metrics.ts';
+import { buildApp, type StoreflowStacks } from '#infra/app.ts';
+import { SERVER_ERROR_RATE_PERCENT } from '#infra/constructs/observability.ts';
+import { FUNCTIONS, HOSTS, QUEUES } from '#shared/catalog/catalog.ts';
+import { ENV } from '#shared/config.ts';
+import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 
 const synth = (stage: string, context: Record<string, string> = {}) => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });

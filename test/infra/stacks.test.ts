@@ -1,12 +1,20 @@
 import { App, type CfnResource, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { buildApp, parseStage, type StoreflowStacks } from '../../infra/app.ts';
-import { FUNCTIONS, type FunctionSpec, HOSTS, QUEUES, type QueueName, type QueueSpec } from '../../infra/catalog.ts';
-import { ServiceFunction } from '../../infra/constructs/service-function.ts';
-import { pascalCase } from '../../infra/service-stack.ts';
-import { TABLE_SCHEMA } from '../../shared/adapters/dynamodb/table-schema.ts';
-import { ENV } from '../../shared/config.ts';
+import { buildApp, type StoreflowStacks } from '#infra/app.ts';
+import { ServiceFunction } from '#infra/constructs/service-function.ts';
+import { pascalCase } from '#infra/service-stack.ts';
+import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
+import {
+  FUNCTIONS,
+  type FunctionSpec,
+  HOSTS,
+  QUEUES,
+  type QueueName,
+  type QueueSpec,
+} from '#shared/catalog/catalog.ts';
+import { parseStage } from '#shared/catalog/stage.ts';
+import { ENV } from '#shared/config.ts';
 
 interface Synthesized {
   readonly stacks: StoreflowStacks;

@@ -17,19 +17,19 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalRuntime, startLocalRuntime, TABLE_NAME } from '../../infra/local/runtime.ts';
+import { type LocalRuntime, startLocalRuntime, TABLE_NAME } from '#local/runtime.ts';
 import {
   addClientMiddleware,
   type ClientMiddleware,
   type ClientService,
   dynamo,
-} from '../../shared/adapters/aws-clients.ts';
-import { dynamoCustomerRepository } from '../../shared/adapters/dynamodb/customer.repository.ts';
-import { keys } from '../../shared/adapters/dynamodb/keys.ts';
-import { customerData, drained, general, sourceId, uid } from '../conformance/harness.ts';
-import { bulk, readBatch, recipients, registerDomain, send } from '../sending/support.ts';
-import { eventually, newStore, sqs, type TestStore } from '../support/local.ts';
-import { awaitDelivery, freshPath, type Receiver, startReceiver, subscribe } from '../webhooks/support.ts';
+} from '#shared/adapters/aws-clients.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { customerData, drained, general, sourceId, uid } from '#test/support/harness.ts';
+import { eventually, newStore, sqs, type TestStore } from '#test/support/local.ts';
+import { bulk, readBatch, recipients, registerDomain, send } from '#test/support/sending.ts';
+import { awaitDelivery, freshPath, type Receiver, startReceiver, subscribe } from '#test/support/webhooks.ts';
 
 // Read once per process, at the first use of the configuration: set before the runtime starts.
 process.env.WEBHOOK_BACKOFF_BASE_SECONDS = '1';

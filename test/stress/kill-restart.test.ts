@@ -22,9 +22,9 @@ import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { QUEUES, queueFunctions } from '../../infra/catalog.ts';
-import { DEFAULT_PORTS, PORT_ENV, type PortName } from '../../infra/local/runtime.ts';
-import { newStore, queueIsEmpty } from '../support/local.ts';
+import { DEFAULT_PORTS, PORT_ENV, type PortName } from '#local/runtime.ts';
+import { QUEUES, queueFunctions } from '#shared/catalog/catalog.ts';
+import { newStore, queueIsEmpty } from '#test/support/local.ts';
 import {
   contactCount,
   isOriginal,

@@ -11,10 +11,10 @@
  *   customer events accepted.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { queueDepth } from '../../bench/lib/runtime-probes.ts';
-import { type LocalRuntime, startLocalRuntime } from '../../infra/local/runtime.ts';
-import { LIMITS } from '../../shared/limits.ts';
-import { newStore, queueIsEmpty, sqs } from '../support/local.ts';
+import { queueDepth } from '#bench/lib/runtime-probes.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { LIMITS } from '#shared/limits.ts';
+import { newStore, queueIsEmpty, sqs } from '#test/support/local.ts';
 import {
   contactCount,
   isOriginal,

@@ -5,9 +5,10 @@
  * on stdout: its URLs, queue URLs and the environment the handlers got (the test process points its own SDK clients
  * at the same emulators with it). SIGTERM stops it cleanly.
  */
-import { QUEUES } from '../../infra/catalog.ts';
-import { DEFAULT_PORTS, PORT_ENV, type PortName, startLocalRuntime } from '../../infra/local/runtime.ts';
-import { ENV } from '../../shared/config.ts';
+
+import { DEFAULT_PORTS, PORT_ENV, type PortName, startLocalRuntime } from '#local/runtime.ts';
+import { QUEUES } from '#shared/catalog/catalog.ts';
+import { ENV } from '#shared/config.ts';
 
 const dataDir = process.env.STRESS_DATA_DIR;
 if (!dataDir) throw new Error('STRESS_DATA_DIR is required');

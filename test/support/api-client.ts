@@ -5,9 +5,9 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Middleware } from 'openapi-fetch';
-import type { LocalRuntime } from '../../infra/local/runtime.ts';
-import { buildOpenApiDocument } from '../../infra/openapi/document.ts';
-import { createStoreflowClient, type StoreflowClient } from '../../shared/client/index.ts';
+import type { LocalRuntime } from '#local/runtime.ts';
+import { createStoreflowClient, type StoreflowClient } from '#shared/client/index.ts';
+import { buildOpenApiDocument } from '#shared/http/openapi/document.ts';
 
 type ResponseObject = { content?: Record<string, { schema?: unknown }> };
 type OperationObject = { responses?: Record<string, ResponseObject> };

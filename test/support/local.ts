@@ -1,7 +1,7 @@
 /** Helpers for tests that run against the local runtime: stores, calls to the general event interface, polling. */
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { storeAdminDeps } from '../../shared/adapters/store-admin.ts';
-import { createStore } from '../../shared/domain/stores/manage-stores.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 export interface TestStore {
   readonly storeId: string;

@@ -1,9 +1,9 @@
 /** Accounts, sign-in links, back-office sessions and failed-sign-in counters (OAuth sign-in, issue 7). */
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { MainAccount, Session, SignInLink, SubAccount } from '../../domain/accounts/account.ts';
-import type { AccountRepository, Sessions, SignInLinks, SignInThrottle } from '../../domain/ports.ts';
-import { conflict } from '../../errors.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { MainAccount, Session, SignInLink, SubAccount } from '#shared/domain/accounts/model.ts';
+import type { AccountRepository, Sessions, SignInLinks, SignInThrottle } from '#shared/domain/accounts/ports.ts';
+import { conflict } from '#shared/errors.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryIndex } from './query.ts';
 import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';

@@ -4,7 +4,7 @@
  * the last retry throws (the caller's queue or client retries the whole operation, which is idempotent).
  */
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { tableName } from './table.ts';
 
 const GET_LIMIT = 100;

@@ -1,8 +1,10 @@
 /** Orders, carts and checkouts: revisioned records keyed per store. */
-import type { Cart } from '../../domain/carts/cart.ts';
-import type { Checkout } from '../../domain/checkouts/checkout.ts';
-import type { Order } from '../../domain/orders/order.ts';
-import type { CartRepository, CheckoutRepository, OrderRepository } from '../../domain/ports.ts';
+import type { Cart } from '#shared/domain/carts/model.ts';
+import type { CartRepository } from '#shared/domain/carts/ports.ts';
+import type { Checkout } from '#shared/domain/checkouts/model.ts';
+import type { CheckoutRepository } from '#shared/domain/checkouts/ports.ts';
+import type { Order } from '#shared/domain/orders/model.ts';
+import type { OrderRepository } from '#shared/domain/orders/ports.ts';
 import { keys } from './keys.ts';
 import { revisionedRepository } from './revisioned.ts';
 

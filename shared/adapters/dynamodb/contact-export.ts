@@ -1,9 +1,9 @@
 /** The contact export's reads: contacts in creation order (gsi1) and the remembered page starts. */
 import { createHash } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Bounds, ContactDirectory, ExportPositions, Position } from '../../domain/contacts/export-contacts.ts';
-import type { Customer } from '../../domain/customers/customer.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { Bounds, ContactDirectory, ExportPositions, Position } from '#shared/domain/contacts/export-contacts.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { getItem, tableName } from './table.ts';
 

@@ -1,6 +1,7 @@
 /** Contacts by email address: the `gsi2` entries the customer repository writes (`keys.customerByEmail`). */
-import type { Customer } from '../../domain/customers/customer.ts';
-import type { ContactsByEmail } from '../../domain/ports.ts';
+
+import type { ContactsByEmail } from '#shared/domain/contacts/ports.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
 import { keys } from './keys.ts';
 import { queryItems } from './query.ts';
 

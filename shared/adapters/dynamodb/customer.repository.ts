@@ -1,5 +1,5 @@
-import type { Customer } from '../../domain/customers/customer.ts';
-import type { CustomerRepository } from '../../domain/ports.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
 import { keys } from './keys.ts';
 import { revisionedRepository } from './revisioned.ts';
 

@@ -1,8 +1,8 @@
 /** The store's suppression list and the record of every message handed to SES. */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SentMessage } from '../../domain/email/message.ts';
-import type { SentMessages, Suppressions } from '../../domain/ports.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { SentMessage } from '#shared/domain/email/model.ts';
+import type { SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
 import { batchGet, batchPut } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
 import { getRecord, isConditionFailure, putIfAbsent, tableName } from './table.ts';

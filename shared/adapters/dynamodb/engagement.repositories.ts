@@ -1,10 +1,13 @@
 /** Page-view history, back-in-stock subscriptions, recorded flow triggers and outgoing webhook events. */
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type BackInStockSubscription, subscriberKey } from '../../domain/back-in-stock/subscription.ts';
-import type { FlowTrigger } from '../../domain/flows/trigger.ts';
-import { PAGE_VIEW_RETENTION_SECONDS, type PageView } from '../../domain/page-views/page-view.ts';
-import type { BackInStockRepository, FlowTriggers, PageViewRepository, WebhookEvents } from '../../domain/ports.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { type BackInStockSubscription, subscriberKey } from '#shared/domain/back-in-stock/model.ts';
+import type { BackInStockRepository } from '#shared/domain/back-in-stock/ports.ts';
+import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
+import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
+import { PAGE_VIEW_RETENTION_SECONDS, type PageView } from '#shared/domain/page-views/model.ts';
+import type { PageViewRepository } from '#shared/domain/page-views/ports.ts';
+import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryAll } from './query.ts';
 import { putIfAbsent, tableName } from './table.ts';

@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { AcceptedEvent, EventLog } from '../../domain/ports.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { AcceptedEvent } from '#shared/domain/ingest/model.ts';
+import type { EventLog } from '#shared/domain/ingest/ports.ts';
 import { itemMeta, keys } from './keys.ts';
 import { putIfAbsent, tableName } from './table.ts';
 

@@ -4,6 +4,7 @@
  * emulator has none, and none is needed).
  */
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type {
   ContactActivity,
   ContactActivityEntry,
@@ -13,10 +14,9 @@ import type {
   RecoveryMark,
   RecoveryMarks,
   TriggerLog,
-} from '../../domain/flows/engine-ports.ts';
-import { EXPLAIN_RETENTION_SECONDS, type FlowEvaluation, type FlowRun } from '../../domain/flows/run.ts';
-import type { FlowTrigger } from '../../domain/flows/trigger.ts';
-import { dynamo } from '../aws-clients.ts';
+} from '#shared/domain/flows/ports.ts';
+import { EXPLAIN_RETENTION_SECONDS, type FlowEvaluation, type FlowRun } from '#shared/domain/flows/run.ts';
+import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
 import { batchGet } from './batch.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryItems, queryPage } from './query.ts';

@@ -1,8 +1,8 @@
 /** Flow definitions: one item per flow in the store's flows partition (`keys.flows`), so a store's flows are one query. */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Flow } from '../../domain/flows/flow.ts';
-import type { FlowRepository } from '../../domain/ports.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { Flow } from '#shared/domain/flows/flow.ts';
+import type { FlowRepository } from '#shared/domain/flows/ports.ts';
 import { keys } from './keys.ts';
 import { queryItems } from './query.ts';
 import { revisionedRepository } from './revisioned.ts';

@@ -1,5 +1,5 @@
-import type { ProductRepository } from '../../domain/ports.ts';
-import type { Product } from '../../domain/products/product.ts';
+import type { Product } from '#shared/domain/products/model.ts';
+import type { ProductRepository } from '#shared/domain/products/ports.ts';
 import { keys } from './keys.ts';
 import { revisionedRepository } from './revisioned.ts';
 

@@ -3,8 +3,8 @@
  * most 1 MB), `queryPage` answers one page, newest first, with an opaque cursor.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { validationError } from '../../errors.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { validationError } from '#shared/errors.ts';
 import { withoutMeta } from './keys.ts';
 import { tableName } from './table.ts';
 

@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Clock, RateLimiter } from '../../domain/ports.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { RateLimiter } from '#shared/domain/stores/ports.ts';
 import { keys } from './keys.ts';
 import { isConditionFailure, tableName } from './table.ts';
 

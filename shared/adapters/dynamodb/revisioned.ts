@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type Repository, RevisionConflict } from '../../domain/ports.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { type Repository, RevisionConflict } from '#shared/domain/repository.ts';
 import { type Entity, itemMeta } from './keys.ts';
 import { getRecord, isConditionFailure, tableName } from './table.ts';
 

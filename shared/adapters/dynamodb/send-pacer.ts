@@ -5,8 +5,9 @@
  * the next seconds and is sent when its last second starts, so over any few seconds the account never exceeds its
  * rate. SES quotas are per account and region, so the counter is not per store.
  */
-import type { SendPacer } from '../../domain/email/sending-ports.ts';
-import type { Clock } from '../../domain/ports.ts';
+
+import type { Clock } from '#shared/domain/clock.ts';
+import type { SendPacer } from '#shared/domain/email/ports.ts';
 import { keys } from './keys.ts';
 import { addToRateCounter } from './rate-limiter.ts';
 import { getItem } from './table.ts';

@@ -1,7 +1,8 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Clock, StoreRepository } from '../../domain/ports.ts';
-import type { AuthenticatedStore, Store } from '../../domain/stores/store.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { AuthenticatedStore, Store } from '#shared/domain/stores/model.ts';
+import type { StoreRepository } from '#shared/domain/stores/ports.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryIndex } from './query.ts';
 import { getItem, getRecord, tableName } from './table.ts';

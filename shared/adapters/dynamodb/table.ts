@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { required } from '../../config.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { required } from '#shared/config.ts';
 import { withoutMeta } from './keys.ts';
 
 /** The service table's name (set by CDK from the catalog, or by the local runtime). */

@@ -1,9 +1,9 @@
 /** Webhook subscriptions and deliveries. */
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryRepository, WebhookRepository } from '../../domain/ports.ts';
-import type { Delivery } from '../../domain/webhooks/delivery.ts';
-import type { Webhook } from '../../domain/webhooks/webhook.ts';
-import { dynamo } from '../aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { Delivery } from '#shared/domain/webhooks/delivery.ts';
+import type { DeliveryRepository, WebhookRepository } from '#shared/domain/webhooks/ports.ts';
+import type { Webhook } from '#shared/domain/webhooks/webhook.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryAll, queryPage } from './query.ts';
 import { revisionedRepository } from './revisioned.ts';

@@ -4,13 +4,13 @@
  * and rotates with the master key. Functions that build or verify links need `uses.masterKey`.
  */
 import { createHmac } from 'node:crypto';
-import { required } from '../../config.ts';
+import { masterKey } from '#shared/adapters/secrets/master-key.ts';
+import { required } from '#shared/config.ts';
 import {
   signUnsubscribeToken,
   type UnsubscribeClaim,
   verifyUnsubscribeToken,
-} from '../../domain/email/unsubscribe-token.ts';
-import { masterKey } from '../secrets/master-key.ts';
+} from '#shared/domain/email/unsubscribe-token.ts';
 
 /** Path of the public unsubscribe endpoint on the sending host. */
 export const UNSUBSCRIBE_PATH = '/unsubscribe';

@@ -10,9 +10,9 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { AddressGuard, PostResult, WebhookSender } from '../../domain/ports.ts';
-import { RESPONSE_EXCERPT_CHARS } from '../../domain/webhooks/delivery.ts';
-import { validationError } from '../../errors.ts';
+import { RESPONSE_EXCERPT_CHARS } from '#shared/domain/webhooks/delivery.ts';
+import type { AddressGuard, PostResult, WebhookSender } from '#shared/domain/webhooks/ports.ts';
+import { validationError } from '#shared/errors.ts';
 
 /** Only globally routable unicast addresses receive webhooks. */
 export const isPublicAddress = (address: string): boolean => {

@@ -7,8 +7,8 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { config, required } from '../../config.ts';
-import type { ImportFiles } from '../../domain/ports.ts';
+import { config, required } from '#shared/config.ts';
+import type { ImportFiles } from '#shared/domain/imports/ports.ts';
 
 let client: S3Client | undefined;
 const s3 = () => {

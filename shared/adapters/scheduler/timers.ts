@@ -9,9 +9,9 @@ import {
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { config, required } from '../../config.ts';
-import type { Timers } from '../../domain/ports.ts';
-import type { Timer } from '../../domain/timers/timer.ts';
+import { config, required } from '#shared/config.ts';
+import type { Timer } from '#shared/domain/timers/model.ts';
+import type { Timers } from '#shared/domain/timers/ports.ts';
 
 let client: SchedulerClient | undefined;
 const scheduler = () => {

@@ -1,7 +1,7 @@
 import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { required } from '../../config.ts';
-import { masterKeyFromSecret } from '../../domain/stores/api-key.ts';
-import { secretsManager } from '../aws-clients.ts';
+import { secretsManager } from '#shared/adapters/aws-clients.ts';
+import { required } from '#shared/config.ts';
+import { masterKeyFromSecret } from '#shared/domain/stores/api-key.ts';
 
 let cached: Promise<Buffer> | undefined;
 

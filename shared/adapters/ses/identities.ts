@@ -5,9 +5,9 @@ import {
   type DkimAttributes,
   GetEmailIdentityCommand,
 } from '@aws-sdk/client-sesv2';
-import type { IdentityState, SenderStatus } from '../../domain/email/senders.ts';
-import type { SendingIdentities } from '../../domain/email/sending-ports.ts';
-import { sesv2 } from '../aws-clients.ts';
+import { sesv2 } from '#shared/adapters/aws-clients.ts';
+import type { SendingIdentities } from '#shared/domain/email/ports.ts';
+import type { IdentityState, SenderStatus } from '#shared/domain/email/senders.ts';
 
 const nameOf = (error: unknown) => (error instanceof Error ? error.name : '');
 

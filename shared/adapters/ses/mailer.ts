@@ -16,11 +16,11 @@ import {
   SendEmailCommand,
   type BulkEmailEntryResult as SesBulkResult,
 } from '@aws-sdk/client-sesv2';
-import { config } from '../../config.ts';
-import type { Address, BulkEntryResult, OutboundBulk, OutboundEmail } from '../../domain/email/message.ts';
-import type { Mailer } from '../../domain/ports.ts';
-import { PermanentError } from '../../errors.ts';
-import { sesv2 } from '../aws-clients.ts';
+import { sesv2 } from '#shared/adapters/aws-clients.ts';
+import { config } from '#shared/config.ts';
+import type { Address, BulkEntryResult, OutboundBulk, OutboundEmail } from '#shared/domain/email/model.ts';
+import type { Mailer } from '#shared/domain/email/ports.ts';
+import { PermanentError } from '#shared/errors.ts';
 
 const CHARSET = 'UTF-8';
 

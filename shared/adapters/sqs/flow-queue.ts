@@ -4,11 +4,10 @@
  * cart never meets SQS's message size limit.
  */
 
-import { required } from '../../config.ts';
-import type { FlowQueue } from '../../domain/flows/engine-ports.ts';
-import type { FlowTriggers } from '../../domain/ports.ts';
-import { sqs } from '../aws-clients.ts';
-import { dynamoFlowTriggers } from '../dynamodb/engagement.repositories.ts';
+import { sqs } from '#shared/adapters/aws-clients.ts';
+import { dynamoFlowTriggers } from '#shared/adapters/dynamodb/engagement.repositories.ts';
+import { required } from '#shared/config.ts';
+import type { FlowQueue, FlowTriggers } from '#shared/domain/flows/ports.ts';
 import { batchingSender, sqsSafeJson } from './batching-sender.ts';
 
 export const sqsFlowQueue = (): FlowQueue => {

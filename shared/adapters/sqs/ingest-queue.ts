@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { required } from '../../config.ts';
-import type { IngestMessage, IngestQueue } from '../../domain/ports.ts';
-import { sqs } from '../aws-clients.ts';
+import { sqs } from '#shared/adapters/aws-clients.ts';
+import { required } from '#shared/config.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
+import type { IngestQueue } from '#shared/domain/ingest/ports.ts';
 import { batchingSender, sqsSafeJson } from './batching-sender.ts';
 
 /**

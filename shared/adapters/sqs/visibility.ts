@@ -1,7 +1,7 @@
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { RetryLater } from '../../errors.ts';
-import { sqs } from '../aws-clients.ts';
+import { sqs } from '#shared/adapters/aws-clients.ts';
+import { RetryLater } from '#shared/errors.ts';
 
 /**
  * Holds a received message back for `seconds` (its next receive comes no earlier), then fails the record so the queue

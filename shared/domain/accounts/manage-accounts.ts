@@ -1,5 +1,6 @@
 /** Account administration (the admin command): main accounts, the stores they own, sub-accounts and their passwords. */
-import type { AccountRepository, Clock } from '../ports.ts';
+
+import type { Clock } from '#shared/domain/clock.ts';
 import {
   assertAcceptablePassword,
   assertValidUsername,
@@ -9,8 +10,9 @@ import {
   normalizeUsername,
   type StoreAccess,
   type SubAccount,
-} from './account.ts';
+} from './model.ts';
 import { hashPassword } from './password.ts';
+import type { AccountRepository } from './ports.ts';
 
 export interface AccountAdminDeps {
   readonly accounts: AccountRepository;

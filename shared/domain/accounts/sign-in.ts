@@ -5,11 +5,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as v from 'valibot';
-import { forbidden, rateLimited, unauthorized, validationError } from '../../errors.ts';
-import type { AccountRepository, Clock, Sessions, SignInLinks, SignInThrottle, StoreRepository } from '../ports.ts';
-import { parseOrThrow } from '../validation.ts';
-import { type LockoutPolicy, MAX_PASSWORD_LENGTH, mayOpen, normalizeUsername } from './account.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { StoreRepository } from '#shared/domain/stores/ports.ts';
+import { parseOrThrow } from '#shared/domain/validation.ts';
+import { forbidden, rateLimited, unauthorized, validationError } from '#shared/errors.ts';
+import { type LockoutPolicy, MAX_PASSWORD_LENGTH, mayOpen, normalizeUsername } from './model.ts';
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from './password.ts';
+import type { AccountRepository, Sessions, SignInLinks, SignInThrottle } from './ports.ts';
 
 export const LINK_TTL_MS = 5 * 60_000;
 export const SESSION_TTL_MS = 8 * 3_600_000;

@@ -7,9 +7,10 @@
  * client paging 1, 2, 3, … (what exports do) therefore pays one read of its page per request, whatever the page number.
  * Positions are kept for a day per store, page size and bounds; the total is counted once a minute.
  */
-import { validationError } from '../../errors.ts';
-import type { Customer } from '../customers/customer.ts';
-import { type ContactRecord, contactRecord } from './contact-record.ts';
+
+import type { Customer } from '#shared/domain/customers/model.ts';
+import { validationError } from '#shared/errors.ts';
+import { type ContactRecord, contactRecord } from './model.ts';
 
 export const EXPORT_PAGE_SIZE = { default: 1000, max: 5000 } as const;
 

@@ -2,11 +2,14 @@
  * Writing a contact, shared by the event worker and the batch import: create or update by the store's customer id,
  * and when the email or SMS consent state changed, emit `customer/marketing` in the store's format (spec "Topics").
  */
-import { applyCustomerData, type CustomerWrite } from '../customers/customer.ts';
-import type { CustomerCreateData, CustomerUpdateData } from '../events/payloads/customers.ts';
-import type { Clock, CustomerRepository, WebhookEvents } from '../ports.ts';
-import type { StoreType } from '../stores/store.ts';
-import { consentChanged, marketingBody } from '../webhooks/payloads.ts';
+
+import type { Clock } from '#shared/domain/clock.ts';
+import { applyCustomerData, type CustomerWrite } from '#shared/domain/customers/model.ts';
+import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
+import type { CustomerCreateData, CustomerUpdateData } from '#shared/domain/events/payloads/customers.ts';
+import type { StoreType } from '#shared/domain/stores/model.ts';
+import { consentChanged, marketingBody } from '#shared/domain/webhooks/payloads.ts';
+import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 
 export interface ContactWriteDeps {
   readonly customers: CustomerRepository;

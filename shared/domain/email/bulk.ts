@@ -6,13 +6,13 @@
  * accepted recipients (one `SendBulkEmail` each), and queued; the answer does not wait for the mail engine.
  */
 import * as v from 'valibot';
-import { unavailable, validationError } from '../../errors.ts';
-import { randomBase62 } from '../ids.ts';
-import type { Clock, Suppressions } from '../ports.ts';
-import { describeIssues } from '../validation.ts';
-import { type Address, BULK_CHUNK_SIZE } from './message.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { randomBase62 } from '#shared/domain/ids.ts';
+import { describeIssues } from '#shared/domain/validation.ts';
+import { unavailable, validationError } from '#shared/errors.ts';
+import { type Address, BULK_CHUNK_SIZE } from './model.ts';
+import type { SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
 import { normalizeDomain, requireVerifiedSender, type SenderDeps } from './senders.ts';
-import type { SendBatchRepository, SendQueue } from './sending-ports.ts';
 
 export const SENDING_LIMITS = {
   /** Spec "Limits": at most 2,000 recipients per send. */

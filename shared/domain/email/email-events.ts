@@ -19,9 +19,11 @@
  * SES or SQS delivers twice is emitted once.
  */
 import { createHash } from 'node:crypto';
-import { PermanentError } from '../../errors.ts';
-import type { Clock, SentMessages, Suppressions, WebhookEvents } from '../ports.ts';
-import { EMAIL_TAGS } from './message.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
+import { PermanentError } from '#shared/errors.ts';
+import { EMAIL_TAGS } from './model.ts';
+import type { SentMessages, Suppressions } from './ports.ts';
 import { bareAddress, type SesEvent, type SesMail } from './ses-event.ts';
 import { type UnsubscribeDeps, unsubscribe } from './unsubscribe.ts';
 

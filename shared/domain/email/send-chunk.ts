@@ -14,11 +14,12 @@
  * Redelivery never sends a recipient twice once its outcome is written. The one window left is a crash between SES's
  * answer and that write: the recipients of that chunk are sent again (at-least-once, as SQS itself is).
  */
-import { PermanentError } from '../../errors.ts';
-import type { Clock, Mailer, SentMessages } from '../ports.ts';
+
+import type { Clock } from '#shared/domain/clock.ts';
+import { PermanentError } from '#shared/errors.ts';
 import type { ChunkRange, SendBatch, SendRecipient } from './bulk.ts';
-import { type BulkEntryResult, EMAIL_TAGS, listUnsubscribeHeaders, type OutboundBulk } from './message.ts';
-import type { SendBatchRepository, SendPacer, SendQueue } from './sending-ports.ts';
+import { type BulkEntryResult, EMAIL_TAGS, listUnsubscribeHeaders, type OutboundBulk } from './model.ts';
+import type { Mailer, SendBatchRepository, SendPacer, SendQueue, SentMessages } from './ports.ts';
 import type { UnsubscribeClaim } from './unsubscribe-token.ts';
 
 export type SendMessage =

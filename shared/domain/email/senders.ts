@@ -5,9 +5,9 @@
  * address at that domain. An identity is account-wide in SES, so one domain belongs to one store.
  */
 import { domainToASCII } from 'node:url';
-import { conflict, notFound, validationError } from '../../errors.ts';
-import type { Clock } from '../ports.ts';
-import type { SenderRepository, SendingIdentities } from './sending-ports.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import { conflict, notFound, validationError } from '#shared/errors.ts';
+import type { SenderRepository, SendingIdentities } from './ports.ts';
 
 export type SenderStatus = 'pending' | 'verified' | 'failed';
 

@@ -6,7 +6,7 @@
  * fields over time, and an event we cannot use is a `PermanentError` (logged and acknowledged), never a retry loop.
  */
 import * as v from 'valibot';
-import { PermanentError } from '../../errors.ts';
+import { PermanentError } from '#shared/errors.ts';
 
 /** What every SES event says about the message it concerns (`mail`). */
 export interface SesMail {

@@ -7,20 +7,19 @@
  * new), and the suppression is written last, so it doubles as the marker that the whole unsubscribe was done. A retry
  * after a crash finds no suppression yet and re-emits whatever the first attempt may not have sent.
  */
-import { upsertContact } from '../contacts/upsert-contact.ts';
-import type { Customer } from '../customers/customer.ts';
-import type { CustomerUpdateData } from '../events/payloads/customers.ts';
-import type {
-  Clock,
-  ContactsByEmail,
-  CustomerRepository,
-  StoreRepository,
-  Suppressions,
-  WebhookEvents,
-} from '../ports.ts';
-import type { Store } from '../stores/store.ts';
-import { marketingBody } from '../webhooks/payloads.ts';
-import type { SuppressionReason } from './message.ts';
+
+import type { Clock } from '#shared/domain/clock.ts';
+import type { ContactsByEmail } from '#shared/domain/contacts/ports.ts';
+import { upsertContact } from '#shared/domain/contacts/upsert-contact.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
+import type { CustomerUpdateData } from '#shared/domain/events/payloads/customers.ts';
+import type { Store } from '#shared/domain/stores/model.ts';
+import type { StoreRepository } from '#shared/domain/stores/ports.ts';
+import { marketingBody } from '#shared/domain/webhooks/payloads.ts';
+import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
+import type { SuppressionReason } from './model.ts';
+import type { Suppressions } from './ports.ts';
 
 export interface UnsubscribeDeps {
   readonly customers: CustomerRepository;

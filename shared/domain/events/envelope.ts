@@ -3,7 +3,7 @@
  * validation. A failure names the field path and the rule; unknown extra fields are kept.
  */
 import * as v from 'valibot';
-import { parseOrThrow } from '../validation.ts';
+import { parseOrThrow } from '#shared/domain/validation.ts';
 import {
   GENERAL_ENDPOINTS,
   type GeneralEndpoint,

@@ -1,7 +1,7 @@
 /**
  * Condition evaluation (entry conditions and `exit_if`). Pure: facts come from a resolver, so the engine can fetch the
  * expensive ones (order count, activity since the trigger) only when a condition names them. Semantics are documented
- * in docs/flows.md "How runs work"; the tests in test/flows/engine-conditions.test.ts pin them.
+ * in docs/flows.md "How runs work"; the tests in test/unit/flows/engine-conditions.test.ts pin them.
  */
 import type { Condition, ConditionGroup } from './flow.ts';
 import type { ConditionVerdict } from './run.ts';

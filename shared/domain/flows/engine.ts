@@ -14,37 +14,34 @@
  *   is older than the queue's visibility timeout. So an email is sent twice only if a worker dies between SES
  *   accepting the message and the one write that records it.
  */
-import { isAppError, PermanentError } from '../../errors.ts';
-import type { Customer } from '../customers/customer.ts';
-import { EMAIL_TAGS, listUnsubscribeHeaders } from '../email/message.ts';
-import type {
-  CartRepository,
-  CheckoutRepository,
-  Clock,
-  ContactsByEmail,
-  CustomerRepository,
-  FlowRepository,
-  Mailer,
-  SentMessages,
-  Suppressions,
-  Timers,
-} from '../ports.ts';
-import { RevisionConflict } from '../ports.ts';
-import type { Store } from '../stores/store.ts';
-import { timerName } from '../timers/timer.ts';
+
+import type { CartRepository } from '#shared/domain/carts/ports.ts';
+import type { CheckoutRepository } from '#shared/domain/checkouts/ports.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { ContactsByEmail } from '#shared/domain/contacts/ports.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
+import { EMAIL_TAGS, listUnsubscribeHeaders } from '#shared/domain/email/model.ts';
+import type { Mailer, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
+import { RevisionConflict } from '#shared/domain/repository.ts';
+import type { Store } from '#shared/domain/stores/model.ts';
+import { timerName } from '#shared/domain/timers/model.ts';
+import type { Timers } from '#shared/domain/timers/ports.ts';
+import { isAppError, PermanentError } from '#shared/errors.ts';
 import { evaluate } from './conditions.ts';
+import { factsFor, productIdsOf } from './facts.ts';
+import type { ConsentRequirement, Flow, FlowStep, ReentryPolicy } from './flow.ts';
+import type { FlowMessage } from './flow-message.ts';
 import type {
   ContactActivity,
   FlowEntries,
   FlowEvaluationRepository,
+  FlowRepository,
   FlowRunRepository,
   RecoveryMarks,
   TriggerLog,
   UnsubscribeUrls,
-} from './engine-ports.ts';
-import { factsFor, productIdsOf } from './facts.ts';
-import type { ConsentRequirement, Flow, FlowStep, ReentryPolicy } from './flow.ts';
-import type { FlowMessage } from './flow-message.ts';
+} from './ports.ts';
 import { renderEmail, TemplateError } from './render.ts';
 import {
   EXPLAIN_RETENTION_SECONDS,

@@ -2,10 +2,10 @@
  * The explain views: every evaluation of a trigger against a flow, newest first, each `entered` one with its run's
  * current state. Scoped to the authenticated store: another store's flow answers exactly like a missing one.
  */
-import { notFound, validationError } from '../../errors.ts';
-import type { FlowRepository } from '../ports.ts';
-import type { FlowEvaluationRepository, FlowRunRepository, Page } from './engine-ports.ts';
+
+import { notFound, validationError } from '#shared/errors.ts';
 import { possibleFlowId } from './flow-schema.ts';
+import type { FlowEvaluationRepository, FlowRepository, FlowRunRepository, Page } from './ports.ts';
 import { evaluationRecord, type FlowEvaluation } from './run.ts';
 
 export interface ExplainDeps {

@@ -3,10 +3,12 @@
  * nothing, one on `contact.order_count` or `activity.*` reads the contact's recorded activity once. Every field is
  * listed in docs/flows.md "How runs work"; a field the engine does not know reads as absent (so `exists` is false).
  */
-import type { Customer } from '../customers/customer.ts';
-import type { CartRepository, CheckoutRepository } from '../ports.ts';
+
+import type { CartRepository } from '#shared/domain/carts/ports.ts';
+import type { CheckoutRepository } from '#shared/domain/checkouts/ports.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
 import { type Facts, pathValue } from './conditions.ts';
-import type { ContactActivity, ContactActivityEntry } from './engine-ports.ts';
+import type { ContactActivity, ContactActivityEntry } from './ports.ts';
 import type { FlowTrigger } from './trigger.ts';
 
 export interface FactDeps {

@@ -1,6 +1,6 @@
 /** Messages of the flows queue: a trigger to evaluate, or a run whose wait ended. */
 import * as v from 'valibot';
-import { queueMessage } from '../../queue/message.ts';
+import { queueMessage } from '#shared/queue/message.ts';
 
 const FlowMessage = v.variant('type', [
   v.object({ v: v.literal(1), type: v.literal('trigger'), storeId: v.string(), triggerId: v.string() }),

@@ -4,8 +4,8 @@
  * kind allows, unique step ids — is checked by `parseFlowDefinition` with the same message style.
  */
 import * as v from 'valibot';
-import { validationError } from '../../errors.ts';
-import { parseOrThrow } from '../validation.ts';
+import { parseOrThrow } from '#shared/domain/validation.ts';
+import { validationError } from '#shared/errors.ts';
 import {
   CONDITION_OPERATORS,
   type ConditionGroup,

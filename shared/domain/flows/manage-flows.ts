@@ -2,10 +2,12 @@
  * Flow definition use cases (`/api/v1/flows`). Every call is scoped to the authenticated store: a flow id of another
  * store reads exactly like an unknown one (404), whatever the method.
  */
-import { conflict, notFound, validationError } from '../../errors.ts';
-import { LIMITS } from '../../limits.ts';
-import { randomBase62 } from '../ids.ts';
-import { type Clock, type FlowRepository, RevisionConflict } from '../ports.ts';
+
+import type { Clock } from '#shared/domain/clock.ts';
+import { randomBase62 } from '#shared/domain/ids.ts';
+import { RevisionConflict } from '#shared/domain/repository.ts';
+import { conflict, notFound, validationError } from '#shared/errors.ts';
+import { LIMITS } from '#shared/limits.ts';
 import type { Flow } from './flow.ts';
 import {
   type FlowDefinition,
@@ -14,6 +16,7 @@ import {
   parsePresetRequest,
   possibleFlowId,
 } from './flow-schema.ts';
+import type { FlowRepository } from './ports.ts';
 import { buildSteps, PRESETS, presetSummaries } from './presets/index.ts';
 
 export interface ManageFlowDeps {

@@ -15,7 +15,7 @@
  * Parsed templates are cached per engine by source text (a flow's templates are parsed once per warm worker).
  */
 import { Liquid, type Template } from 'liquidjs';
-import { validationError } from '../../errors.ts';
+import { validationError } from '#shared/errors.ts';
 import type { FlowStep } from './flow.ts';
 import type { TemplateContext } from './template-context.ts';
 

@@ -10,7 +10,7 @@
  * are the other way in, so every value under a key ending in `url` or `src` must be an absolute http(s) URL; anything
  * else (a `javascript:` link, a relative path) is dropped and renders empty.
  */
-import type { Customer } from '../customers/customer.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
 import type { FlowKind, FlowTrigger } from './trigger.ts';
 
 type Vars = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { queueMessage } from '../../queue/message.ts';
+import { queueMessage } from '#shared/queue/message.ts';
 
 const ImportMessage = v.pipe(
   v.object({ v: v.literal(1), storeId: v.string(), jobId: v.string() }),

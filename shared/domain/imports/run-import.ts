@@ -7,11 +7,11 @@
  */
 
 import * as v from 'valibot';
-import { type ContactWriteDeps, upsertContact } from '../contacts/upsert-contact.ts';
-import { CustomerCreateData } from '../events/payloads/customers.ts';
-import type { ImportFiles, ImportJobRepository, ImportQueue } from '../ports.ts';
-import { describeIssues } from '../validation.ts';
-import { type ImportJob, type LineError, MAX_RECORDED_LINE_ERRORS, resultOf } from './import-job.ts';
+import { type ContactWriteDeps, upsertContact } from '#shared/domain/contacts/upsert-contact.ts';
+import { CustomerCreateData } from '#shared/domain/events/payloads/customers.ts';
+import { describeIssues } from '#shared/domain/validation.ts';
+import { type ImportJob, type LineError, MAX_RECORDED_LINE_ERRORS, resultOf } from './model.ts';
+import type { ImportFiles, ImportJobRepository, ImportQueue } from './ports.ts';
 
 export interface RunImportDeps extends ContactWriteDeps {
   readonly files: ImportFiles;

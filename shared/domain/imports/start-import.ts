@@ -3,11 +3,13 @@
  * JSONL; a store may start one import about every 10 seconds. Files larger than the API's body limit go through a
  * presigned upload: ask for an upload URL, PUT the file there, then start the job.
  */
-import { conflict, notFound, rateLimited, validationError } from '../../errors.ts';
-import { randomBase62 } from '../ids.ts';
-import type { Clock, ImportFiles, ImportJobRepository, ImportQueue, ImportThrottle } from '../ports.ts';
-import type { AuthenticatedStore } from '../stores/store.ts';
-import { IMPORT_INTERVAL_SECONDS, type ImportJob, importJobView } from './import-job.ts';
+
+import type { Clock } from '#shared/domain/clock.ts';
+import { randomBase62 } from '#shared/domain/ids.ts';
+import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
+import { conflict, notFound, rateLimited, validationError } from '#shared/errors.ts';
+import { IMPORT_INTERVAL_SECONDS, type ImportJob, importJobView } from './model.ts';
+import type { ImportFiles, ImportJobRepository, ImportQueue, ImportThrottle } from './ports.ts';
 
 export interface ImportDeps {
   readonly files: ImportFiles;

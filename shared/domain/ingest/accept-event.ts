@@ -17,11 +17,14 @@
  * answered 304 and changes nothing.
  */
 import { createHash } from 'node:crypto';
-import { rateLimited, unavailable } from '../../errors.ts';
-import { LIMITS } from '../../limits.ts';
-import type { EventInterface } from '../events/endpoints.ts';
-import type { AcceptedEvent, Clock, EventLog, IngestQueue, RateLimiter } from '../ports.ts';
-import type { AuthenticatedStore } from '../stores/store.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { EventInterface } from '#shared/domain/events/endpoints.ts';
+import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
+import type { RateLimiter } from '#shared/domain/stores/ports.ts';
+import { rateLimited, unavailable } from '#shared/errors.ts';
+import { LIMITS } from '#shared/limits.ts';
+import type { AcceptedEvent } from './model.ts';
+import type { EventLog, IngestQueue } from './ports.ts';
 
 export interface AcceptDeps {
   readonly events: EventLog;

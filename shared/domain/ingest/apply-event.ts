@@ -4,7 +4,7 @@
  * entity); writes use optimistic concurrency, and triggers and webhook events carry ids derived from the event, so a
  * redelivered message converges to the same state and fires nothing twice.
  */
-import type { IngestMessage } from '../ports.ts';
+
 import { applyBackInStock, applyRestock } from './apply/back-in-stock.ts';
 import { applyCart, applyCheckout } from './apply/carts.ts';
 import type { ApplyDeps, ApplyOutcome } from './apply/context.ts';
@@ -13,6 +13,7 @@ import { applyFlowNotify } from './apply/flow-notify.ts';
 import { applyOrder } from './apply/orders.ts';
 import { applyGeneralPageView, applyHeadlessPageView } from './apply/page-views.ts';
 import { applyProduct } from './apply/products.ts';
+import type { IngestMessage } from './model.ts';
 
 export type { ApplyDeps, ApplyOutcome } from './apply/context.ts';
 

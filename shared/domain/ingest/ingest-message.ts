@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { queueMessage } from '../../queue/message.ts';
-import type { IngestMessage } from '../ports.ts';
+import { queueMessage } from '#shared/queue/message.ts';
+import type { IngestMessage } from './model.ts';
 
 const IngestMessageSchema = v.object({
   v: v.literal(1),

@@ -4,7 +4,7 @@
  * HMAC secret. The key is never logged.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { randomBase62 } from '../ids.ts';
+import { randomBase62 } from '#shared/domain/ids.ts';
 
 export const API_KEY_PREFIX = 'shop_';
 /** 40 base62 characters: ~238 bits of entropy. */

@@ -1,8 +1,10 @@
 /** Store administration use cases (the admin command): create a store with its first key, rotate a key, reveal it. */
-import { newId } from '../ids.ts';
-import type { Clock, StoreRepository } from '../ports.ts';
+
+import type { Clock } from '#shared/domain/clock.ts';
+import { newId } from '#shared/domain/ids.ts';
 import { decryptApiKey, encryptApiKey, generateApiKey, hashApiKey } from './api-key.ts';
-import type { Store, StoreType } from './store.ts';
+import type { Store, StoreType } from './model.ts';
+import type { StoreRepository } from './ports.ts';
 
 export interface StoreAdminDeps {
   readonly stores: StoreRepository;

@@ -8,10 +8,14 @@
  * checkout or its customer → checkout-recovery trigger.
  * Flow wait (a run's wait step ended): handed to the flows queue, where the flow worker resumes the run.
  */
-import type { FlowQueue } from '../flows/engine-ports.ts';
-import type { FlowKind } from '../flows/trigger.ts';
-import type { CartRepository, CheckoutRepository, Clock, CustomerRepository, FlowTriggers } from '../ports.ts';
-import type { TimerPayload } from './timer.ts';
+
+import type { CartRepository } from '#shared/domain/carts/ports.ts';
+import type { CheckoutRepository } from '#shared/domain/checkouts/ports.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
+import type { FlowQueue, FlowTriggers } from '#shared/domain/flows/ports.ts';
+import type { FlowKind } from '#shared/domain/flows/trigger.ts';
+import type { TimerPayload } from './model.ts';
 
 export interface FireTimerDeps {
   readonly carts: CartRepository;

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { queueMessage } from '../../queue/message.ts';
-import type { TimerPayload } from './timer.ts';
+import { queueMessage } from '#shared/queue/message.ts';
+import type { TimerPayload } from './model.ts';
 
 const TimerMessage = v.variant('kind', [
   v.object({ v: v.literal(1), kind: v.literal('cart'), storeId: v.string(), token: v.string(), revision: v.number() }),

@@ -3,8 +3,9 @@
  * for each queue message; the answer says whether to acknowledge the message or hold it back for the next retry.
  */
 import { createHmac } from 'node:crypto';
-import type { Clock, DeliveryRepository, StoreKeys, WebhookRepository, WebhookSender } from '../ports.ts';
+import type { Clock } from '#shared/domain/clock.ts';
 import { type Delivery, type DeliveryAttempt, MAX_ATTEMPTS, retryDelaySeconds } from './delivery.ts';
+import type { DeliveryRepository, StoreKeys, WebhookRepository, WebhookSender } from './ports.ts';
 
 export interface DeliverDeps {
   readonly webhooks: WebhookRepository;

@@ -3,8 +3,9 @@
  * topic one delivery is recorded (once per event and subscription, whatever retries happen upstream) and queued for the
  * delivery worker. No subscription, nothing sent.
  */
-import type { Clock, DeliveryQueue, DeliveryRepository, WebhookEvents, WebhookRepository } from '../ports.ts';
+import type { Clock } from '#shared/domain/clock.ts';
 import { type Delivery, deliveryIdOf } from './delivery.ts';
+import type { DeliveryQueue, DeliveryRepository, WebhookEvents, WebhookRepository } from './ports.ts';
 
 export interface EmitDeps {
   /** Where every emitted event is kept, subscribed or not. */

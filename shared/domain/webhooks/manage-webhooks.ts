@@ -2,10 +2,12 @@
  * Webhook management use cases (spec "Webhook management"): every call is scoped to the authenticated store, so a
  * store never sees, changes or deletes another store's subscription; an id of another store reads as unknown.
  */
-import { conflict, notFound, validationError } from '../../errors.ts';
-import { randomBase62 } from '../ids.ts';
-import type { AddressGuard, Clock, DeliveryQueue, DeliveryRepository, WebhookRepository } from '../ports.ts';
+
+import type { Clock } from '#shared/domain/clock.ts';
+import { randomBase62 } from '#shared/domain/ids.ts';
+import { conflict, notFound, validationError } from '#shared/errors.ts';
 import { type Delivery, deliveryRecord } from './delivery.ts';
+import type { AddressGuard, DeliveryQueue, DeliveryRepository, WebhookRepository } from './ports.ts';
 import { parseTopic, parseWebhookUrl, type Webhook, webhookRecord } from './webhook.ts';
 
 export interface ManageWebhookDeps {

@@ -1,8 +1,8 @@
 /** Webhook bodies per topic (spec "Events" → "Topics"), built from the service's records. */
 
-import type { Customer, MarketingConsent } from '../customers/customer.ts';
-import type { ConsentState } from '../events/fields.ts';
-import type { StoreType } from '../stores/store.ts';
+import type { Customer, MarketingConsent } from '#shared/domain/customers/model.ts';
+import type { ConsentState } from '#shared/domain/events/fields.ts';
+import type { StoreType } from '#shared/domain/stores/model.ts';
 
 /** The customer fields `customer/newsletter` and format one of `customer/marketing` share (absent fields empty). */
 const customerFields = (customer: Customer) => ({

@@ -2,7 +2,7 @@
  * Webhook subscriptions (spec "Webhook management"): one per topic per store, `format` always `json`, `createdAt` in
  * seconds. Creating again for a topic overwrites the earlier setting (a new subscription with a new id).
  */
-import { validationError } from '../../errors.ts';
+import { validationError } from '#shared/errors.ts';
 import { WEBHOOK_TOPICS, type WebhookTopic } from './topics.ts';
 
 /** Spec "Limits": webhook url at most 500 characters. */

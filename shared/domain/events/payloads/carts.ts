@@ -1,6 +1,17 @@
 /** General interface cart and checkout payloads (spec: "carts/create, carts/update, carts", "checkouts/create"). */
 import * as v from 'valibot';
-import { address, amount, countryCode, email, epochSeconds, id, opt, requireOneOf, text, yesNo } from '../fields.ts';
+import {
+  address,
+  amount,
+  countryCode,
+  email,
+  epochSeconds,
+  id,
+  opt,
+  requireOneOf,
+  text,
+  yesNo,
+} from '#shared/domain/events/fields.ts';
 
 /** Cart/checkout `line_items[]`: `product_id` and `variant_id` required. */
 export const CartLine = v.looseObject(

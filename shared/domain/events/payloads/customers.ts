@@ -1,6 +1,16 @@
 /** General interface `customers/create`, `customers/update`, `customers` payloads (spec: "General event payloads"). */
 import * as v from 'valibot';
-import { address, countryCode, email, epochSeconds, id, marketingConsent, opt, text, yesNo } from '../fields.ts';
+import {
+  address,
+  countryCode,
+  email,
+  epochSeconds,
+  id,
+  marketingConsent,
+  opt,
+  text,
+  yesNo,
+} from '#shared/domain/events/fields.ts';
 
 /** `tag_value`: category tags as `category:value` pairs separated by commas. */
 const tagValue = () =>

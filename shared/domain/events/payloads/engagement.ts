@@ -4,7 +4,18 @@
  * "required" column; what a record cannot do without is required here and documented in docs/events.md.
  */
 import * as v from 'valibot';
-import { countryCode, email, epochSeconds, id, jsonObject, opt, phone, requireOneOf, text, yesNo } from '../fields.ts';
+import {
+  countryCode,
+  email,
+  epochSeconds,
+  id,
+  jsonObject,
+  opt,
+  phone,
+  requireOneOf,
+  text,
+  yesNo,
+} from '#shared/domain/events/fields.ts';
 
 /** `page/viewed`: kept as the contact's history (by email), so `email` is required. */
 export const PageViewedData = v.looseObject({

@@ -12,7 +12,7 @@ import {
   phone,
   requireOneOf,
   text,
-} from '../fields.ts';
+} from '#shared/domain/events/fields.ts';
 
 /**
  * `page/viewed`. `requestId` may be empty (then no flow starts, rule 3); `page.productId` is required on product pages

@@ -4,7 +4,18 @@
  * `id` required (an update carries what changed); `orders/cancelled` and `orders/refunded` imply their status.
  */
 import * as v from 'valibot';
-import { address, amount, countryCode, email, epochSeconds, id, nonEmptyText, opt, text, yesNo } from '../fields.ts';
+import {
+  address,
+  amount,
+  countryCode,
+  email,
+  epochSeconds,
+  id,
+  nonEmptyText,
+  opt,
+  text,
+  yesNo,
+} from '#shared/domain/events/fields.ts';
 
 export const ORDER_STATUSES = ['pending', 'paid', 'fulfilled', 'cancelled', 'voided', 'refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];

@@ -1,6 +1,6 @@
 /** General interface `products/create`, `products/update`, `products` payload (spec: "General event payloads"). */
 import * as v from 'valibot';
-import { amount, epochSeconds, id, nonEmptyText, opt, text, yesNo } from '../fields.ts';
+import { amount, epochSeconds, id, nonEmptyText, opt, text, yesNo } from '#shared/domain/events/fields.ts';
 
 const Variant = v.looseObject(
   {

@@ -1,5 +1,5 @@
 /** Every preset, one per flow kind, so a new store gets a working flow of any kind in one call. */
-import type { FlowKind } from '../trigger.ts';
+import type { FlowKind } from '#shared/domain/flows/trigger.ts';
 import { backInStock, customerCreated, customNotification, subscriptionWelcome } from './contacts.ts';
 import { orderFulfilled, orderPaid, orderRefunded, orderStatusChanged } from './orders.ts';
 import type { FlowPreset } from './preset.ts';

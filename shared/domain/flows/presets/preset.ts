@@ -1,6 +1,6 @@
 /** What a preset is: a ready flow of one kind, whose email steps get the store's sender when it is created. */
-import type { ConditionGroup, ConsentRequirement, FlowStep, ReentryPolicy } from '../flow.ts';
-import type { FlowKind } from '../trigger.ts';
+import type { ConditionGroup, ConsentRequirement, FlowStep, ReentryPolicy } from '#shared/domain/flows/flow.ts';
+import type { FlowKind } from '#shared/domain/flows/trigger.ts';
 
 /** The create request's sender; absent (or `undefined`) fields are left off the steps. */
 export interface Sender {

@@ -8,12 +8,12 @@ import {
   type BackInStockSubscription,
   notifiedBy,
   subscriberKey,
-} from '../../back-in-stock/subscription.ts';
-import type { BackInStockData, RestockData } from '../../events/payloads/engagement.ts';
-import type { HeadlessBackInStockData } from '../../events/payloads/headless.ts';
-import type { FlowKind } from '../../flows/trigger.ts';
-import type { IngestMessage } from '../../ports.ts';
-import type { Product } from '../../products/product.ts';
+} from '#shared/domain/back-in-stock/model.ts';
+import type { BackInStockData, RestockData } from '#shared/domain/events/payloads/engagement.ts';
+import type { HeadlessBackInStockData } from '#shared/domain/events/payloads/headless.ts';
+import type { FlowKind } from '#shared/domain/flows/trigger.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
+import type { Product } from '#shared/domain/products/model.ts';
 import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withoutUndefined } from './context.ts';
 
 export const applyBackInStock = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {

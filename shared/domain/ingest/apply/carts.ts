@@ -3,12 +3,12 @@
  * hour later; `checkouts/create` stores the checkout, deletes the matching cart and sets the checkout-recovery timer.
  * The flows themselves start when the timers fire (see `../../timers/fire-timer.ts`).
  */
-import { applyCartData, cartTokenOf } from '../../carts/cart.ts';
-import { applyCheckoutData } from '../../checkouts/checkout.ts';
-import type { CartData, CheckoutData } from '../../events/payloads/carts.ts';
-import type { HeadlessCartData } from '../../events/payloads/headless.ts';
-import type { IngestMessage } from '../../ports.ts';
-import { CART_RECOVERY_WAIT_MS, timerName } from '../../timers/timer.ts';
+import { applyCartData, cartTokenOf } from '#shared/domain/carts/model.ts';
+import { applyCheckoutData } from '#shared/domain/checkouts/model.ts';
+import type { CartData, CheckoutData } from '#shared/domain/events/payloads/carts.ts';
+import type { HeadlessCartData } from '#shared/domain/events/payloads/headless.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
+import { CART_RECOVERY_WAIT_MS, timerName } from '#shared/domain/timers/model.ts';
 import { type ApplyDeps, type ApplyOutcome, deleteCart, withRetry } from './context.ts';
 
 export const applyCart = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {

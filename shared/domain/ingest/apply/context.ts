@@ -1,20 +1,19 @@
 /** What every apply step gets: the ports, and helpers shared by the steps. */
-import { closeCart, isOpen } from '../../carts/cart.ts';
-import type { FlowKind, FlowTrigger, TriggerContact } from '../../flows/trigger.ts';
-import type {
-  BackInStockRepository,
-  CartRepository,
-  CheckoutRepository,
-  Clock,
-  CustomerRepository,
-  FlowTriggers,
-  IngestMessage,
-  OrderRepository,
-  PageViewRepository,
-  ProductRepository,
-  Timers,
-  WebhookEvents,
-} from '../../ports.ts';
+
+import type { BackInStockRepository } from '#shared/domain/back-in-stock/ports.ts';
+import { closeCart, isOpen } from '#shared/domain/carts/model.ts';
+import type { CartRepository } from '#shared/domain/carts/ports.ts';
+import type { CheckoutRepository } from '#shared/domain/checkouts/ports.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
+import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
+import type { FlowKind, FlowTrigger, TriggerContact } from '#shared/domain/flows/trigger.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
+import type { OrderRepository } from '#shared/domain/orders/ports.ts';
+import type { PageViewRepository } from '#shared/domain/page-views/ports.ts';
+import type { ProductRepository } from '#shared/domain/products/ports.ts';
+import type { Timers } from '#shared/domain/timers/ports.ts';
+import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 
 export interface ApplyDeps {
   readonly customers: CustomerRepository;

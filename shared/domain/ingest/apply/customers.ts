@@ -3,13 +3,13 @@
  * the customer (rule 5); `customers/update` starts none. Headless `customers/create` is a form subscription: it creates
  * or updates the contact, starts the subscription-welcome flow and emits `customer/newsletter` (headless rule 5).
  */
-import { upsertContact } from '../../contacts/upsert-contact.ts';
-import type { Customer } from '../../customers/customer.ts';
-import type { CustomerCreateData, CustomerUpdateData } from '../../events/payloads/customers.ts';
-import type { HeadlessCustomerData } from '../../events/payloads/headless.ts';
-import { flowsIgnored } from '../../flows/trigger.ts';
-import type { IngestMessage } from '../../ports.ts';
-import { newsletterBody } from '../../webhooks/payloads.ts';
+import { upsertContact } from '#shared/domain/contacts/upsert-contact.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import type { CustomerCreateData, CustomerUpdateData } from '#shared/domain/events/payloads/customers.ts';
+import type { HeadlessCustomerData } from '#shared/domain/events/payloads/headless.ts';
+import { flowsIgnored } from '#shared/domain/flows/trigger.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
+import { newsletterBody } from '#shared/domain/webhooks/payloads.ts';
 import { type ApplyDeps, type ApplyOutcome, fireFromEvent } from './context.ts';
 
 const upsertCustomer = (deps: ApplyDeps, message: IngestMessage, data: CustomerCreateData | CustomerUpdateData) =>

@@ -1,7 +1,7 @@
 /** `flow/notify` (general rule 4): hands `flow_id`, the person and `custom` to the custom-notification trigger. */
-import type { FlowNotifyData } from '../../events/payloads/engagement.ts';
-import { flowsIgnored } from '../../flows/trigger.ts';
-import type { IngestMessage } from '../../ports.ts';
+import type { FlowNotifyData } from '#shared/domain/events/payloads/engagement.ts';
+import { flowsIgnored } from '#shared/domain/flows/trigger.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
 import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withoutUndefined } from './context.ts';
 
 export const applyFlowNotify = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {

@@ -3,11 +3,11 @@
  * Payment completed — `orders/paid`, or `orders/update` with a paid status — deletes the cart (`cart_token`) and marks
  * the abandoned checkout (`checkout_token`) paid so its recovery stops.
  */
-import { markCheckoutPaid } from '../../checkouts/checkout.ts';
-import type { OrderChangeData, OrderData } from '../../events/payloads/orders.ts';
-import { type FlowKind, flowsIgnored } from '../../flows/trigger.ts';
-import { applyOrderData, type Order } from '../../orders/order.ts';
-import type { IngestMessage } from '../../ports.ts';
+import { markCheckoutPaid } from '#shared/domain/checkouts/model.ts';
+import type { OrderChangeData, OrderData } from '#shared/domain/events/payloads/orders.ts';
+import { type FlowKind, flowsIgnored } from '#shared/domain/flows/trigger.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
+import { applyOrderData, type Order } from '#shared/domain/orders/model.ts';
 import { type ApplyDeps, type ApplyOutcome, deleteCart, fireFromEvent, withRetry } from './context.ts';
 
 /** The flow each order endpoint starts (rule 5); `orders/update` only when the status changed. */

@@ -3,9 +3,9 @@
  * recorded; browse recovery starts only with `customerId`, `includeProduct` 1, a product known to the store with an
  * image, and a non-empty `requestId`.
  */
-import type { PageViewedData } from '../../events/payloads/engagement.ts';
-import type { HeadlessPageViewedData } from '../../events/payloads/headless.ts';
-import type { IngestMessage } from '../../ports.ts';
+import type { PageViewedData } from '#shared/domain/events/payloads/engagement.ts';
+import type { HeadlessPageViewedData } from '#shared/domain/events/payloads/headless.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
 import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withoutUndefined } from './context.ts';
 
 export const applyGeneralPageView = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {

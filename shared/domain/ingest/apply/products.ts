@@ -2,10 +2,10 @@
  * Product events: create or replace the product. A variant whose stock goes from 0 (or less) to above 0 is a restock
  * (its back-in-stock subscribers are notified), like an explicit `products/restock`.
  */
-import type { ProductData } from '../../events/payloads/products.ts';
-import type { FlowKind } from '../../flows/trigger.ts';
-import type { IngestMessage } from '../../ports.ts';
-import { applyProductData, type Product } from '../../products/product.ts';
+import type { ProductData } from '#shared/domain/events/payloads/products.ts';
+import type { FlowKind } from '#shared/domain/flows/trigger.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
+import { applyProductData, type Product } from '#shared/domain/products/model.ts';
 import { notifyRestock } from './back-in-stock.ts';
 import { type ApplyDeps, type ApplyOutcome, withRetry } from './context.ts';
 

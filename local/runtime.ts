@@ -1,0 +1,428 @@
+/**
+ * The local runtime: the whole service in one Node process on 127.0.0.1. Embedded emulators (dynalite for DynamoDB,
+ * fauxqs for SQS/SNS/S3, aws-ses-v2-local for SESv2, the in-repo Scheduler and Secrets Manager), an HTTP gateway per
+ * host, and queue pollers, all built from the function catalog. Handlers are the deployed handlers, reaching every
+ * service through the standard `AWS_ENDPOINT_URL_*` variables set here. `npm start` runs it with state on disk under
+ * `.local/`; tests run it in memory on random ports.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import sesLocalModule from 'aws-ses-v2-local';
+import dynalite from 'dynalite';
+import { startFauxqs } from 'fauxqs';
+import { dynamoSentMessages } from '#shared/adapters/dynamodb/email.repositories.ts';
+import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
+import { FUNCTIONS, HOSTS, type Host, QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/catalog.ts';
+import { ENV } from '#shared/config.ts';
+import { LocalClock } from './clock.ts';
+import { startAwsEmulators } from './emulators/server.ts';
+import { deliverySimulator, emailEventSimulator, sqsEventPublisher } from './emulators/ses-events.ts';
+import { type LocalIdentityStatus, type SentListener, startSesProxy } from './emulators/ses-proxy.ts';
+import { type Gateway, type GatewayRoute, type HttpLambda, type LocalRouteHandler, startGateway } from './gateway.ts';
+import { lambdaContext } from './lambda-context.ts';
+import { localRouter } from './local-routes.ts';
+import { type Poller, type QueueLambda, startPoller } from './poller.ts';
+
+// aws-ses-v2-local is CommonJS with `exports.default`: under Node's ESM that default sits one level down, while loaders
+// that apply CJS default interop (vitest) hand over the function itself.
+const sesExports = sesLocalModule as typeof sesLocalModule | typeof sesLocalModule.default;
+const startSesLocal = typeof sesExports === 'function' ? sesExports : sesExports.default;
+
+export const REGION = 'us-east-1';
+export const TABLE_NAME = 'storeflow-local';
+export const MASTER_KEY_SECRET_ID = 'storeflow/local/master-key';
+export const IMPORTS_BUCKET = 'storeflow-local-imports';
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** Default ports of `npm start` (documented in the README); each overridable by its environment variable. */
+export const DEFAULT_PORTS = {
+  main: 3000,
+  front: 3001,
+  sending: 3002,
+  mail: 8005,
+  dynamodb: 4567,
+  sqs: 4566,
+  emulators: 4568,
+} as const;
+export type PortName = keyof typeof DEFAULT_PORTS;
+export const PORT_ENV: Record<PortName, string> = {
+  main: 'STOREFLOW_MAIN_PORT',
+  front: 'STOREFLOW_FRONT_PORT',
+  sending: 'STOREFLOW_SENDING_PORT',
+  mail: 'STOREFLOW_MAIL_PORT',
+  dynamodb: 'STOREFLOW_DYNAMODB_PORT',
+  sqs: 'STOREFLOW_SQS_PORT',
+  emulators: 'STOREFLOW_EMULATORS_PORT',
+};
+
+export interface LocalRuntimeOptions {
+  /** State directory (`.local/`); in memory when absent. */
+  readonly dataDir?: string;
+  /** Ports; 0 (the default) picks free ones. */
+  readonly ports?: Partial<Record<PortName, number>>;
+  /** Start the HTTP gateways (default true); the admin command needs only the services. */
+  readonly gateways?: boolean;
+  /** Start the queue pollers (default true). */
+  readonly pollers?: boolean;
+  /** Powertools log level for the handlers (default WARN: the runtime prints its own summary). */
+  readonly logLevel?: string;
+  /**
+   * Visibility timeouts (seconds) instead of the catalog's, per queue: the kill-restart test shortens how long work in
+   * flight at a crash stays invisible. Give the same values at every start on one state directory (SQS refuses to
+   * re-create a queue with different attributes).
+   */
+  readonly visibilityTimeoutSeconds?: Partial<Record<QueueName, number>>;
+}
+
+export interface LocalRuntime {
+  readonly urls: Record<Host, string> & { mail: string; dynamodb: string; sqs: string; emulators: string };
+  readonly clock: LocalClock;
+  readonly queueUrls: Record<QueueName, string>;
+  readonly dlqUrls: Record<QueueName, string>;
+  /**
+   * Makes `seconds` pass for the pending timers (each falls due that much earlier) and fires what became due;
+   * `offsetSeconds` is the total advanced so far. Timers set afterwards run on the wall clock, like the handlers.
+   */
+  advanceClock(seconds: number): Promise<{ offsetSeconds: number; fired: number }>;
+  /** DynamoDB operations served so far, by operation name (`PutItem`, `UpdateItem`, …). */
+  dynamodbCalls(): Record<string, number>;
+  /** SES operations served so far, by operation name (`SendBulkEmail`, `SendEmail`, `CreateEmailIdentity`, …). */
+  sesCalls(): Record<string, number>;
+  /**
+   * The local SES front (`local/emulators/ses-proxy.ts`): `onSent(listener)` is called after every successful
+   * SendEmail / SendBulkEmail with the mails SES accepted; it returns an unsubscribe function. `setIdentityStatus`
+   * makes an identity report `pending` or `failed` instead of the local default, `verified` (a test aid).
+   */
+  readonly ses: {
+    onSent(listener: SentListener): () => void;
+    setIdentityStatus(identity: string, status: LocalIdentityStatus): void;
+  };
+  /** Pauses or resumes every queue poller (benchmarks isolate the API path with it). */
+  setPollersPaused(paused: boolean): void;
+  stop(): Promise<void>;
+}
+
+const listen = async (server: Server, port: number): Promise<number> => {
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolvePromise());
+  });
+  return (server.address() as AddressInfo).port;
+};
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolvePromise) => {
+    server.close(() => resolvePromise());
+    server.closeAllConnections();
+  });
+
+/** The master secret: generated once per state directory, like the Secrets Manager secret of a deployment. */
+const masterSecret = (dataDir: string | undefined): string => {
+  const fresh = () => randomBytes(48).toString('base64url');
+  if (!dataDir) return fresh();
+  const file = join(dataDir, 'master-key.secret');
+  if (!existsSync(file)) writeFileSync(file, fresh(), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+};
+
+const ensureTable = async (client: DynamoDBClient) => {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: TABLE_NAME }));
+    return;
+  } catch (error) {
+    if (!(error instanceof Error && error.name === 'ResourceNotFoundException')) throw error;
+  }
+  const { partitionKey, sortKey, globalSecondaryIndexes } = TABLE_SCHEMA;
+  const attributes = new Set<string>([
+    partitionKey,
+    sortKey,
+    ...globalSecondaryIndexes.flatMap((g) => [g.partitionKey, g.sortKey]),
+  ]);
+  await client.send(
+    new CreateTableCommand({
+      TableName: TABLE_NAME,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: partitionKey, KeyType: 'HASH' },
+        { AttributeName: sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: globalSecondaryIndexes.map((g) => ({
+        IndexName: g.indexName,
+        KeySchema: [
+          { AttributeName: g.partitionKey, KeyType: 'HASH' },
+          { AttributeName: g.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    }),
+  );
+  // dynalite (created with createTableMs: 0) still reports CREATING for a tick.
+  for (let i = 0; i < 50; i++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: TABLE_NAME }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+/**
+ * fauxqs builds queue URLs as `http://sqs.<region>.<host>:<port>/…`, which with an IP host is not a valid URL (the SDK
+ * warns on every call) and with `localhost` does not resolve. It finds queues by name whatever the host, so the URLs
+ * handed out are put on the SQS endpoint itself; rebuilt at every start, they also follow a changed port.
+ */
+const onEndpoint = (queueUrl: string | undefined, endpoint: string): string =>
+  (queueUrl ?? '').replace(/^https?:\/\/[^/]+/, endpoint);
+
+const ensureQueues = async (
+  client: SQSClient,
+  endpoint: string,
+  visibility: Partial<Record<QueueName, number>> = {},
+) => {
+  const urls = {} as Record<QueueName, string>;
+  const dlqs = {} as Record<QueueName, string>;
+  const arns = {} as Record<QueueName, string>;
+  for (const [name, spec] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
+    const suffix = spec.fifo ? '.fifo' : '';
+    const fifo = spec.fifo ? { FifoQueue: 'true' } : {};
+    const dlq = await client.send(
+      new CreateQueueCommand({
+        QueueName: `storeflow-${name}-dlq${suffix}`,
+        Attributes: { ...fifo, MessageRetentionPeriod: '1209600' },
+      }),
+    );
+    const dlqUrl = onEndpoint(dlq.QueueUrl, endpoint);
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
+    );
+    const queue = await client.send(
+      new CreateQueueCommand({
+        QueueName: `storeflow-${name}${suffix}`,
+        Attributes: {
+          ...fifo,
+          VisibilityTimeout: String(visibility[name] ?? spec.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: Attributes?.QueueArn,
+            maxReceiveCount: spec.maxReceiveCount,
+          }),
+        },
+      }),
+    );
+    urls[name] = onEndpoint(queue.QueueUrl, endpoint);
+    dlqs[name] = dlqUrl;
+    const own = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: urls[name], AttributeNames: ['QueueArn'] }),
+    );
+    arns[name] = own.Attributes?.QueueArn ?? '';
+  }
+  return { urls, dlqs, arns };
+};
+
+const loadHandler = async <T>(entry: string): Promise<T> => {
+  const module = (await import(pathToFileURL(join(ROOT, entry)).href)) as { handler?: T };
+  if (!module.handler) throw new Error(`${entry} exports no handler`);
+  return module.handler;
+};
+
+export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Promise<LocalRuntime> => {
+  const { dataDir } = options;
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const port = (name: PortName) => options.ports?.[name] ?? 0;
+  const stops: (() => Promise<unknown>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  };
+
+  try {
+    // DynamoDB (dynalite): on disk under the state directory, else in memory.
+    const dynamoServer: Server = dynalite({
+      createTableMs: 0,
+      deleteTableMs: 0,
+      updateTableMs: 0,
+      ...(dataDir ? { path: join(dataDir, 'dynamodb') } : {}),
+    });
+    // Operation counts (e.g. `PutItem`), read by the benchmarks to report writes per accepted event.
+    const dynamodbCalls = new Map<string, number>();
+    dynamoServer.prependListener('request', (request: { headers: Record<string, string | string[] | undefined> }) => {
+      const operation = String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
+      dynamodbCalls.set(operation, (dynamodbCalls.get(operation) ?? 0) + 1);
+    });
+    const dynamoPort = await listen(dynamoServer, port('dynamodb'));
+    stops.push(() => closeServer(dynamoServer));
+    const dynamodbUrl = `http://127.0.0.1:${dynamoPort}`;
+
+    // SQS, SNS and S3 (fauxqs), persisted in SQLite under the state directory.
+    const fauxqs = await startFauxqs({
+      port: port('sqs'),
+      host: '127.0.0.1',
+      logger: false,
+      defaultRegion: REGION,
+      ...(dataDir ? { dataDir: join(dataDir, 'fauxqs') } : {}),
+    });
+    stops.push(() => fauxqs.stop());
+    const sqsUrl = `http://127.0.0.1:${fauxqs.port}`;
+
+    // SESv2 (aws-ses-v2-local): its web page lists every sent mail, `/store` returns them as JSON.
+    const mailServer = await startSesLocal({ host: '127.0.0.1', port: port('mail') });
+    stops.push(() => closeServer(mailServer));
+    const mailUrl = `http://127.0.0.1:${(mailServer.address() as AddressInfo).port}`;
+    // The SESv2 endpoint handlers use: answers the identity API (which aws-ses-v2-local lacks), forwards the rest.
+    const sesProxy = await startSesProxy({ upstream: mailUrl, ...(dataDir ? { dataDir } : {}) });
+    stops.push(() => sesProxy.stop());
+
+    // Scheduler and Secrets Manager (in repo). The time advanced so far (reported by /_local/clock/advance, kept across restarts). The Scheduler itself runs on
+    // the wall clock, as the handlers do; advancing makes the time pass for the schedules pending at that moment.
+    const clock = new LocalClock(dataDir ? { file: join(dataDir, 'clock.json') } : {});
+    const emulators = await startAwsEmulators({
+      port: port('emulators'),
+      sqsEndpoint: sqsUrl,
+      region: REGION,
+      clock: { now: () => Date.now() },
+      secrets: { [MASTER_KEY_SECRET_ID]: masterSecret(dataDir) },
+      ...(dataDir ? { dataDir: join(dataDir, 'scheduler') } : {}),
+    });
+    stops.push(() => emulators.stop());
+
+    // The handlers' environment: the same variable names CDK sets, pointing at the emulators.
+    Object.assign(process.env, {
+      AWS_REGION: REGION,
+      AWS_DEFAULT_REGION: REGION,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: dynamodbUrl,
+      AWS_ENDPOINT_URL_SQS: sqsUrl,
+      AWS_ENDPOINT_URL_SNS: sqsUrl,
+      AWS_ENDPOINT_URL_S3: sqsUrl,
+      AWS_ENDPOINT_URL_SESV2: sesProxy.url,
+      AWS_ENDPOINT_URL_SCHEDULER: emulators.url,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: emulators.url,
+      POWERTOOLS_SERVICE_NAME: 'storeflow',
+      POWERTOOLS_LOG_LEVEL: options.logLevel ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+      POWERTOOLS_DEV: 'true',
+      [ENV.stage]: 'local',
+      [ENV.tableName]: TABLE_NAME,
+      [ENV.masterKeySecretId]: MASTER_KEY_SECRET_ID,
+      [ENV.importsBucket]: IMPORTS_BUCKET,
+      // fauxqs serves S3 on an IP address, where virtual-hosted bucket names cannot resolve.
+      [ENV.s3ForcePathStyle]: 'true',
+      // A developer receives webhooks on the laptop (http://127.0.0.1:…); deployed stages never allow this.
+      [ENV.webhookAllowPrivateUrls]: process.env[ENV.webhookAllowPrivateUrls] ?? 'true',
+      // The local SES has no sending quota: bulk sends are paced at a rate that keeps a laptop responsive.
+      [ENV.sesSendRatePerSecond]: process.env[ENV.sesSendRatePerSecond] ?? '500',
+    });
+
+    const clientConfig = { region: REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+    const dynamoAdmin = new DynamoDBClient({ ...clientConfig, endpoint: dynamodbUrl });
+    await ensureTable(dynamoAdmin);
+    dynamoAdmin.destroy();
+    const sqs = new SQSClient({ ...clientConfig, endpoint: sqsUrl });
+    stops.push(async () => sqs.destroy());
+    const queues = await ensureQueues(sqs, sqsUrl, options.visibilityTimeoutSeconds);
+    fauxqs.createBucket(IMPORTS_BUCKET);
+    for (const [name, spec] of Object.entries(QUEUES) as [QueueName, QueueSpec][]) {
+      process.env[spec.urlEnv] = queues.urls[name];
+      // The Scheduler emulator delivers timers by queue ARN; the role is accepted and not checked, as locally nothing is.
+      if (spec.schedulerTarget) {
+        process.env[ENV.timersQueueArn] = queues.arns[name];
+        process.env[ENV.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/storeflow-local-scheduler';
+      }
+    }
+
+    // SES event publishing's stand-in: a Delivery event per mail SES accepts, and simulated ones on request.
+    const emailEvents = sqsEventPublisher(sqs, queues.urls.emailEvents);
+    const stopDeliveries = sesProxy.onSent(deliverySimulator(emailEvents));
+    stops.push(async () => stopDeliveries());
+
+    const advanceClock = async (seconds: number) => {
+      clock.advance(seconds);
+      const fired = await emulators.scheduler.advance(seconds);
+      return { offsetSeconds: clock.offsetMs / 1000, fired };
+    };
+
+    // Gateways: one per host, each with the catalog's routes for it.
+    const urls = { main: '', front: '', sending: '' } as Record<Host, string>;
+    if (options.gateways !== false) {
+      const local: LocalRouteHandler = localRouter({
+        'POST /_local/clock/advance': async ({ seconds }) =>
+          typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0
+            ? { status: 400, body: { message: 'seconds must be a non-negative number' } }
+            : { status: 200, body: await advanceClock(seconds) },
+        'POST /_local/email-events': emailEventSimulator(emailEvents, dynamoSentMessages),
+      });
+      for (const host of HOSTS) {
+        const routes: GatewayRoute[] = [];
+        for (const fn of FUNCTIONS) {
+          if (fn.kind !== 'http') continue;
+          for (const route of fn.routes) {
+            if (route.host !== host) continue;
+            routes.push({
+              method: route.method,
+              path: route.path,
+              invoke: await loadHandler<HttpLambda>(fn.entry),
+              context: () => lambdaContext(fn.name, fn.timeoutSeconds),
+            });
+          }
+        }
+        const gateway: Gateway = await startGateway({
+          host,
+          port: port(host),
+          routes,
+          ...(host === 'main' ? { local } : {}),
+          onError: (error) => console.error(`[gateway ${host}]`, error),
+        });
+        stops.push(() => gateway.close());
+        urls[host] = gateway.url;
+      }
+      // Links in emails (unsubscribe) and OAuth sign-in links point at these hosts. Handlers read configuration on
+      // first use, i.e. on the first request, after this.
+      process.env[ENV.publicMainUrl] = urls.main;
+      process.env[ENV.publicSendingUrl] = urls.sending;
+      process.env[ENV.publicFrontUrl] = urls.front;
+    }
+
+    // Pollers: one per queue function, like Lambda's event source mappings.
+    const pollers: Poller[] = [];
+    if (options.pollers !== false) {
+      for (const fn of FUNCTIONS) {
+        if (fn.kind !== 'queue') continue;
+        const poller = startPoller({
+          sqs,
+          queueUrl: queues.urls[fn.queue],
+          queueArn: queues.arns[fn.queue],
+          batchSize: fn.batchSize,
+          invoke: await loadHandler<QueueLambda>(fn.entry),
+          context: () => lambdaContext(fn.name, fn.timeoutSeconds),
+          onError: (error) => console.error(`[poller ${fn.name}]`, error),
+        });
+        pollers.push(poller);
+        stops.push(() => poller.stop());
+      }
+    }
+
+    return {
+      urls: { ...urls, mail: mailUrl, dynamodb: dynamodbUrl, sqs: sqsUrl, emulators: emulators.url },
+      clock,
+      queueUrls: queues.urls,
+      dlqUrls: queues.dlqs,
+      advanceClock,
+      dynamodbCalls: () => Object.fromEntries(dynamodbCalls),
+      sesCalls: () => sesProxy.calls(),
+      ses: {
+        onSent: (listener) => sesProxy.onSent(listener),
+        setIdentityStatus: (identity, status) => sesProxy.setIdentityStatus(identity, status),
+      },
+      setPollersPaused: (paused) => {
+        for (const poller of pollers) (paused ? poller.pause : poller.resume)();
+      },
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+};

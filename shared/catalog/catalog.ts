@@ -1,0 +1,321 @@
+/**
+ * The function catalog: every Lambda of the service, its entry file, its HTTP route(s) or queue, and the resources it
+ * may touch. The CDK service stack and the local runtime both build from this one list, so what runs on a laptop cannot
+ * drift from what is deployed. Pure data: no CDK or AWS SDK imports.
+ */
+import { ENV } from '#shared/config.ts';
+
+/** The spec's three hosts: main `{base_url}`, front `{front_url}` (and `{front_test_url}` per stage), sending `{sending_url}`. */
+export type Host = 'main' | 'front' | 'sending';
+export const HOSTS: readonly Host[] = ['main', 'front', 'sending'];
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Route {
+  readonly host: Host;
+  readonly method: HttpMethod;
+  /** API Gateway v2 route path, `{name}` for path parameters. */
+  readonly path: string;
+}
+
+/** Queues owned by the service stack. FIFO queues keep per-entity order (MessageGroupId). */
+export interface QueueSpec {
+  readonly fifo: boolean;
+  /** Must exceed the consumer's timeout (AWS requires >= function timeout; 6x is the recommended margin). */
+  readonly visibilityTimeoutSeconds: number;
+  /** Receives before a message moves to the queue's DLQ. */
+  readonly maxReceiveCount: number;
+  /** Environment variable that carries the queue URL to functions that send to it. */
+  readonly urlEnv: string;
+  /** The queue EventBridge Scheduler delivers one-time timers to (functions with `uses.scheduler` target it). */
+  readonly schedulerTarget?: boolean;
+}
+
+export const QUEUES = {
+  /** Accepted store events, grouped per store + entity so one entity's events apply in order. */
+  ingest: {
+    fifo: true,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: ENV.ingestQueueUrl,
+  },
+  /**
+   * Webhook deliveries: one message per delivery; a failed attempt holds its message back (5, 10, 20, 40, 80 s), and
+   * after 6 receives (the first attempt and the spec's 5 retries) the redrive moves it to the DLQ.
+   */
+  webhooks: {
+    fifo: false,
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 6,
+    urlEnv: ENV.webhookQueueUrl,
+  },
+  /** Batch imports: a message per job, and per continuation of a job that outlives one invocation. */
+  imports: {
+    fifo: false,
+    // Longer than the worker's 15 minutes, as SQS requires for its consumer.
+    visibilityTimeoutSeconds: 960,
+    maxReceiveCount: 3,
+    urlEnv: ENV.importQueueUrl,
+  },
+  /** Fired timers (cart +1 h, checkout recovery wait): a standard queue, each timer is independent. */
+  timers: {
+    fifo: false,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: 'TIMERS_QUEUE_URL',
+    schedulerTarget: true,
+  },
+  /** Flow triggers to evaluate against the store's flows, and flow runs to continue. */
+  flows: {
+    fifo: false,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: ENV.flowQueueUrl,
+  },
+  /** Bulk-send chunks: one message per chunk of at most 50 recipients. */
+  sends: {
+    fifo: false,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: ENV.sendQueueUrl,
+  },
+  /** SES events from the configuration set (through SNS), turned into `transmission/callback` webhooks. */
+  emailEvents: {
+    fifo: false,
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: ENV.emailEventsQueueUrl,
+  },
+} as const satisfies Record<string, QueueSpec>;
+export type QueueName = keyof typeof QUEUES;
+
+/** What a function may touch. The CDK stack turns this into least-privilege grants and environment variables. */
+export interface Uses {
+  readonly table?: 'read' | 'readWrite';
+  /** Queues this function sends to. */
+  readonly sendTo?: readonly QueueName[];
+  /** Reads the service master key (decrypts store keys, e.g. for webhook signatures). */
+  readonly masterKey?: boolean;
+  /**
+   * Creates and updates one-time schedules in the service's schedule group, targeting the `schedulerTarget` queue
+   * (env `SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN`, `TIMERS_QUEUE_ARN`).
+   */
+  readonly scheduler?: boolean;
+  /** The imports bucket (env `IMPORTS_BUCKET`): `write` to store files and sign upload URLs, `read` to stream them. */
+  readonly importsBucket?: 'read' | 'write';
+  /** Sends email through SES with the service's configuration set (env `SES_CONFIGURATION_SET`, `PUBLIC_SENDING_URL`). */
+  readonly mailer?: boolean;
+  /** Creates and reads SES email identities (sending domains with Easy DKIM). */
+  readonly sesIdentities?: boolean;
+  /** Knows the main host's public base URL (env `PUBLIC_MAIN_URL`: links to OAuth sign-in, the back office). */
+  readonly publicMainUrl?: boolean;
+  /** Knows every host's public base URL (env `PUBLIC_MAIN_URL`, `PUBLIC_FRONT_URL`, `PUBLIC_SENDING_URL`). */
+  readonly publicUrls?: boolean;
+}
+
+interface FunctionBase {
+  /** Kebab-case name; also the construct id stem and the local runtime's label. */
+  readonly name: string;
+  /** Path of the module exporting `handler`, relative to the repository root. */
+  readonly entry: string;
+  readonly uses: Uses;
+  readonly timeoutSeconds: number;
+  readonly memoryMb: number;
+}
+
+export interface HttpFunction extends FunctionBase {
+  readonly kind: 'http';
+  readonly routes: readonly Route[];
+}
+
+export interface QueueFunction extends FunctionBase {
+  readonly kind: 'queue';
+  readonly queue: QueueName;
+  /** Records per invocation (FIFO queues allow at most 10). */
+  readonly batchSize: number;
+}
+
+export type FunctionSpec = HttpFunction | QueueFunction;
+
+/** Lambda sizing: small for the API routes, more for the event path and the workers. */
+const SMALL = { timeoutSeconds: 10, memoryMb: 256 } as const;
+const EVENTS = { timeoutSeconds: 10, memoryMb: 512 } as const;
+
+/** One function per route (architecture §2); its handler is `functions/<name>/handler.ts`. */
+const route = (
+  name: string,
+  [method, host, path]: readonly [HttpMethod, Host, string],
+  uses: Uses,
+  sizing: { timeoutSeconds: number; memoryMb: number } = SMALL,
+): HttpFunction => ({
+  kind: 'http',
+  name,
+  entry: `functions/${name}/handler.ts`,
+  routes: [{ host, method, path }],
+  uses,
+  ...sizing,
+});
+
+/** One function per queue consumer; its handler is `functions/<name>/handler.ts`. */
+const consumer = (
+  name: string,
+  queue: QueueName,
+  uses: Uses,
+  sizing: { timeoutSeconds: number; memoryMb: number; batchSize: number },
+): QueueFunction => ({ kind: 'queue', name, entry: `functions/${name}/handler.ts`, queue, uses, ...sizing });
+
+/** Webhook management routes rate-limit per store in the table, so each writes it. */
+const WEBHOOK_ROUTE_USES: Uses = { table: 'readWrite' };
+
+export const FUNCTIONS: readonly FunctionSpec[] = [
+  route('events-ingest', ['POST', 'main', '/api/v1/events'], { table: 'readWrite', sendTo: ['ingest'] }, EVENTS),
+  route(
+    'headless-events',
+    ['POST', 'front', '/api/v1/headless/events'],
+    { table: 'readWrite', sendTo: ['ingest'] },
+    EVENTS,
+  ),
+  route(
+    'contacts-export',
+    ['GET', 'front', '/api/v1/audience'],
+    { table: 'readWrite' },
+    { timeoutSeconds: 29, memoryMb: 1024 },
+  ),
+  route(
+    'batch-import',
+    ['POST', 'main', '/api/v1/batch/customers'],
+    { table: 'readWrite', importsBucket: 'write', sendTo: ['imports'] },
+    { timeoutSeconds: 29, memoryMb: 1024 },
+  ),
+  route('batch-upload-url', ['POST', 'main', '/api/v1/batch/customers/uploads'], {
+    table: 'readWrite',
+    importsBucket: 'write',
+  }),
+  route('batch-upload-start', ['POST', 'main', '/api/v1/batch/customers/uploads/{jobId}/start'], {
+    table: 'readWrite',
+    importsBucket: 'read',
+    sendTo: ['imports'],
+  }),
+  route('batch-job', ['GET', 'main', '/api/v1/batch/{jobId}'], { table: 'read' }),
+  route('webhooks-create', ['POST', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
+  route('webhooks-update', ['PUT', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
+  route('webhooks-list', ['GET', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
+  route('webhooks-count', ['GET', 'main', '/api/v1/webhooks/count'], WEBHOOK_ROUTE_USES),
+  route('webhooks-delete', ['DELETE', 'main', '/api/v1/webhooks/{webHookId}'], WEBHOOK_ROUTE_USES),
+  route('webhook-deliveries', ['GET', 'main', '/api/v1/webhooks/{webHookId}/deliveries'], WEBHOOK_ROUTE_USES),
+  route('webhook-delivery-retry', ['POST', 'main', '/api/v1/webhooks/deliveries/{deliveryId}/retry'], {
+    table: 'readWrite',
+    sendTo: ['webhooks'],
+  }),
+  consumer(
+    'ingest-worker',
+    'ingest',
+    { table: 'readWrite', scheduler: true, sendTo: ['webhooks', 'flows'] },
+    { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 },
+  ),
+  consumer(
+    'timer-worker',
+    'timers',
+    { table: 'readWrite', sendTo: ['flows'] },
+    { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 },
+  ),
+  // Lambda's longest run; a longer import continues in a new message from where it stopped.
+  consumer(
+    'import-worker',
+    'imports',
+    { table: 'readWrite', importsBucket: 'read', sendTo: ['imports', 'webhooks'] },
+    { timeoutSeconds: 900, memoryMb: 512, batchSize: 1 },
+  ),
+  // Ten deliveries of up to 10 s each, sent one after another in the worst case, fit well within the visibility.
+  consumer(
+    'webhook-delivery-worker',
+    'webhooks',
+    { table: 'readWrite', masterKey: true },
+    { timeoutSeconds: 110, memoryMb: 256, batchSize: 10 },
+  ),
+  // ── Bulk email sending and senders (issue 6) ──
+  // Sending domains (main host): management style, rate-limited per store in the table; SES identity calls but list.
+  route('senders-create', ['POST', 'main', '/api/v1/senders'], { table: 'readWrite', sesIdentities: true }),
+  route('senders-list', ['GET', 'main', '/api/v1/senders'], { table: 'readWrite' }),
+  route('senders-get', ['GET', 'main', '/api/v1/senders/{domain}'], { table: 'readWrite', sesIdentities: true }),
+  route('senders-delete', ['DELETE', 'main', '/api/v1/senders/{domain}'], { table: 'readWrite', sesIdentities: true }),
+  // 2,000 recipients: validation, a suppression read and ~80 batch writes; a pending from domain is re-read from SES.
+  route(
+    'sending-create',
+    ['POST', 'sending', '/api/v1/sending'],
+    { table: 'readWrite', sendTo: ['sends'], sesIdentities: true },
+    { timeoutSeconds: 29, memoryMb: 1024 },
+  ),
+  route(
+    'sending-get',
+    ['GET', 'sending', '/api/v1/sending/{id}'],
+    { table: 'readWrite' },
+    { timeoutSeconds: 29, memoryMb: 512 },
+  ),
+  // Five chunks of 50 in parallel; a chunk waits at most ~20 s for its send slots (else it is re-queued), so 60 s is
+  // ample, and the chunk lease (90 s) stays under the queue's visibility timeout (180 s). Unsubscribe links are signed
+  // with a key derived from the master key; re-queued chunks go back to `sends`.
+  consumer(
+    'send-worker',
+    'sends',
+    { table: 'readWrite', sendTo: ['sends'], mailer: true, masterKey: true },
+    { timeoutSeconds: 60, memoryMb: 512, batchSize: 5 },
+  ),
+  // ── Email events, unsubscribe and suppression (issue 6) ──
+  // Ten SES events, each a few reads and writes and at most a webhook to queue, fit well within 30 s.
+  consumer(
+    'email-events-worker',
+    'emailEvents',
+    { table: 'readWrite', sendTo: ['webhooks'] },
+    { timeoutSeconds: 30, memoryMb: 256, batchSize: 10 },
+  ),
+  // Public (the link in every email): the token is the credential. GET only shows a page, so it only reads.
+  route('unsubscribe-page', ['GET', 'sending', '/unsubscribe/{token}'], { table: 'read', masterKey: true }),
+  route('unsubscribe', ['POST', 'sending', '/unsubscribe/{token}'], {
+    table: 'readWrite',
+    masterKey: true,
+    sendTo: ['webhooks'],
+  }),
+  // ── Flows: definitions and presets (issue 4) ──
+  // Like webhook management, the routes rate-limit per store in the table, so each writes it. `presets` is declared
+  // before `{flowId}`: API Gateway prefers the literal path anyway; the local gateway takes the first match.
+  route('flow-presets', ['GET', 'main', '/api/v1/flows/presets'], { table: 'readWrite' }),
+  route('flows-create', ['POST', 'main', '/api/v1/flows'], { table: 'readWrite' }),
+  route('flows-list', ['GET', 'main', '/api/v1/flows'], { table: 'readWrite' }),
+  route('flows-get', ['GET', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+  route('flows-update', ['PUT', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+  route('flows-delete', ['DELETE', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+  // ── Flows: engine, runs and explain (issue 4) ──
+  // Ten messages, each a few reads and writes and at most one SES call, in parallel. The timeout stays well under the
+  // engine's email-claim takeover (150 s), itself under the queue's visibility timeout (180 s).
+  consumer(
+    'flow-worker',
+    'flows',
+    { table: 'readWrite', scheduler: true, mailer: true, masterKey: true },
+    { timeoutSeconds: 60, memoryMb: 512, batchSize: 10 },
+  ),
+  // Explain: the flows API's rate limit counts in the table, so the reads write too.
+  route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], { table: 'readWrite' }),
+  route('flow-activity', ['GET', 'main', '/api/v1/flow-activity'], { table: 'readWrite' }),
+  // ── OAuth sign-in and back office (issue 7) ──
+  // scrypt (32 MiB, CPU-bound): Lambda's CPU share grows with memory, so more memory makes a sign-in faster.
+  route(
+    'oauth-sign-in',
+    ['POST', 'main', '/api/v1/oauth'],
+    { table: 'readWrite' },
+    { timeoutSeconds: 10, memoryMb: 1024 },
+  ),
+  // Browser pages: no store key; the link token or the session cookie is the credential.
+  route('oauth-callback', ['GET', 'main', '/oauth/callback'], { table: 'readWrite' }),
+  route('back-office', ['GET', 'main', '/back-office'], { table: 'read' }),
+  route('back-office-sign-out', ['POST', 'main', '/back-office/sign-out'], { table: 'readWrite' }),
+  // ── API description (issue 9) ──
+  // Public and the same on every host: generated from this catalog on first request, touches nothing.
+  {
+    ...route('openapi-document', ['GET', 'main', '/api/v1/openapi.json'], { publicUrls: true }),
+    routes: HOSTS.map((host) => ({ host, method: 'GET', path: '/api/v1/openapi.json' }) as const),
+  },
+];
+
+export const httpFunctions = (): HttpFunction[] => FUNCTIONS.filter((f): f is HttpFunction => f.kind === 'http');
+export const queueFunctions = (): QueueFunction[] => FUNCTIONS.filter((f): f is QueueFunction => f.kind === 'queue');

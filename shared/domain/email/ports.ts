@@ -1,0 +1,105 @@
+/**
+ * Ports of the email area: the mail engine, suppressions, sent messages, bulk sending and sending domains. Nothing here
+ * imports an AWS SDK.
+ */
+
+import type { SendBatch, SendRecipient } from './bulk.ts';
+import type { BulkEntryResult, OutboundBulk, OutboundEmail, SentMessage, Suppression } from './model.ts';
+import type { IdentityState, Sender } from './senders.ts';
+
+/** The store's sending domains; a domain belongs to one store at a time. */
+export interface SenderRepository {
+  /** Records the domain for the store; `false` when another store holds it. Idempotent for the same store. */
+  claim(sender: Sender): Promise<boolean>;
+  get(storeId: string, domain: string): Promise<Sender | undefined>;
+  list(storeId: string): Promise<Sender[]>;
+  /** Writes a sender the store already holds (status refresh). */
+  put(sender: Sender): Promise<void>;
+  /** Frees the domain (only if this store holds it) and removes the store's record. */
+  release(storeId: string, domain: string): Promise<void>;
+}
+
+/** Sending identities in the mail engine (SES domain identities with Easy DKIM). */
+export interface SendingIdentities {
+  /** Creates the identity; one that already exists is read instead. */
+  create(domain: string): Promise<IdentityState>;
+  /** `undefined` when the identity does not exist. */
+  get(domain: string): Promise<IdentityState | undefined>;
+  /** Deletes the identity; a missing one is fine. */
+  delete(domain: string): Promise<void>;
+}
+
+/** The outcome of trying to take a chunk's send lease. */
+export type ChunkClaim =
+  | { readonly claimed: true; readonly lease: string }
+  | { readonly claimed: false; readonly done: boolean };
+
+export interface SendBatchRepository {
+  /** Stores the recipients, then the batch (a batch that can be read has all its recipients). */
+  create(batch: SendBatch, recipients: readonly SendRecipient[]): Promise<void>;
+  get(storeId: string, batchId: string): Promise<SendBatch | undefined>;
+  /** Recipients whose `index` is within [first, last], in index order. */
+  recipientsBetween(storeId: string, batchId: string, first: number, last: number): Promise<SendRecipient[]>;
+  /** The recipients rejected at the request and those SES did not take, in index order. */
+  problems(storeId: string, batchId: string): Promise<SendRecipient[]>;
+  /** Writes recipients (their new status) back. */
+  saveRecipients(storeId: string, batchId: string, recipients: readonly SendRecipient[]): Promise<void>;
+  /**
+   * Takes the chunk's lease for `leaseMs` unless the chunk is done, or another attempt holds a lease that has not
+   * expired (a duplicate delivery of the same message).
+   */
+  claimChunk(storeId: string, batchId: string, chunk: number, leaseMs: number): Promise<ChunkClaim>;
+  /** Gives the lease back (the chunk will be attempted again). */
+  releaseChunk(storeId: string, batchId: string, chunk: number, lease: string): Promise<void>;
+  /** Marks the chunk done and adds its counts to the batch, atomically; `false` if the lease was lost meanwhile. */
+  completeChunk(
+    storeId: string,
+    batchId: string,
+    chunk: number,
+    lease: string,
+    counts: { readonly sent: number; readonly failed: number },
+  ): Promise<boolean>;
+}
+
+export interface SendQueue {
+  /** Queues the batch: the worker fans it out into its chunks. */
+  startBatch(storeId: string, batchId: string): Promise<void>;
+  /** Queues chunks of a batch, after `delaySeconds` (0 to 900). */
+  enqueueChunks(storeId: string, batchId: string, chunks: readonly number[], delaySeconds?: number): Promise<void>;
+}
+
+/** Keeps the account's send rate: messages are sent only once their send slots are reserved. */
+export interface SendPacer {
+  /**
+   * Reserves `count` message slots at `perSecond` across every instance: answers when the last slot's second starts
+   * (epoch milliseconds; wait until then, then send), or, when the slots are not free within the next seconds, how
+   * long to put the work off (nothing stays reserved then).
+   */
+  reserve(count: number, perSecond: number): Promise<{ readonly at: number } | { readonly retryInSeconds: number }>;
+}
+
+/** The mail engine (SESv2). Transient failures throw (the queue retries); permanent ones throw `PermanentError`. */
+export interface Mailer {
+  /** One rendered message (flows); answers SES's message id. */
+  send(message: OutboundEmail): Promise<{ messageId: string }>;
+  /** Up to `BULK_CHUNK_SIZE` entries sharing one content; per-entry results in entry order. */
+  sendBulk(batch: OutboundBulk): Promise<BulkEntryResult[]>;
+}
+
+/** Addresses a store must not mail any more (unsubscribed, hard-bounced, complained). */
+export interface Suppressions {
+  /** The addresses (lower-cased) among `emails` that the store has suppressed. */
+  suppressedAmong(storeId: string, emails: readonly string[]): Promise<Set<string>>;
+  /** Records the suppression (idempotent; the first reason is kept). */
+  suppress(entry: Suppression): Promise<void>;
+}
+
+/** Messages handed to SES, by message id (SES events are matched back through these). */
+export interface SentMessages {
+  record(messages: readonly SentMessage[]): Promise<void>;
+  get(messageId: string): Promise<SentMessage | undefined>;
+  /** True the first time it is called for the message (the spec's `initial_open` is the first open only). */
+  firstOpen(messageId: string): Promise<boolean>;
+}
+
+// ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions, lockout ──

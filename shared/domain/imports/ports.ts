@@ -1,0 +1,26 @@
+/** Ports of the imports area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
+
+import type { Repository } from '#shared/domain/repository.ts';
+import type { ImportJob } from './model.ts';
+
+/** Import files (S3). */
+export interface ImportFiles {
+  put(key: string, content: Buffer): Promise<void>;
+  /** The file's lines from `offset` (bytes) on, each with the byte offset just after it. */
+  lines(key: string, offset: number): AsyncIterable<{ text: string; end: number }>;
+  /** A URL the client PUTs a large file to, valid `expiresInSeconds`. */
+  uploadUrl(key: string, expiresInSeconds: number): Promise<string>;
+  exists(key: string): Promise<boolean>;
+}
+
+export interface ImportJobRepository extends Repository<ImportJob> {}
+
+/** The import queue: a message per job (and per continuation of a long one). */
+export interface ImportQueue {
+  enqueue(storeId: string, jobId: string): Promise<void>;
+}
+
+/** "About once every 10 seconds": claims the store's import slot, or says when it frees up. */
+export interface ImportThrottle {
+  claim(storeId: string, seconds: number): Promise<{ claimed: true } | { claimed: false; retryAfterSeconds: number }>;
+}

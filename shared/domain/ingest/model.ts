@@ -1,0 +1,20 @@
+import type { EventInterface } from '#shared/domain/events/endpoints.ts';
+import type { StoreType } from '#shared/domain/stores/model.ts';
+
+/** An event as accepted at the edge, before the worker applies it. */
+export interface AcceptedEvent {
+  readonly storeId: string;
+  readonly sourceId: string;
+  readonly endpoint: string;
+  readonly interface: EventInterface;
+  /** Epoch milliseconds. */
+  readonly acceptedAt: number;
+  /** The store's type when the event was accepted (decides the `customer/marketing` webhook format). */
+  readonly storeType?: StoreType;
+}
+
+/** The message on the ingest queue. `v` versions the message shape so old messages stay readable after a deploy. */
+export interface IngestMessage extends AcceptedEvent {
+  readonly v: 1;
+  readonly data: Record<string, unknown>;
+}

@@ -1,0 +1,22 @@
+/** Ports of the stores area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
+import type { AuthenticatedStore, Store } from './model.ts';
+
+export interface StoreRepository {
+  /** The store whose current key has this SHA-256, if any (a replaced key finds nothing). */
+  findByKeyHash(keyHash: string): Promise<AuthenticatedStore | undefined>;
+  get(storeId: string): Promise<Store | undefined>;
+  create(store: Store): Promise<void>;
+  /** Swaps the key: the old hash stops authenticating; fails if the store's key changed meanwhile. */
+  replaceKey(storeId: string, oldKeyHash: string, next: { keyHash: string; keyCipher: string }): Promise<void>;
+  list(): Promise<Store[]>;
+}
+
+export interface RateLimiter {
+  /** Counts one request against `limit` per second for `key`; shared by every concurrent instance. */
+  take(key: string, limit: number): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number }>;
+  /**
+   * True when this instance already saw `key`'s current window full: no I/O, so a flood is refused without touching
+   * the table. False means "unknown", not "allowed".
+   */
+  isSaturated(key: string): boolean;
+}

@@ -1,0 +1,338 @@
+/**
+ * Flow definitions and presets on `{base_url}`, `{code, data}` answers (docs/flows.md). The request schemas are written
+ * as JSON Schema here: the validator (`shared/domain/flows/flow-schema.ts`) is recursive (condition groups) and checks
+ * templates, which valibot's JSON Schema conversion cannot express.
+ */
+
+import { CONDITION_OPERATORS } from '#shared/domain/flows/flow.ts';
+import { FLOW_RULES } from '#shared/domain/flows/flow-schema.ts';
+import { FLOW_KINDS } from '#shared/domain/flows/trigger.ts';
+import { ref } from '#shared/http/openapi/components.ts';
+import type { JsonSchema } from '#shared/http/openapi/json-schema.ts';
+import { route } from '#shared/http/openapi/registry.ts';
+import { DATA } from '#shared/http/openapi/shapes.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { LIMITS } from '#shared/limits.ts';
+
+const ok = webhooksReply.ok(DATA);
+const pace = `At most ${LIMITS.flowManagementPerSecond} calls per second per store.`;
+const flowId = { flowId: { description: 'The flow id (`id` of the flow record, `fl_` and 20 letters and digits)' } };
+
+const kind: JsonSchema = { type: 'string', enum: [...FLOW_KINDS] };
+const oneLine = (maxLength: number): JsonSchema => ({
+  type: 'string',
+  maxLength,
+  pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+});
+const stepId: JsonSchema = { type: 'string', pattern: '^[A-Za-z0-9_-]+$', maxLength: FLOW_RULES.stepIdMaxChars };
+const email: JsonSchema = { type: 'string', format: 'email', maxLength: 254 };
+
+const condition: JsonSchema = {
+  type: 'object',
+  description:
+    '`value` is absent for exists/not_exists, a number for greater_than/less_than, a string or number for contains, ' +
+    'a string, number or boolean for equals/not_equals.',
+  required: ['field', 'op'],
+  additionalProperties: false,
+  properties: {
+    field: {
+      type: 'string',
+      maxLength: FLOW_RULES.fieldMaxChars,
+      pattern: '^(event|contact|custom|activity)\\.[A-Za-z0-9_]+(\\.[A-Za-z0-9_]+)*$',
+    },
+    op: { type: 'string', enum: [...CONDITION_OPERATORS] },
+    value: { type: ['string', 'number', 'boolean'] },
+  },
+};
+
+const group: JsonSchema = {
+  type: 'object',
+  description: `Conditions and nested groups (at most ${FLOW_RULES.groupDepth} levels, counting this one).`,
+  required: ['match', 'conditions'],
+  additionalProperties: false,
+  properties: {
+    match: { type: 'string', enum: ['all', 'any'] },
+    conditions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: FLOW_RULES.conditionsPerGroup,
+      items: {
+        anyOf: [{ $ref: '#/components/schemas/FlowCondition' }, { $ref: '#/components/schemas/FlowConditionGroup' }],
+      },
+    },
+  },
+};
+
+const reentry: JsonSchema = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: { type: { const: 'once_per_contact' } },
+    },
+    {
+      type: 'object',
+      required: ['type'],
+      additionalProperties: false,
+      properties: { type: { const: 'once_per_subject' } },
+    },
+    {
+      type: 'object',
+      required: ['type', 'seconds'],
+      additionalProperties: false,
+      properties: {
+        type: { const: 'cooldown' },
+        seconds: { type: 'integer', minimum: FLOW_RULES.cooldownSeconds.min, maximum: FLOW_RULES.cooldownSeconds.max },
+      },
+    },
+  ],
+};
+
+/** The sender of a flow's emails (an email step's, a preset request's). */
+const from: JsonSchema = {
+  type: 'object',
+  required: ['email'],
+  additionalProperties: false,
+  properties: { email, name: oneLine(FLOW_RULES.fromNameMaxChars) },
+};
+
+const step: JsonSchema = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['type', 'seconds'],
+      additionalProperties: false,
+      properties: {
+        type: { const: 'wait' },
+        id: stepId,
+        seconds: { type: 'integer', minimum: FLOW_RULES.waitSeconds.min, maximum: FLOW_RULES.waitSeconds.max },
+      },
+    },
+    {
+      type: 'object',
+      description: 'subject, preheader, html and text are LiquidJS templates; at least one of html and text.',
+      required: ['type', 'from', 'subject'],
+      additionalProperties: false,
+      properties: {
+        type: { const: 'email' },
+        id: stepId,
+        from,
+        replyTo: email,
+        subject: { ...oneLine(FLOW_RULES.subjectMaxChars), minLength: 1 },
+        preheader: oneLine(FLOW_RULES.preheaderMaxChars),
+        html: { type: 'string', minLength: 1 },
+        text: { type: 'string', minLength: 1 },
+      },
+      anyOf: [{ required: ['html'] }, { required: ['text'] }],
+    },
+    {
+      type: 'object',
+      required: ['type', 'condition'],
+      additionalProperties: false,
+      properties: {
+        type: { const: 'exit_if' },
+        id: stepId,
+        condition: { $ref: '#/components/schemas/FlowConditionGroup' },
+      },
+    },
+  ],
+};
+
+const definitionProperties = {
+  name: { ...oneLine(FLOW_RULES.nameMaxChars), minLength: 1 },
+  trigger: kind,
+  enabled: { type: 'boolean', default: true },
+  entry: { anyOf: [{ $ref: '#/components/schemas/FlowConditionGroup' }, { type: 'null' }] },
+  reentry: { $ref: '#/components/schemas/FlowReentry' },
+  consent: { type: 'string', enum: ['subscribed', 'not_unsubscribed', 'transactional'] },
+  steps: {
+    type: 'array',
+    minItems: FLOW_RULES.steps.min,
+    maxItems: FLOW_RULES.steps.max,
+    items: { $ref: '#/components/schemas/FlowStep' },
+  },
+} satisfies Record<string, JsonSchema>;
+
+/** The components the definition refers to (registered once, by name). */
+const components = () => {
+  ref('FlowCondition', condition);
+  ref('FlowConditionGroup', group);
+  ref('FlowReentry', reentry);
+  ref('FlowStep', step);
+};
+
+const FlowDefinition: JsonSchema = {
+  type: 'object',
+  required: ['name', 'trigger', 'steps'],
+  properties: {
+    ...definitionProperties,
+    revision: {
+      type: 'integer',
+      minimum: 1,
+      description: 'PUT only: replace only if the flow is still at this revision.',
+    },
+    id: { description: 'Read-only: ignored.' },
+    preset: { description: 'Read-only: ignored when steps are given.' },
+    createdAt: { description: 'Read-only: ignored.' },
+    updatedAt: { description: 'Read-only: ignored.' },
+  },
+  additionalProperties: false,
+};
+
+const PresetRequest: JsonSchema = {
+  type: 'object',
+  required: ['preset', 'from'],
+  additionalProperties: false,
+  properties: {
+    preset: kind,
+    from,
+    replyTo: email,
+    name: definitionProperties.name,
+    enabled: definitionProperties.enabled,
+  },
+};
+
+const FlowRecord: JsonSchema = {
+  type: 'object',
+  required: ['id', 'name', 'trigger', 'enabled', 'reentry', 'consent', 'steps', 'createdAt', 'updatedAt', 'revision'],
+  properties: {
+    id: { type: 'string', pattern: '^fl_[A-Za-z0-9]{20}$' },
+    ...definitionProperties,
+    preset: { ...kind, description: 'The preset the flow was created from.' },
+    createdAt: { type: 'integer', description: 'Epoch seconds.' },
+    updatedAt: { type: 'integer', description: 'Epoch seconds.' },
+    revision: { type: 'integer', minimum: 1 },
+  },
+};
+
+const PresetList: JsonSchema = {
+  type: 'object',
+  required: ['list', 'total'],
+  properties: {
+    list: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['preset', 'trigger', 'name', 'description', 'consent', 'reentry', 'steps'],
+        properties: {
+          preset: kind,
+          trigger: kind,
+          name: { type: 'string' },
+          description: { type: 'string' },
+          consent: { type: 'string' },
+          reentry: { $ref: '#/components/schemas/FlowReentry' },
+          steps: { type: 'array', items: { type: 'object' } },
+        },
+      },
+    },
+    total: { type: 'integer', minimum: 0 },
+  },
+};
+
+// Registered before the routes that refer to them.
+components();
+const record = () => ref('FlowRecord', FlowRecord);
+
+const NOT_FOUND = { not_found: 'Flow not found' } as const;
+
+export const FLOW_ROUTES = {
+  'flow-presets': route({
+    tag: 'Flows',
+    summary: 'List the presets',
+    description: `One ready flow per trigger kind; create one with \`POST /api/v1/flows {preset, from}\`. ${pace}`,
+    api: 'webhooks',
+    ok,
+    data: ref('FlowPresetList', PresetList),
+    errors: ['rate_limited'],
+  }),
+  'flows-create': route({
+    tag: 'Flows',
+    summary: 'Create a flow',
+    description:
+      'A full definition, or `{preset, from}` for the preset of a kind (enabled unless `enabled: false`). ' +
+      `At most ${LIMITS.flowsPerStore} flows per store (409 beyond). ${pace}`,
+    api: 'webhooks',
+    body: {
+      schema: {
+        anyOf: [ref('FlowDefinition', FlowDefinition), ref('FlowPresetRequest', PresetRequest)],
+      },
+      examples: {
+        preset: { preset: 'abandoned_cart', from: { email: 'shop@acme.example', name: 'Acme' } },
+        definition: {
+          name: 'Gold members',
+          trigger: 'custom_notification',
+          entry: { match: 'all', conditions: [{ field: 'custom.level', op: 'equals', value: 'gold' }] },
+          steps: [
+            {
+              type: 'email',
+              from: { email: 'shop@acme.example' },
+              subject: 'Hi {{ contact.first_name }}',
+              text: 'Hello',
+            },
+          ],
+        },
+      },
+    },
+    ok,
+    data: record(),
+    errors: ['validation', 'payload_too_large', 'conflict', 'rate_limited'],
+    errorMessages: {
+      validation: 'steps[0].seconds must be at least 60',
+      conflict: `The store already has ${LIMITS.flowsPerStore} flows, the most allowed; delete one first`,
+    },
+  }),
+  'flows-list': route({
+    tag: 'Flows',
+    summary: 'List flows',
+    description: `The store's flows, oldest first. ${pace}`,
+    api: 'webhooks',
+    ok,
+    data: {
+      type: 'object',
+      required: ['list', 'total'],
+      properties: { list: { type: 'array', items: record() }, total: { type: 'integer', minimum: 0 } },
+    },
+    errors: ['rate_limited'],
+  }),
+  'flows-get': route({
+    tag: 'Flows',
+    summary: 'Read a flow',
+    description: `Another store's flow answers like a missing one. ${pace}`,
+    api: 'webhooks',
+    path: flowId,
+    ok,
+    data: record(),
+    errors: ['not_found', 'rate_limited'],
+    errorMessages: NOT_FOUND,
+  }),
+  'flows-update': route({
+    tag: 'Flows',
+    summary: 'Replace a flow',
+    description:
+      'Full replace (missing fields take their defaults). With `revision`, only if the flow is still at that ' +
+      `revision (409 otherwise). ${pace}`,
+    api: 'webhooks',
+    path: flowId,
+    body: ref('FlowDefinition', FlowDefinition),
+    ok,
+    data: record(),
+    errors: ['validation', 'payload_too_large', 'not_found', 'conflict', 'rate_limited'],
+    errorMessages: {
+      ...NOT_FOUND,
+      conflict:
+        'The flow is at revision 3, not at revision 2: it was changed meanwhile; GET it and apply your change again',
+    },
+  }),
+  'flows-delete': route({
+    tag: 'Flows',
+    summary: 'Delete a flow',
+    description: pace,
+    api: 'webhooks',
+    path: flowId,
+    ok,
+    data: { type: 'boolean', const: true },
+    errors: ['not_found', 'rate_limited'],
+    errorMessages: NOT_FOUND,
+  }),
+};

@@ -1,0 +1,36 @@
+/**
+ * Every documented route, by catalog function name. A team documents its routes in its own file here and spreads it in
+ * below (one line); `test/unit/openapi/document.test.ts` names any catalog route missing from this map.
+ */
+import type { Exclusions, RouteDoc } from '#shared/http/openapi/registry.ts';
+import { CONTACT_ROUTES } from './contacts.ts';
+import { EVENT_ROUTES } from './events.ts';
+import { FLOW_RUN_ROUTES } from './flow-runs.ts';
+import { FLOW_ROUTES } from './flows.ts';
+import { META_ROUTES } from './meta.ts';
+import { OAUTH_ROUTES } from './oauth.ts';
+import { SENDING_ROUTES } from './sending.ts';
+import { WEBHOOK_ROUTES } from './webhooks.ts';
+
+export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
+  ...EVENT_ROUTES,
+  ...CONTACT_ROUTES,
+  ...WEBHOOK_ROUTES,
+  ...FLOW_ROUTES,
+  ...FLOW_RUN_ROUTES,
+  ...SENDING_ROUTES,
+  ...OAUTH_ROUTES,
+  ...META_ROUTES,
+};
+
+/** Catalog HTTP functions left out of the public description on purpose, with why. */
+export const EXCLUDED_ROUTES: Exclusions = {
+  'unsubscribe-page':
+    'The HTML confirmation page behind the link in every email (the token is the credential), for people',
+  unsubscribe: 'The RFC 8058 one-click unsubscribe that mail clients post from the List-Unsubscribe header',
+  'oauth-callback': 'The one-time sign-in link a person opens in a browser: a redirect and a session cookie, not JSON',
+  'back-office':
+    'The back-office page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON',
+  'back-office-sign-out':
+    "The back-office page's sign-out button (a form post with the session cookie): an HTML page, not JSON",
+};

@@ -1,0 +1,107 @@
+/** Webhook management on `{base_url}`, `{code, data}` answers (spec "Webhook management", docs/webhooks.md). */
+
+import { ref } from '#shared/http/openapi/components.ts';
+import { route } from '#shared/http/openapi/registry.ts';
+import {
+  DeliveryPage,
+  DeliveryRecord,
+  deliveryQuery,
+  WebhookList,
+  WebhookRecord,
+  WebhookSubscription,
+} from '#shared/http/openapi/schemas.ts';
+import { DATA } from '#shared/http/openapi/shapes.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { LIMITS } from '#shared/limits.ts';
+
+const ok = webhooksReply.ok(DATA);
+const pace = `At most ${LIMITS.webhookManagementPerSecond} calls per second per store.`;
+const webHookId = { webHookId: { description: 'The subscription id (`id` in the list)' } };
+
+export const WEBHOOK_ROUTES = {
+  'webhooks-create': route({
+    tag: 'Webhooks',
+    summary: 'Subscribe a topic',
+    description: `One subscription per topic per store: creating again for a topic replaces it (a new id). ${pace}`,
+    api: 'webhooks',
+    body: {
+      schema: ref('WebhookSubscription', WebhookSubscription),
+      examples: { newsletter: { topic: 'customer/newsletter', url: 'https://shop.example/hooks/storeflow' } },
+    },
+    ok,
+    data: ref('WebhookRecord', WebhookRecord),
+    errors: ['validation', 'payload_too_large', 'rate_limited'],
+    errorMessages: { validation: 'Topic noneffective' },
+  }),
+  'webhooks-update': route({
+    tag: 'Webhooks',
+    summary: "Change a topic's URL",
+    description: `Matched by topic; 404 when the topic has no subscription. ${pace}`,
+    api: 'webhooks',
+    body: ref('WebhookSubscription', WebhookSubscription),
+    ok,
+    data: ref('WebhookRecord', WebhookRecord),
+    errors: ['validation', 'payload_too_large', 'not_found', 'rate_limited'],
+    errorMessages: {
+      validation: 'Topic noneffective',
+      not_found: 'No webhook for topic customer/newsletter; create it with POST',
+    },
+  }),
+  'webhooks-list': route({
+    tag: 'Webhooks',
+    summary: 'List subscriptions',
+    description: pace,
+    api: 'webhooks',
+    ok,
+    data: ref('WebhookList', WebhookList),
+    errors: ['rate_limited'],
+  }),
+  'webhooks-count': route({
+    tag: 'Webhooks',
+    summary: 'Count subscriptions',
+    description: pace,
+    api: 'webhooks',
+    ok,
+    data: { type: 'integer', minimum: 0 },
+    errors: ['rate_limited'],
+  }),
+  'webhooks-delete': route({
+    tag: 'Webhooks',
+    summary: 'Remove a subscription',
+    description: `Deliveries still waiting for it are cancelled. ${pace}`,
+    api: 'webhooks',
+    path: webHookId,
+    ok,
+    data: { type: 'boolean', const: true },
+    errors: ['not_found', 'rate_limited'],
+    errorMessages: { not_found: 'Webhook not found' },
+  }),
+  'webhook-deliveries': route({
+    tag: 'Webhooks',
+    summary: "A subscription's deliveries",
+    description: `Every delivery with every attempt (status, latency, answer excerpt), newest first. ${pace}`,
+    api: 'webhooks',
+    path: webHookId,
+    query: deliveryQuery,
+    ok,
+    data: ref('DeliveryPage', DeliveryPage),
+    errors: ['validation', 'not_found', 'rate_limited'],
+    errorMessages: { validation: 'limit must be an integer from 1 to 100', not_found: 'Webhook not found' },
+  }),
+  'webhook-delivery-retry': route({
+    tag: 'Webhooks',
+    summary: 'Re-send a failed delivery',
+    description:
+      "Sends a `failed` or `cancelled` delivery again to the topic's current subscription, with a fresh retry " +
+      `ladder; 409 for one still pending or delivered. ${pace}`,
+    api: 'webhooks',
+    path: { deliveryId: { description: 'The delivery id (from the deliveries list)' } },
+    ok,
+    data: ref('DeliveryRecord', DeliveryRecord),
+    errors: ['not_found', 'conflict', 'rate_limited'],
+    errorMessages: {
+      not_found: 'Delivery not found',
+      conflict: 'The delivery is pending; only failed or cancelled deliveries can be re-sent',
+    },
+  }),
+};

@@ -1,0 +1,29 @@
+/** Wiring of the account and sign-in use cases to their adapters (built once per warm function). */
+
+import {
+  dynamoAccountRepository,
+  dynamoSessions,
+  dynamoSignInLinks,
+  dynamoSignInThrottle,
+} from '#shared/adapters/dynamodb/account.repositories.ts';
+import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import type { AccountAdminDeps } from '#shared/domain/accounts/manage-accounts.ts';
+import type { SignInDeps } from '#shared/domain/accounts/sign-in.ts';
+
+const clock = { now: () => Date.now() };
+
+let signIn: SignInDeps | undefined;
+
+export const signInDeps = (): SignInDeps => {
+  signIn ??= {
+    accounts: dynamoAccountRepository(),
+    stores: dynamoStoreRepository(),
+    links: dynamoSignInLinks(),
+    sessions: dynamoSessions(),
+    throttle: dynamoSignInThrottle(),
+    clock,
+  };
+  return signIn;
+};
+
+export const accountAdminDeps = (): AccountAdminDeps => ({ accounts: dynamoAccountRepository(), clock });

@@ -1,0 +1,60 @@
+/** Wiring of the flow engine and the explain views to their AWS adapters (built once per warm function). */
+
+import { dynamoCartRepository, dynamoCheckoutRepository } from '#shared/adapters/dynamodb/commerce.repositories.ts';
+import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
+import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
+import {
+  dynamoContactActivity,
+  dynamoFlowEntries,
+  dynamoFlowEvaluations,
+  dynamoFlowRuns,
+  dynamoRecoveryMarks,
+  dynamoTriggerLog,
+} from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
+import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
+import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
+import { sesMailer } from '#shared/adapters/ses/mailer.ts';
+import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
+import type { EngineDeps } from '#shared/domain/flows/engine.ts';
+import type { ExplainDeps } from '#shared/domain/flows/explain.ts';
+import type { TriggerLog } from '#shared/domain/flows/ports.ts';
+import { senderDeps } from './sending.ts';
+
+const clock = { now: () => Date.now() };
+
+let engine: (EngineDeps & { triggers: TriggerLog }) | undefined;
+let explain: ExplainDeps | undefined;
+
+export const flowEngineDeps = (): EngineDeps & { triggers: TriggerLog } => {
+  engine ??= {
+    flows: dynamoFlows(),
+    triggers: dynamoTriggerLog(),
+    runs: dynamoFlowRuns(),
+    evaluations: dynamoFlowEvaluations(),
+    entries: dynamoFlowEntries(),
+    activity: dynamoContactActivity(),
+    marks: dynamoRecoveryMarks(),
+    customers: dynamoCustomerRepository(),
+    contacts: dynamoContactsByEmail(),
+    carts: dynamoCartRepository(),
+    checkouts: dynamoCheckoutRepository(),
+    // Store names change rarely: emails of one store in a warm worker read the store once a minute.
+    stores: { get: cachedPerStore(clock, 60_000, (store) => store) },
+    suppressions: dynamoSuppressions(),
+    mailer: sesMailer(),
+    sent: dynamoSentMessages(),
+    timers: schedulerTimers(),
+    unsubscribe: unsubscribeLinks(),
+    senders: { requireVerified: (storeId, fromEmail) => requireVerifiedSender(senderDeps(), storeId, fromEmail) },
+    clock,
+  };
+  return engine;
+};
+
+export const explainDeps = (): ExplainDeps => {
+  explain ??= { flows: dynamoFlows(), evaluations: dynamoFlowEvaluations(), runs: dynamoFlowRuns() };
+  return explain;
+};

@@ -1,0 +1,78 @@
+/** Wiring of the ingestion use cases to their AWS adapters (built once per warm function). */
+
+import {
+  dynamoCartRepository,
+  dynamoCheckoutRepository,
+  dynamoOrderRepository,
+} from '#shared/adapters/dynamodb/commerce.repositories.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import {
+  dynamoBackInStockRepository,
+  dynamoPageViewRepository,
+} from '#shared/adapters/dynamodb/engagement.repositories.ts';
+import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
+import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
+import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
+import { queuedFlowTriggers, sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
+import { sqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
+import { config } from '#shared/config.ts';
+import { newId } from '#shared/domain/ids.ts';
+import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
+import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
+import type { FireTimerDeps } from '#shared/domain/timers/fire-timer.ts';
+import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
+import { logger } from '#shared/observability.ts';
+import { emitDeps } from './webhooks.ts';
+
+const clock = { now: () => Date.now() };
+
+let accept: AcceptDeps | undefined;
+let apply: ApplyDeps | undefined;
+let fire: FireTimerDeps | undefined;
+
+export const ingestDeps = (): AcceptDeps => {
+  accept ??= {
+    events: dynamoEventLog(),
+    queue: sqsIngestQueue(),
+    limiter: dynamoRateLimiter(clock),
+    clock,
+    onLostRecord: (error, detail) =>
+      logger.error('Event recorded but neither queued nor removed; a retry within 4 minutes queues it again', {
+        ...detail,
+        error,
+      }),
+  };
+  return accept;
+};
+
+export const applyDeps = (): ApplyDeps => {
+  apply ??= {
+    customers: dynamoCustomerRepository(),
+    products: dynamoProductRepository(),
+    orders: dynamoOrderRepository(),
+    carts: dynamoCartRepository(),
+    checkouts: dynamoCheckoutRepository(),
+    pageViews: dynamoPageViewRepository(),
+    backInStock: dynamoBackInStockRepository(),
+    timers: schedulerTimers(),
+    triggers: queuedFlowTriggers(),
+    webhooks: webhookEmitter(emitDeps()),
+    clock,
+    newContactId: () => newId('ct'),
+    checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,
+  };
+  return apply;
+};
+
+export const fireTimerDeps = (): FireTimerDeps => {
+  fire ??= {
+    carts: dynamoCartRepository(),
+    checkouts: dynamoCheckoutRepository(),
+    customers: dynamoCustomerRepository(),
+    triggers: queuedFlowTriggers(),
+    flowQueue: sqsFlowQueue(),
+    clock,
+  };
+  return fire;
+};

@@ -1,0 +1,382 @@
+/**
+ * The tenant-isolation matrix, driven by shared/catalog/catalog.ts: every HTTP route of the catalog has a row in `MATRIX` saying
+ * how store B (its own valid key) is turned against store A's resources, and a separate test fails naming any catalog
+ * route without a row. Three kinds of row:
+ *
+ * - `id`: the route takes an id in its path (webhook, delivery, import job, flow, sender domain, send batch). B asking
+ *   for A's id must get exactly the answer B gets for an id that does not exist (status and body, the id itself
+ *   masked), and A's resource, read back by A, must be unchanged afterwards (for writes and deletes too);
+ * - `store`: the route works on the caller's own store (lists, counts, creates, events, export). B's call must not
+ *   show A's data, and A's resources must be unchanged afterwards;
+ * - `public`: the route takes no store key by design; the reason is written in the row.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '#local/runtime.ts';
+import { httpFunctions } from '#shared/catalog/catalog.ts';
+import { createMainAccount, createSubAccount, linkStore } from '#shared/domain/accounts/manage-accounts.ts';
+import { accountAdminDeps } from '#shared/wiring/accounts.ts';
+import { type Answer, send, startRuntime } from '#test/fuzz/support.ts';
+import { headless } from '#test/support/harness.ts';
+import { eventually, newStore, type TestStore } from '#test/support/local.ts';
+import { type Receiver, startReceiver } from '#test/support/webhooks.ts';
+
+type Host = 'main' | 'front' | 'sending';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+let runtime: LocalRuntime;
+let receiver: Receiver;
+let a: TestStore;
+let b: TestStore;
+
+/** A's resources, created once: the ids the matrix turns B against. */
+interface Resources {
+  webhookId: string;
+  deliveryId: string;
+  jobId: string;
+  flowId: string;
+  domain: string;
+  batchId: string;
+  username: string;
+  password: string;
+}
+let res: Resources;
+
+const call = (store: TestStore | undefined, method: Method, host: Host, path: string, body?: unknown) =>
+  send({
+    method,
+    url: `${runtime.urls[host]}${path}`,
+    headers: {
+      ...(store ? { 'x-service-access-token': store.apiKey } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+const ok = async (answer: Promise<Answer>, what: string): Promise<Record<string, unknown>> => {
+  const got = await answer;
+  if (got.status !== 200) throw new Error(`${what}: ${got.status} ${got.text}`);
+  return got.json as Record<string, unknown>;
+};
+
+const dataOf = (json: Record<string, unknown>) => json.data as Record<string, unknown>;
+
+beforeAll(async () => {
+  runtime = await startRuntime();
+  receiver = await startReceiver();
+  a = await newStore('Isolation A');
+  b = await newStore('Isolation B');
+  const domain = `iso-${a.storeId.toLowerCase().replace(/[^a-z0-9]/g, '')}.example.com`;
+
+  const webhook = dataOf(
+    await ok(
+      call(a, 'POST', 'main', '/api/v1/webhooks', { topic: 'customer/newsletter', url: receiver.url('/a') }),
+      'webhook',
+    ),
+  );
+  await ok(
+    headless(runtime, a.apiKey, {
+      endpoint: 'customers/create',
+      source_id: 'iso-1',
+      data: { id: 'c-1', created_at: 1_700_000_000, email: 'ada@example.com', accepts_marketing: true },
+    }).then((r) => ({ status: r.status, headers: r.headers, text: JSON.stringify(r.body), json: r.body })),
+    'event',
+  );
+  const delivery = await eventually('a delivery of A', async () => {
+    const list = dataOf(await ok(call(a, 'GET', 'main', `/api/v1/webhooks/${webhook.id}/deliveries`), 'deliveries'))
+      .list as { id: string }[];
+    return list[0];
+  });
+  const job = dataOf(await ok(call(a, 'POST', 'main', '/api/v1/batch/customers/uploads?append=update'), 'upload'));
+  await ok(call(a, 'POST', 'main', '/api/v1/senders', { domain }), 'sender');
+  const flow = dataOf(
+    await ok(
+      call(a, 'POST', 'main', '/api/v1/flows', {
+        preset: 'abandoned_cart',
+        from: { email: `shop@${domain}`, name: 'A' },
+      }),
+      'flow',
+    ),
+  );
+  const batch = (await ok(
+    call(a, 'POST', 'sending', '/api/v1/sending', {
+      from: { email: `news@${domain}`, name: 'A' },
+      subject: 'Hello',
+      text: 'Hi',
+      recipients: [{ address: { email: 'ada@example.com' } }],
+    }),
+    'send',
+  )) as Record<string, unknown>;
+  const batchId = String((batch.results as { id?: string } | undefined)?.id ?? batch.id ?? dataOf(batch)?.id);
+
+  const deps = accountAdminDeps();
+  const main = await createMainAccount(deps, { name: 'Isolation A' });
+  await linkStore(deps, { mainAccountId: main.mainAccountId, storeId: a.storeId });
+  const password = 'correct-horse-battery-staple';
+  const username = `iso-${Date.now()}`;
+  await createSubAccount(deps, { mainAccountId: main.mainAccountId, username, password });
+
+  res = {
+    webhookId: String(webhook.id),
+    deliveryId: delivery.id,
+    jobId: String(job.jobId),
+    flowId: String(flow.id),
+    domain,
+    batchId,
+    username,
+    password,
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await runtime?.stop();
+});
+
+/** An answer body without its `timestamp` fields (when the answer was made, not data): answers then compare. */
+const stable = (json: unknown): unknown =>
+  JSON.parse(JSON.stringify(json ?? null), (key, value) => (key === 'timestamp' ? '<time>' : value));
+
+/** Everything of A that a route of B could touch, read by A: compared before and after each of B's calls. */
+const snapshotOfA = async () => {
+  const read = async (method: Method, host: Host, path: string) => {
+    const got = await call(a, method, host, path);
+    return { status: got.status, body: stable(got.json) };
+  };
+  return {
+    webhooks: await read('GET', 'main', '/api/v1/webhooks'),
+    deliveries: await read('GET', 'main', `/api/v1/webhooks/${res.webhookId}/deliveries`),
+    job: await read('GET', 'main', `/api/v1/batch/${res.jobId}`),
+    flow: await read('GET', 'main', `/api/v1/flows/${res.flowId}`),
+    senders: await read('GET', 'main', '/api/v1/senders'),
+    batch: await read('GET', 'sending', `/api/v1/sending/${res.batchId}`),
+  };
+};
+
+/** An id of the same shape that does not exist: the last characters changed. */
+const missing = (id: string) => `${id.slice(0, -4)}${id.endsWith('zzzz') ? 'yyyy' : 'zzzz'}`;
+
+/** Masks the id in an answer, so that an answer naming the id it was asked about compares equal. */
+const masked = (answer: Answer, id: string) => ({
+  status: answer.status,
+  body: stable(JSON.parse(answer.text.split(id).join('<id>').split(encodeURIComponent(id)).join('<id>'))),
+});
+
+interface IdRow {
+  readonly kind: 'id';
+  /** A's id for this route. */
+  readonly id: (r: Resources) => string;
+  /** Body B sends (for writes). */
+  readonly body?: unknown;
+}
+interface StoreRow {
+  readonly kind: 'store';
+  /** B's call (path with query, body). */
+  readonly path?: string;
+  readonly body?: (r: Resources) => unknown;
+  /** What A's data would look like in B's answer: B's answer text must not contain any of these. */
+  readonly mustNotShow: (r: Resources) => string[];
+}
+interface PublicRow {
+  readonly kind: 'public';
+  readonly reason: string;
+}
+type Row = IdRow | StoreRow | PublicRow;
+
+const A_IDS = (r: Resources) => [r.webhookId, r.deliveryId, r.jobId, r.flowId, r.domain, r.batchId, a.storeId];
+
+/** One row per catalog route: `METHOD host path`. */
+const MATRIX: Record<string, Row> = {
+  'POST main /api/v1/events': {
+    kind: 'store',
+    body: () => ({
+      endpoint: 'customers/update',
+      source_id: 'iso-b-1',
+      data: { id: 'c-1', email: 'evil@example.com' },
+    }),
+    mustNotShow: A_IDS,
+  },
+  'POST front /api/v1/headless/events': {
+    kind: 'store',
+    body: () => ({
+      endpoint: 'customers/create',
+      source_id: 'iso-b-2',
+      data: { id: 'c-1', created_at: 1_700_000_000, email: 'evil@example.com' },
+    }),
+    mustNotShow: A_IDS,
+  },
+  'GET front /api/v1/audience': { kind: 'store', mustNotShow: (r) => [...A_IDS(r), 'ada@example.com'] },
+  'POST main /api/v1/batch/customers': {
+    kind: 'store',
+    path: '/api/v1/batch/customers?append=update',
+    mustNotShow: A_IDS,
+  },
+  'POST main /api/v1/batch/customers/uploads': {
+    kind: 'store',
+    path: '/api/v1/batch/customers/uploads?append=update',
+    mustNotShow: A_IDS,
+  },
+  'POST main /api/v1/batch/customers/uploads/{jobId}/start': { kind: 'id', id: (r) => r.jobId },
+  'GET main /api/v1/batch/{jobId}': { kind: 'id', id: (r) => r.jobId },
+  'POST main /api/v1/webhooks': {
+    kind: 'store',
+    body: () => ({ topic: 'customer/newsletter', url: 'http://127.0.0.1:9/b' }),
+    mustNotShow: A_IDS,
+  },
+  'PUT main /api/v1/webhooks': {
+    kind: 'store',
+    body: () => ({ topic: 'customer/newsletter', url: 'http://127.0.0.1:9/b-changed' }),
+    mustNotShow: A_IDS,
+  },
+  'GET main /api/v1/webhooks': { kind: 'store', mustNotShow: (r) => [...A_IDS(r), '/a'] },
+  'GET main /api/v1/webhooks/count': { kind: 'store', mustNotShow: A_IDS },
+  'DELETE main /api/v1/webhooks/{webHookId}': { kind: 'id', id: (r) => r.webhookId },
+  'GET main /api/v1/webhooks/{webHookId}/deliveries': { kind: 'id', id: (r) => r.webhookId },
+  'POST main /api/v1/webhooks/deliveries/{deliveryId}/retry': { kind: 'id', id: (r) => r.deliveryId },
+  'POST main /api/v1/senders': {
+    kind: 'store',
+    // B tries to register A's domain: refused, and A's sender stays A's.
+    body: (r) => ({ domain: r.domain }),
+    mustNotShow: (r) => [r.webhookId, r.flowId, r.batchId, a.storeId],
+  },
+  'GET main /api/v1/senders': { kind: 'store', mustNotShow: A_IDS },
+  'GET main /api/v1/senders/{domain}': { kind: 'id', id: (r) => r.domain },
+  'DELETE main /api/v1/senders/{domain}': { kind: 'id', id: (r) => r.domain },
+  'POST sending /api/v1/sending': {
+    kind: 'store',
+    // B sends "from" A's verified domain: refused like any domain B has not registered.
+    body: (r) => ({
+      from: { email: `news@${r.domain}`, name: 'B' },
+      subject: 'Hi',
+      text: 'Hi',
+      recipients: [{ address: { email: 'x@example.com' } }],
+    }),
+    mustNotShow: (r) => [r.webhookId, r.flowId, r.batchId, a.storeId],
+  },
+  'GET sending /api/v1/sending/{id}': { kind: 'id', id: (r) => r.batchId },
+  'GET sending /unsubscribe/{token}': {
+    kind: 'public',
+    reason: 'Opened from an email by a recipient: the signed token (storeId, email, transmission) is the credential',
+  },
+  'POST sending /unsubscribe/{token}': {
+    kind: 'public',
+    reason: 'One-click unsubscribe (RFC 8058) from a mail client: the signed token is the credential',
+  },
+  'GET main /api/v1/flows/presets': { kind: 'store', mustNotShow: A_IDS },
+  'POST main /api/v1/flows': {
+    kind: 'store',
+    body: () => ({ preset: 'abandoned_cart', from: { email: 'shop@b.example.com', name: 'B' } }),
+    mustNotShow: A_IDS,
+  },
+  'GET main /api/v1/flows': { kind: 'store', mustNotShow: A_IDS },
+  'GET main /api/v1/flows/{flowId}': { kind: 'id', id: (r) => r.flowId },
+  'PUT main /api/v1/flows/{flowId}': { kind: 'id', id: (r) => r.flowId, body: { name: 'taken over', enabled: false } },
+  'DELETE main /api/v1/flows/{flowId}': { kind: 'id', id: (r) => r.flowId },
+  'GET main /api/v1/flows/{flowId}/runs': { kind: 'id', id: (r) => r.flowId },
+  'GET main /api/v1/flow-activity': {
+    kind: 'store',
+    path: '/api/v1/flow-activity?email=ada%40example.com',
+    mustNotShow: A_IDS,
+  },
+  'POST main /api/v1/oauth': {
+    kind: 'store',
+    // B's key with A's sub-account credentials: no link (checked against an unknown user below).
+    body: (r) => ({ username: r.username, password: r.password }),
+    mustNotShow: (r) => [...A_IDS(r), 'oauthUrl'],
+  },
+  'GET main /oauth/callback': {
+    kind: 'public',
+    reason: 'Opened in a browser: the single-use sign-in token is the credential, and it names its store',
+  },
+  'GET main /back-office': {
+    kind: 'public',
+    reason: 'Browser page: the session cookie set by the OAuth callback is the credential, scoped to one store',
+  },
+  'POST main /back-office/sign-out': {
+    kind: 'public',
+    reason: 'Browser form: ends the caller’s own session (cookie); nothing of a store is read or changed',
+  },
+  'GET main /api/v1/openapi.json': { kind: 'public', reason: 'The API description, the same for everyone' },
+  'GET front /api/v1/openapi.json': { kind: 'public', reason: 'The API description, the same for everyone' },
+  'GET sending /api/v1/openapi.json': { kind: 'public', reason: 'The API description, the same for everyone' },
+};
+
+/** Every catalog route as `METHOD host path`. */
+const catalogRoutes = httpFunctions().flatMap((f) => f.routes.map((r) => `${r.method} ${r.host} ${r.path}`));
+
+describe('the matrix covers the catalog', () => {
+  it('has a row for every HTTP route of the catalog (public ones with a reason)', () => {
+    const missingRows = catalogRoutes.filter((route) => !(route in MATRIX));
+    expect(missingRows, 'catalog routes without an isolation row: add them to MATRIX').toEqual([]);
+  });
+
+  it('has no row for a route the catalog no longer has', () => {
+    expect(Object.keys(MATRIX).filter((route) => !catalogRoutes.includes(route))).toEqual([]);
+  });
+});
+
+const rows = (kind: Row['kind']) =>
+  catalogRoutes.filter((route) => MATRIX[route]?.kind === kind).map((route) => [route, MATRIX[route]] as const);
+
+const split = (route: string) => {
+  const [method, host, path] = route.split(' ') as [Method, Host, string];
+  return { method, host, path };
+};
+
+describe("store A's resources", () => {
+  it('exist and are A’s to read (so the comparisons below are about real resources)', async () => {
+    for (const [name, value] of Object.entries(res)) expect(value, name).toMatch(/^[^\s]+$/);
+    expect(Object.values(res), JSON.stringify(res)).not.toContain('undefined');
+    const snapshot = await snapshotOfA();
+    for (const [name, read] of Object.entries(snapshot)) expect(read.status, name).toBe(200);
+  });
+});
+
+describe("store B against store A's ids", () => {
+  it.each(rows('id'))('%s: A’s id answers as a missing one, and A’s resource is unchanged', async (route, row) => {
+    const { method, host, path } = split(route);
+    const { id, body } = row as IdRow;
+    const own = id(res);
+    const ghost = missing(own);
+    const withId = (value: string) => path.replace(/\{[^}]+\}/, encodeURIComponent(value));
+    const before = await snapshotOfA();
+    const onMissing = await call(b, method, host, withId(ghost), body);
+    const onA = await call(b, method, host, withId(own), body);
+    expect(onA.status, `${route} ${onA.text}`).toBeGreaterThanOrEqual(400);
+    expect(masked(onA, own), route).toEqual(masked(onMissing, ghost));
+    expect(await snapshotOfA(), `A changed after B's ${route}`).toEqual(before);
+  });
+});
+
+describe('store B on its own store', () => {
+  it.each(rows('store'))('%s: shows nothing of A and changes nothing of A', async (route, row) => {
+    const { method, host, path } = split(route);
+    const { path: withQuery, body, mustNotShow } = row as StoreRow;
+    const before = await snapshotOfA();
+    const answer = await call(b, method, host, withQuery ?? path, body?.(res));
+    expect(answer.status, `${route} ${answer.text}`).toBeLessThan(500);
+    for (const secret of mustNotShow(res)) expect(answer.text, `${route} shows ${secret}`).not.toContain(secret);
+    expect(await snapshotOfA(), `A changed after B's ${route}`).toEqual(before);
+  });
+
+  it("answers B's key with A's sub-account name and a guessed password exactly as an unknown account", async () => {
+    const guessed = 'a-guessed-password-123';
+    const withA = await call(b, 'POST', 'main', '/api/v1/oauth', { username: res.username, password: guessed });
+    const unknown = await call(b, 'POST', 'main', '/api/v1/oauth', { username: 'nobody-here', password: guessed });
+    expect({ status: withA.status, body: stable(withA.json) }).toEqual({
+      status: unknown.status,
+      body: stable(unknown.json),
+    });
+  });
+
+  it("gives B no sign-in link for A's sub-account even with its password (401, like an unknown username)", async () => {
+    const answer = await call(b, 'POST', 'main', '/api/v1/oauth', { username: res.username, password: res.password });
+    expect(answer.status).toBe(401);
+    expect(answer.text).not.toContain('oauthUrl');
+  });
+});
+
+describe('public routes', () => {
+  it.each(rows('public'))('%s is public on purpose', (_route, row) => {
+    expect((row as PublicRow).reason.length).toBeGreaterThan(20);
+  });
+});

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRuntime, startLocalRuntime, TABLE_NAME } from '#local/runtime.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
+import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
+import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk.ts';
+
+let runtime: LocalRuntime;
+beforeAll(async () => {
+  runtime = await startLocalRuntime({ gateways: false, pollers: false, logLevel: 'ERROR' });
+});
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+const manualClock = (start: number) => {
+  let now = start;
+  return { now: () => now, set: (ms: number) => (now = ms) };
+};
+
+describe('send pacer (shared counters per second)', () => {
+  it('never lets two instances reserve more than the rate in any second, spreading a chunk over seconds', async () => {
+    // A second far from any other test's, so the account-wide counter starts empty.
+    const clock = manualClock(2_000_000_000_000);
+    const [a, b] = [dynamoSendPacer(clock, { horizonSeconds: 20 }), dynamoSendPacer(clock, { horizonSeconds: 20 })];
+    const answers = await Promise.all([a.reserve(50, 14), b.reserve(50, 14), a.reserve(20, 14)]);
+    const seconds = answers.map((answer) => ('at' in answer ? answer.at / 1000 - 2_000_000_000 : -1));
+    // 120 slots at 14 per second need 9 seconds (0..8); the last reservation ends in the last of them.
+    expect(Math.max(...seconds)).toBe(8);
+    let total = 0;
+    for (let s = 0; s <= 9; s++) {
+      const { Item } = await dynamo().send(
+        new GetCommand({ TableName: TABLE_NAME, Key: keys.rate('ses-send', 2_000_000_000 + s), ConsistentRead: true }),
+      );
+      const hits = Number(Item?.hits ?? 0);
+      expect(hits).toBeLessThanOrEqual(14);
+      total += hits;
+    }
+    expect(total).toBe(120);
+  });
+
+  it('puts the work off, and gives its slots back, when they are not free within the horizon', async () => {
+    const clock = manualClock(2_000_000_100_000);
+    const pacer = dynamoSendPacer(clock, { horizonSeconds: 2 });
+    const answer = await pacer.reserve(50, 10);
+    expect('retryInSeconds' in answer && answer.retryInSeconds >= 2).toBe(true);
+    const next = await pacer.reserve(30, 10);
+    expect(next).toEqual({ at: 2_000_000_102_000 });
+  });
+});
+
+const batch = (storeId: string, id: string): SendBatch => ({
+  storeId,
+  id,
+  createdAt: Date.now(),
+  from: { email: 'news@shop.example', name: 'Shop' },
+  replyTo: 'news@shop.example',
+  subject: 'S',
+  text: 'T',
+  headers: {},
+  substitutionData: {},
+  totalAccepted: 2,
+  totalRejected: 1,
+  chunks: [
+    { first: 0, last: 0 },
+    { first: 2, last: 2 },
+  ],
+  sent: 0,
+  failed: 0,
+  chunksDone: 0,
+});
+
+describe('send batches', () => {
+  it('stores recipients and batch, reads ranges and problems, and counts a chunk once whatever the retries', async () => {
+    const clock = manualClock(Date.now());
+    const repo = dynamoSendBatches(clock);
+    const storeId = `st_${randomUUID()}`;
+    const recipients: SendRecipient[] = [
+      { index: 0, email: 'a@example.com', status: 'queued' },
+      { index: 1, email: 'bad', status: 'rejected', reason: 'invalid_address' },
+      { index: 2, email: 'c@example.com', status: 'queued', substitutionData: { x: 1 } },
+    ];
+    await repo.create(batch(storeId, 'sb_a'), recipients);
+    const { createdAt, ...stored } = batch(storeId, 'sb_a');
+    expect(await repo.get(storeId, 'sb_a')).toMatchObject(stored);
+    expect(await repo.get(`st_${randomUUID()}`, 'sb_a')).toBeUndefined();
+    expect(await repo.recipientsBetween(storeId, 'sb_a', 1, 2)).toEqual(recipients.slice(1));
+    expect(await repo.problems(storeId, 'sb_a')).toEqual([recipients[1]]);
+
+    const claim = await repo.claimChunk(storeId, 'sb_a', 0, 90_000);
+    expect(claim.claimed).toBe(true);
+    expect(await repo.claimChunk(storeId, 'sb_a', 0, 90_000)).toEqual({ claimed: false, done: false });
+    if (!claim.claimed) return;
+    await repo.saveRecipients(storeId, 'sb_a', [
+      { ...recipients[0], status: 'failed', error: 'MESSAGE_REJECTED' } as SendRecipient,
+    ]);
+    expect(await repo.completeChunk(storeId, 'sb_a', 0, claim.lease, { sent: 0, failed: 1 })).toBe(true);
+    // A repeat (an attempt that stopped after counting) adds nothing.
+    await repo.completeChunk(storeId, 'sb_a', 0, claim.lease, { sent: 0, failed: 1 });
+    expect(await repo.get(storeId, 'sb_a')).toMatchObject({ failed: 1, sent: 0, chunksDone: 1 });
+    expect(await repo.claimChunk(storeId, 'sb_a', 0, 90_000)).toEqual({ claimed: false, done: true });
+    expect((await repo.problems(storeId, 'sb_a')).map((r) => r.status)).toEqual(['failed', 'rejected']);
+
+    // An expired lease (a crashed attempt) is taken over; a released one at once.
+    const second = await repo.claimChunk(storeId, 'sb_a', 1, 1_000);
+    clock.set(clock.now() + 2_000);
+    const takeover = await repo.claimChunk(storeId, 'sb_a', 1, 90_000);
+    expect(second.claimed && takeover.claimed).toBe(true);
+    if (takeover.claimed) await repo.releaseChunk(storeId, 'sb_a', 1, takeover.lease);
+    expect((await repo.claimChunk(storeId, 'sb_a', 1, 90_000)).claimed).toBe(true);
+  });
+});
+
+describe('senders', () => {
+  it('gives a domain to one store at a time', async () => {
+    const senders = dynamoSenders();
+    const [a, b] = [`st_${randomUUID()}`, `st_${randomUUID()}`];
+    const sender = (storeId: string) => ({
+      storeId,
+      domain: 'one-owner.example',
+      status: 'pending' as const,
+      dkimTokens: [],
+      createdAt: 1,
+      checkedAt: 1,
+    });
+    expect(await senders.claim(sender(a))).toBe(true);
+    expect(await senders.claim(sender(a))).toBe(true);
+    expect(await senders.claim(sender(b))).toBe(false);
+    expect(await senders.get(b, 'one-owner.example')).toBeUndefined();
+    // Releasing from the wrong store frees nothing.
+    await senders.release(b, 'one-owner.example');
+    expect(await senders.claim(sender(b))).toBe(false);
+    await senders.release(a, 'one-owner.example');
+    expect(await senders.list(a)).toEqual([]);
+    expect(await senders.claim(sender(b))).toBe(true);
+    expect(await senders.list(b)).toEqual([sender(b)]);
+  });
+});

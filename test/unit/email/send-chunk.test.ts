@@ -1,0 +1,278 @@
+/** The send worker's rules, on in-memory ports: retries only what SES did not take, nothing lost, nothing sent twice. */
+import { describe, expect, it } from 'vitest';
+import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk.ts';
+import type { BulkEntryResult, OutboundBulk, SentMessage } from '#shared/domain/email/model.ts';
+import type { ChunkClaim, Mailer, SendBatchRepository } from '#shared/domain/email/ports.ts';
+import { handleSendMessage, type SendWorkerDeps } from '#shared/domain/email/send-chunk.ts';
+import { PermanentError } from '#shared/errors.ts';
+
+const batchOf = (recipients: number): SendBatch => ({
+  storeId: 'st_1',
+  id: 'sb_1',
+  createdAt: 0,
+  from: { email: 'news@shop.example', name: 'Shop' },
+  replyTo: 'news@shop.example',
+  subject: 'Hi {{name}}',
+  html: '<html><body><p>Hi</p></body></html>',
+  preheader: 'Preview & more',
+  headers: { 'X-Campaign': 'c1' },
+  substitutionData: { name: 'friend' },
+  totalAccepted: recipients,
+  totalRejected: 0,
+  chunks: [{ first: 0, last: recipients - 1 }],
+  sent: 0,
+  failed: 0,
+  chunksDone: 0,
+});
+
+/** An in-memory batch repository with the adapter's lease rules. */
+const memoryBatches = (batch: SendBatch, recipients: SendRecipient[]) => {
+  const rows = new Map(recipients.map((r) => [r.index, r]));
+  const chunks = new Map<number, { status: 'sending' | 'done'; lease: string; until: number }>();
+  let current = batch;
+  const done = new Set<number>();
+  let leases = 0;
+  const repo: SendBatchRepository = {
+    create: async () => undefined,
+    get: async () => current,
+    recipientsBetween: async (_s, _b, first, last) =>
+      [...rows.values()].filter((r) => r.index >= first && r.index <= last).sort((a, b) => a.index - b.index),
+    problems: async () => [...rows.values()].filter((r) => r.status === 'rejected' || r.status === 'failed'),
+    saveRecipients: async (_s, _b, updated) => {
+      for (const r of updated) rows.set(r.index, r);
+    },
+    claimChunk: async (_s, _b, chunk, leaseMs): Promise<ChunkClaim> => {
+      const state = chunks.get(chunk);
+      if (state?.status === 'done') return { claimed: false, done: true };
+      if (state && state.until > Date.now()) return { claimed: false, done: false };
+      const lease = `lease-${++leases}`;
+      chunks.set(chunk, { status: 'sending', lease, until: Date.now() + leaseMs });
+      return { claimed: true, lease };
+    },
+    releaseChunk: async (_s, _b, chunk, lease) => {
+      const state = chunks.get(chunk);
+      if (state?.lease === lease) state.until = 0;
+    },
+    completeChunk: async (_s, _b, chunk, lease, counts) => {
+      if (!done.has(chunk)) {
+        done.add(chunk);
+        current = {
+          ...current,
+          sent: current.sent + counts.sent,
+          failed: current.failed + counts.failed,
+          chunksDone: current.chunksDone + 1,
+        };
+      }
+      const state = chunks.get(chunk);
+      if (state?.lease !== lease) return false;
+      state.status = 'done';
+      return true;
+    },
+  };
+  return { repo, rows, batch: () => current };
+};
+
+const queued = (count: number): SendRecipient[] =>
+  Array.from({ length: count }, (_, index) => ({
+    index,
+    email: `r${index}@example.com`,
+    substitutionData: { name: `R${index}` },
+    status: 'queued',
+  }));
+
+/** A mailer scripted per call: each call answers the next script entry for each of its entries. */
+const scriptedMailer = (script: ((entries: OutboundBulk['entries']) => BulkEntryResult[] | Error)[]) => {
+  const calls: OutboundBulk[] = [];
+  let n = 0;
+  const mailer: Mailer = {
+    send: async () => ({ messageId: 'x' }),
+    sendBulk: async (bulk) => {
+      calls.push(bulk);
+      const step = script[Math.min(n++, script.length - 1)];
+      const answer = step ? step(bulk.entries) : new Error('no script');
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  };
+  return { mailer, calls };
+};
+
+const allSent = (entries: OutboundBulk['entries']): BulkEntryResult[] =>
+  entries.map((e) => ({ status: 'sent', messageId: `m-${e.to.email}` }));
+
+const depsWith = (repo: SendBatchRepository, mailer: Mailer, overrides: Partial<SendWorkerDeps> = {}) => {
+  const recorded: SentMessage[] = [];
+  const requeued: { chunks: readonly number[]; delay: number | undefined }[] = [];
+  const deps: SendWorkerDeps = {
+    batches: repo,
+    queue: {
+      startBatch: async () => undefined,
+      enqueueChunks: async (_s, _b, chunks, delay) => {
+        requeued.push({ chunks, delay });
+      },
+    },
+    mailer,
+    sentMessages: {
+      record: async (messages) => {
+        recorded.push(...messages);
+      },
+      get: async () => undefined,
+      firstOpen: async () => false,
+    },
+    pacer: { reserve: async () => ({ at: 0 }) },
+    unsubscribeUrl: async (claim) => `https://send.example/unsubscribe/${claim.email}/${claim.transmissionId}`,
+    clock: { now: () => 1_000 },
+    sleep: async () => undefined,
+    sendRatePerSecond: 14,
+    leaseMs: 90_000,
+    ...overrides,
+  };
+  return { deps, recorded, requeued };
+};
+
+const chunkMessage = { v: 1, type: 'chunk', storeId: 'st_1', batchId: 'sb_1', chunk: 0 } as const;
+const first = { receiveCount: 1, maxReceiveCount: 5 };
+
+describe('send worker', () => {
+  it('sends a chunk in one call: per-entry data, unsubscribe headers, tags, preheader; records and counts', async () => {
+    const store = memoryBatches(batchOf(3), queued(3));
+    const { mailer, calls } = scriptedMailer([allSent]);
+    const { deps, recorded } = depsWith(store.repo, mailer);
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ done: 'sent' });
+    expect(calls).toHaveLength(1);
+    const [bulk] = calls;
+    expect(bulk?.entries[1]).toEqual({
+      to: { email: 'r1@example.com' },
+      data: { name: 'R1' },
+      headers: {
+        'List-Unsubscribe': '<https://send.example/unsubscribe/r1@example.com/sb_1>',
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+    });
+    expect(bulk?.tags).toEqual({
+      'storeflow-store': 'st_1',
+      'storeflow-transmission': 'sb_1',
+      'storeflow-kind': 'bulk',
+    });
+    expect(bulk?.html).toMatch(/^<html><body><div style="display:none[^"]*">Preview &#38; more<\/div><p>Hi<\/p>/);
+    expect(bulk?.replyTo).toEqual(['news@shop.example']);
+    expect(recorded.map((m) => m.rcptTo)).toEqual(['r0@example.com', 'r1@example.com', 'r2@example.com']);
+    expect(store.rows.get(2)).toMatchObject({ status: 'sent', messageId: 'm-r2@example.com' });
+    expect(store.batch()).toMatchObject({ sent: 3, failed: 0, chunksDone: 1 });
+
+    // Delivered again: the chunk is done, nothing goes out.
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ done: 'skipped' });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('retries only the recipients SES refused for a passing reason, and marks the permanent refusals failed', async () => {
+    const store = memoryBatches(batchOf(3), queued(3));
+    const { mailer, calls } = scriptedMailer([
+      (entries) =>
+        [
+          { status: 'sent', messageId: 'm0' },
+          { status: 'failed', error: 'ACCOUNT_THROTTLED', permanent: false },
+          { status: 'failed', error: 'MESSAGE_REJECTED: bad', permanent: true },
+        ].slice(0, entries.length) as BulkEntryResult[],
+      allSent,
+    ]);
+    const { deps } = depsWith(store.repo, mailer);
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ retryInSeconds: 10 });
+    expect(store.rows.get(1)).toMatchObject({ status: 'queued', attempts: 1, error: 'ACCOUNT_THROTTLED' });
+    expect(store.rows.get(2)).toMatchObject({ status: 'failed', error: 'MESSAGE_REJECTED: bad' });
+    expect(store.batch().chunksDone).toBe(0);
+
+    expect(await handleSendMessage(deps, chunkMessage, { receiveCount: 2, maxReceiveCount: 5 })).toEqual({
+      done: 'sent',
+    });
+    expect(calls[1]?.entries.map((e) => e.to.email)).toEqual(['r1@example.com']);
+    expect(store.rows.get(1)).toMatchObject({ status: 'sent', messageId: 'm-r1@example.com' });
+    expect(store.rows.get(1)?.error).toBeUndefined();
+    expect(store.batch()).toMatchObject({ sent: 2, failed: 1, chunksDone: 1 });
+  });
+
+  it('marks every recipient failed when SES refuses the whole call for good', async () => {
+    const store = memoryBatches(batchOf(2), queued(2));
+    const { mailer } = scriptedMailer([() => new PermanentError('SES refused the message: MessageRejected')]);
+    const { deps, recorded } = depsWith(store.repo, mailer);
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ done: 'sent' });
+    expect([...store.rows.values()].map((r) => r.status)).toEqual(['failed', 'failed']);
+    expect(store.rows.get(0)?.error).toContain('MessageRejected');
+    expect(recorded).toEqual([]);
+    expect(store.batch()).toMatchObject({ sent: 0, failed: 2, chunksDone: 1 });
+  });
+
+  it('rethrows a passing failure of the whole call (the queue retries), and gives up on the last attempt', async () => {
+    const store = memoryBatches(batchOf(2), queued(2));
+    const throttled = Object.assign(new Error('Maximum sending rate exceeded'), { name: 'TooManyRequestsException' });
+    const { mailer } = scriptedMailer([() => throttled]);
+    const { deps } = depsWith(store.repo, mailer);
+    await expect(handleSendMessage(deps, chunkMessage, first)).rejects.toBe(throttled);
+    expect([...store.rows.values()].map((r) => r.status)).toEqual(['queued', 'queued']);
+    // The lease was given back: the retry does not wait for it.
+    expect(await handleSendMessage(deps, chunkMessage, { receiveCount: 5, maxReceiveCount: 5 })).toEqual({
+      done: 'sent',
+    });
+    expect(store.rows.get(0)).toMatchObject({ status: 'failed' });
+    expect(store.rows.get(0)?.error).toContain('gave up after repeated errors: Maximum sending rate exceeded');
+    expect(store.batch()).toMatchObject({ failed: 2, chunksDone: 1 });
+  });
+
+  it('re-queues the chunk with a delay when no send slot is free soon, without sending', async () => {
+    const store = memoryBatches(batchOf(2), queued(2));
+    const { mailer, calls } = scriptedMailer([allSent]);
+    const { deps, requeued } = depsWith(store.repo, mailer, {
+      pacer: { reserve: async () => ({ retryInSeconds: 25 }) },
+    });
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ done: 'deferred' });
+    expect(requeued).toEqual([{ chunks: [0], delay: 25 }]);
+    expect(calls).toHaveLength(0);
+    // The lease is free again for the re-queued message.
+    const { deps: later } = depsWith(store.repo, mailer);
+    expect(await handleSendMessage(later, chunkMessage, first)).toEqual({ done: 'sent' });
+  });
+
+  it('waits for its send slot before sending', async () => {
+    const store = memoryBatches(batchOf(1), queued(1));
+    const { mailer } = scriptedMailer([allSent]);
+    const waits: number[] = [];
+    const { deps } = depsWith(store.repo, mailer, {
+      pacer: { reserve: async () => ({ at: 4_000 }) },
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    await handleSendMessage(deps, chunkMessage, first);
+    expect(waits).toEqual([3_000]);
+  });
+
+  it('drops a duplicate delivery while another attempt holds the chunk', async () => {
+    const store = memoryBatches(batchOf(1), queued(1));
+    await store.repo.claimChunk('st_1', 'sb_1', 0, 90_000);
+    const { mailer, calls } = scriptedMailer([allSent]);
+    const { deps } = depsWith(store.repo, mailer);
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ done: 'skipped' });
+    expect(calls).toHaveLength(0);
+  });
+
+  it('fans a batch out into every chunk, and refuses messages for a batch that does not exist', async () => {
+    const store = memoryBatches(
+      {
+        ...batchOf(3),
+        chunks: [
+          { first: 0, last: 1 },
+          { first: 2, last: 2 },
+        ],
+      },
+      queued(3),
+    );
+    const { deps, requeued } = depsWith(store.repo, scriptedMailer([allSent]).mailer);
+    expect(await handleSendMessage(deps, { ...chunkMessage, type: 'batch' }, first)).toEqual({ done: 'fanned_out' });
+    expect(requeued).toEqual([{ chunks: [0, 1], delay: undefined }]);
+    const missing = { ...store.repo, get: async () => undefined };
+    await expect(handleSendMessage({ ...deps, batches: missing }, chunkMessage, first)).rejects.toBeInstanceOf(
+      PermanentError,
+    );
+    await expect(handleSendMessage(deps, { ...chunkMessage, chunk: 7 }, first)).rejects.toBeInstanceOf(PermanentError);
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * Accepting an event at the edge (architecture §5, "Event ingestion") with in-memory ports: one record per store +
+ * source_id, then one message in the entity's FIFO group; a queue failure removes the record so a retry is accepted.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type AcceptDeps,
+  acceptEvent,
+  type IncomingEvent,
+  messageGroupOf,
+} from '#shared/domain/ingest/accept-event.ts';
+import type { AcceptedEvent, IngestMessage } from '#shared/domain/ingest/model.ts';
+import type { EventLog, IngestQueue } from '#shared/domain/ingest/ports.ts';
+import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
+import type { RateLimiter } from '#shared/domain/stores/ports.ts';
+import { AppError } from '#shared/errors.ts';
+
+class MemoryEventLog implements EventLog {
+  readonly records = new Map<string, AcceptedEvent>();
+  failForget = false;
+  async record(event: AcceptedEvent) {
+    const key = `${event.storeId}\n${event.sourceId}`;
+    if (this.records.has(key)) return false;
+    this.records.set(key, event);
+    return true;
+  }
+  async forget(storeId: string, sourceId: string) {
+    if (this.failForget) throw new Error('table unavailable');
+    this.records.delete(`${storeId}\n${sourceId}`);
+  }
+  async recorded(storeId: string, sourceId: string) {
+    const record = this.records.get(`${storeId}\n${sourceId}`);
+    return record && { acceptedAt: record.acceptedAt };
+  }
+}
+
+class MemoryQueue implements IngestQueue {
+  readonly sent: { message: IngestMessage; groupKey: string }[] = [];
+  failures = 0;
+  async send(message: IngestMessage, groupKey: string) {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('queue unavailable');
+    }
+    this.sent.push({ message, groupKey });
+  }
+}
+
+/** Counts takes per key; refuses once `allow` is used up (the window never turns over in these tests). */
+class MemoryLimiter implements RateLimiter {
+  readonly taken = new Map<string, number>();
+  allow = Number.POSITIVE_INFINITY;
+  isSaturated(key: string) {
+    return (this.taken.get(key) ?? 0) > this.allow;
+  }
+  async take(key: string) {
+    const count = (this.taken.get(key) ?? 0) + 1;
+    this.taken.set(key, count);
+    return count <= this.allow ? { allowed: true as const } : { allowed: false as const, retryAfterSeconds: 1 };
+  }
+}
+
+const setup = () => {
+  const events = new MemoryEventLog();
+  const queue = new MemoryQueue();
+  const limiter = new MemoryLimiter();
+  const lost: { storeId: string; sourceId: string }[] = [];
+  const deps: AcceptDeps = {
+    events,
+    queue,
+    limiter,
+    clock: { now: () => 1_700_000_000_000 },
+    onLostRecord: (_, detail) => lost.push(detail),
+  };
+  return { events, queue, limiter, lost, deps };
+};
+
+const store: AuthenticatedStore = { storeId: 'st_AAAAAAAAAAAAAAAAAAAA', type: 'direct' };
+const event = (sourceId = 'src-1', id = 'c1'): IncomingEvent => ({
+  endpoint: 'customers/create',
+  source_id: sourceId,
+  data: { id, email: 'ada@example.com', created_at: 1_700_000_000 },
+});
+
+const captureError = async (promise: Promise<unknown>): Promise<unknown> => {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+};
+
+describe('acceptEvent', () => {
+  it('records the event and queues it with its payload in the entity group', async () => {
+    const { deps, queue, events } = setup();
+    expect(await acceptEvent(deps, store, 'general', event())).toBe('accepted');
+    expect(events.records.size).toBe(1);
+    expect(queue.sent).toHaveLength(1);
+    expect(queue.sent[0]?.message).toEqual({
+      v: 1,
+      storeId: store.storeId,
+      sourceId: 'src-1',
+      endpoint: 'customers/create',
+      interface: 'general',
+      acceptedAt: 1_700_000_000_000,
+      storeType: store.type,
+      data: event().data,
+    });
+    expect(queue.sent[0]?.groupKey).toBe(messageGroupOf(store.storeId, 'customers/create', event().data));
+  });
+
+  it('answers duplicate for a source_id seen before and sends nothing', async () => {
+    const { deps, queue } = setup();
+    await acceptEvent(deps, store, 'general', event());
+    expect(await acceptEvent(deps, store, 'general', event('src-1', 'other'))).toBe('duplicate');
+    expect(queue.sent).toHaveLength(1);
+  });
+
+  it('accepts the same source_id from another store', async () => {
+    const { deps, queue } = setup();
+    await acceptEvent(deps, store, 'general', event());
+    expect(await acceptEvent(deps, { storeId: 'st_BBBBBBBBBBBBBBBBBBBB', type: 'direct' }, 'general', event())).toBe(
+      'accepted',
+    );
+    expect(queue.sent).toHaveLength(2);
+  });
+
+  it('forgets the record and throws a retryable unavailable error when the queue refuses the event', async () => {
+    const { deps, queue, events, lost } = setup();
+    queue.failures = 1;
+    const error = await captureError(acceptEvent(deps, store, 'general', event()));
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).kind).toBe('unavailable');
+    expect((error as AppError).cause).toBeInstanceOf(Error);
+    expect(events.records.size).toBe(0);
+    expect(lost).toEqual([]);
+    // The caller's retry is accepted, not answered as a duplicate.
+    expect(await acceptEvent(deps, store, 'general', event())).toBe('accepted');
+    expect(queue.sent).toHaveLength(1);
+  });
+
+  it('charges new events to the rate limit and duplicates nothing', async () => {
+    const { deps, limiter } = setup();
+    await acceptEvent(deps, store, 'general', event());
+    for (let i = 0; i < 5; i++) expect(await acceptEvent(deps, store, 'general', event())).toBe('duplicate');
+    expect([...limiter.taken.values()]).toEqual([1]);
+  });
+
+  it('refuses a new event over the rate limit with a retry-after and forgets its record', async () => {
+    const { deps, limiter, queue, events } = setup();
+    limiter.allow = 1;
+    await acceptEvent(deps, store, 'general', event('src-1', 'c1'));
+    const error = await captureError(acceptEvent(deps, store, 'general', event('src-2', 'c2')));
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).kind).toBe('rate_limited');
+    expect((error as AppError).retryAfterSeconds).toBe(1);
+    expect(queue.sent).toHaveLength(1);
+    expect([...events.records.values()].map((e) => e.sourceId)).toEqual(['src-1']);
+    // Once the window turns over, the retried event is accepted rather than answered as a duplicate.
+    limiter.allow = Number.POSITIVE_INFINITY;
+    expect(await acceptEvent(deps, store, 'general', event('src-2', 'c2'))).toBe('accepted');
+  });
+
+  it('reports a record it could not remove after a queue failure', async () => {
+    const { deps, queue, events, lost } = setup();
+    queue.failures = 1;
+    events.failForget = true;
+    const error = await captureError(acceptEvent(deps, store, 'general', event()));
+    expect((error as AppError).kind).toBe('unavailable');
+    expect(lost).toEqual([{ storeId: store.storeId, sourceId: 'src-1' }]);
+  });
+});
+
+describe('messageGroupOf', () => {
+  const storeId = 'st_AAAAAAAAAAAAAAAAAAAA';
+
+  it('puts the events of one entity in the same group, whatever the endpoint of its family', () => {
+    const group = messageGroupOf(storeId, 'customers/create', { id: 'c1' });
+    expect(messageGroupOf(storeId, 'customers/update', { id: 'c1', city: 'Oslo' })).toBe(group);
+    expect(messageGroupOf(storeId, 'customers', { id: 'c1' })).toBe(group);
+  });
+
+  it('groups a cart by its token for create and update', () => {
+    expect(messageGroupOf(storeId, 'carts/create', { token: 't1' })).toBe(
+      messageGroupOf(storeId, 'carts/update', { token: 't1', id: 'other' }),
+    );
+  });
+
+  it('puts different entities, families and stores in different groups', () => {
+    const group = messageGroupOf(storeId, 'customers/create', { id: 'c1' });
+    expect(messageGroupOf(storeId, 'customers/create', { id: 'c2' })).not.toBe(group);
+    expect(messageGroupOf(storeId, 'products/create', { id: 'c1' })).not.toBe(group);
+    expect(messageGroupOf('st_BBBBBBBBBBBBBBBBBBBB', 'customers/create', { id: 'c1' })).not.toBe(group);
+  });
+
+  it('uses only the characters SQS allows and at most 128 of them, whatever the id holds', () => {
+    const ids = ['c1', 'ünïcödé ✓', 'a b\tc\nd', 'x'.repeat(1000), '#/:?&'];
+    for (const id of ids) {
+      const group = messageGroupOf(storeId, 'customers/update', { id });
+      expect(group.length).toBeLessThanOrEqual(128);
+      // SQS MessageGroupId: alphanumerics and punctuation !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
+      expect(group).toMatch(/^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]+$/);
+    }
+  });
+
+  it('orders a back-in-stock subscription and the restock of its product in one group', () => {
+    expect(messageGroupOf(storeId, 'products/back_in_stock', { product_id: 'p9', email: 'a@b.c' })).toBe(
+      messageGroupOf(storeId, 'products/restock', { product_id: 'p9' }),
+    );
+    expect(messageGroupOf(storeId, 'products/restock', { product_id: 'p9' })).not.toBe(
+      messageGroupOf(storeId, 'products/restock', { product_id: 'p10' }),
+    );
+  });
+});
