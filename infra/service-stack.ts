@@ -13,17 +13,9 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import {
-  FUNCTIONS,
-  type FunctionSpec,
-  HOSTS,
-  type Host,
-  QUEUES,
-  type QueueFunction,
-  type QueueName,
-  type QueueSpec,
-  type Uses,
-} from '#shared/catalog/catalog.ts';
+import { FUNCTIONS, type FunctionSpec, type QueueFunction, type Uses } from '#shared/catalog/functions.ts';
+import { HOSTS, type Host } from '#shared/catalog/hosts.ts';
+import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
 import { CustomDomains, type CustomDomainsConfig } from './constructs/custom-domains.ts';
 import { Observability } from './constructs/observability.ts';

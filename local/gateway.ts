@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import type { Host, HttpMethod } from '#shared/catalog/catalog.ts';
+import type { Host, HttpMethod } from '#shared/catalog/hosts.ts';
 
 /** API Gateway's own payload limit for HTTP APIs; larger bodies never reach a function. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;

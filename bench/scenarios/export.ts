@@ -36,7 +36,7 @@ import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
-import { FUNCTIONS } from '#shared/catalog/catalog.ts';
+import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import type { ExportPage } from '#shared/domain/contacts/export-contacts.ts';
 import { type ContactRecord, contactRecord } from '#shared/domain/contacts/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';

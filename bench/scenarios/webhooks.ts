@@ -38,7 +38,7 @@ import { lambdaContext } from '#local/lambda-context.ts';
 import { type QueueLambda, startPoller } from '#local/poller.ts';
 import { type LocalRuntime, REGION, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoDeliveryRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
-import { FUNCTIONS } from '#shared/catalog/catalog.ts';
+import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
 import { type Delivery, deliveryIdOf } from '#shared/domain/webhooks/delivery.ts';
 import { LIMITS } from '#shared/limits.ts';

@@ -42,7 +42,8 @@ import {
 import { storePacer } from '#bench/lib/store-windows.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { type LocalRuntime, REGION, startLocalRuntime } from '#local/runtime.ts';
-import { QUEUES, queueFunctions } from '#shared/catalog/catalog.ts';
+import { queueFunctions } from '#shared/catalog/functions.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { LIMITS } from '#shared/limits.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };

@@ -4,7 +4,7 @@
  * Unknown or malformed events are logged and acknowledged (`PermanentError`); anything else is retried by the queue.
  */
 
-import { QUEUES } from '#shared/catalog/catalog.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { handleSesEvent } from '#shared/domain/email/email-events.ts';
 import { parseSesNotification } from '#shared/domain/email/ses-event.ts';
 import { countEmailEvent } from '#shared/observability/email-metrics.ts';

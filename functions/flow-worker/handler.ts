@@ -1,6 +1,6 @@
 /** Consumes the flows queue: evaluates flow triggers against the store's flows and moves runs on (waits, emails). */
 
-import { QUEUES } from '#shared/catalog/catalog.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { handleFlowMessage } from '#shared/domain/flows/engine.ts';
 import { parseFlowMessage } from '#shared/domain/flows/flow-message.ts';
 import { logger } from '#shared/observability.ts';

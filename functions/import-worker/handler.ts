@@ -1,6 +1,6 @@
 /** Consumes the import queue: streams a job's file and upserts its contacts (continuing in a new message if long). */
 
-import { QUEUES } from '#shared/catalog/catalog.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { parseImportMessage } from '#shared/domain/imports/import-message.ts';
 import { runImport } from '#shared/domain/imports/run-import.ts';
 import { logger } from '#shared/observability.ts';

@@ -1,6 +1,6 @@
 /** Consumes the FIFO ingest queue: applies each accepted event to the store's entities and starts its flows. */
 
-import { QUEUES } from '#shared/catalog/catalog.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { applyEvent } from '#shared/domain/ingest/apply-event.ts';
 import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
 import { logger } from '#shared/observability.ts';

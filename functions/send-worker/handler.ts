@@ -6,7 +6,7 @@
  */
 
 import { holdBack } from '#shared/adapters/sqs/visibility.ts';
-import { QUEUES } from '#shared/catalog/catalog.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { required } from '#shared/config.ts';
 import { handleSendMessage, parseSendMessage, retryDelaySeconds } from '#shared/domain/email/send-chunk.ts';
 import { PermanentError } from '#shared/errors.ts';

@@ -3,7 +3,7 @@
  * (handed to the flows queue).
  */
 
-import { QUEUES } from '#shared/catalog/catalog.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { fireTimer } from '#shared/domain/timers/fire-timer.ts';
 import { parseTimerMessage } from '#shared/domain/timers/timer-message.ts';
 import { logger } from '#shared/observability.ts';

@@ -5,7 +5,7 @@
  */
 
 import { holdBack } from '#shared/adapters/sqs/visibility.ts';
-import { QUEUES } from '#shared/catalog/catalog.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { required } from '#shared/config.ts';
 import { deliver } from '#shared/domain/webhooks/deliver.ts';
 import { parseDeliveryMessage } from '#shared/domain/webhooks/delivery-message.ts';

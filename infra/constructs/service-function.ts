@@ -11,7 +11,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '#infra/bundling.ts';
-import type { Uses } from '#shared/catalog/catalog.ts';
+import type { Uses } from '#shared/catalog/functions.ts';
 import { ENV } from '#shared/config.ts';
 
 /** Repository root: catalog entries are relative to it, and it holds the lockfile esbuild resolves from. */

@@ -18,7 +18,7 @@ import { expect } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
-import type { QueueName } from '#shared/catalog/catalog.ts';
+import type { QueueName } from '#shared/catalog/queues.ts';
 import { newStore, queueIsEmpty, type TestStore } from '#test/support/local.ts';
 
 /** Runs per property: bounded so the suite takes under a minute on 2 cores. */

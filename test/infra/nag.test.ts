@@ -14,7 +14,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp, type StoreflowStacks } from '#infra/app.ts';
 import { acknowledgedFindings, addNagChecks } from '#infra/nag-suppressions.ts';
-import { HOSTS } from '#shared/catalog/catalog.ts';
+import { HOSTS } from '#shared/catalog/hosts.ts';
 import { STAGES } from '#shared/catalog/stage.ts';
 
 interface Violation {

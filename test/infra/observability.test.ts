@@ -8,7 +8,9 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp, type StoreflowStacks } from '#infra/app.ts';
 import { SERVER_ERROR_RATE_PERCENT } from '#infra/constructs/observability.ts';
-import { FUNCTIONS, HOSTS, QUEUES } from '#shared/catalog/catalog.ts';
+import { FUNCTIONS } from '#shared/catalog/functions.ts';
+import { HOSTS } from '#shared/catalog/hosts.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { ENV } from '#shared/config.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
 

@@ -5,14 +5,9 @@ import { buildApp, type StoreflowStacks } from '#infra/app.ts';
 import { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { pascalCase } from '#infra/service-stack.ts';
 import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
-import {
-  FUNCTIONS,
-  type FunctionSpec,
-  HOSTS,
-  QUEUES,
-  type QueueName,
-  type QueueSpec,
-} from '#shared/catalog/catalog.ts';
+import { FUNCTIONS, type FunctionSpec } from '#shared/catalog/functions.ts';
+import { HOSTS } from '#shared/catalog/hosts.ts';
+import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
 import { parseStage } from '#shared/catalog/stage.ts';
 import { ENV } from '#shared/config.ts';
 

@@ -23,7 +23,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_PORTS, PORT_ENV, type PortName } from '#local/runtime.ts';
-import { QUEUES, queueFunctions } from '#shared/catalog/catalog.ts';
+import { queueFunctions } from '#shared/catalog/functions.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { newStore, queueIsEmpty } from '#test/support/local.ts';
 import {
   contactCount,

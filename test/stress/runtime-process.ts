@@ -7,7 +7,7 @@
  */
 
 import { DEFAULT_PORTS, PORT_ENV, type PortName, startLocalRuntime } from '#local/runtime.ts';
-import { QUEUES } from '#shared/catalog/catalog.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { ENV } from '#shared/config.ts';
 
 const dataDir = process.env.STRESS_DATA_DIR;

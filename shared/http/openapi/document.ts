@@ -4,7 +4,8 @@
  * AWS, no I/O. `npm run openapi` writes it to docs/openapi.json; each host serves it at `GET /api/v1/openapi.json`.
  */
 import * as v from 'valibot';
-import { type Host, type HttpFunction, httpFunctions } from '#shared/catalog/catalog.ts';
+import { type HttpFunction, httpFunctions } from '#shared/catalog/functions.ts';
+import type { Host } from '#shared/catalog/hosts.ts';
 import type { ErrorKind } from '#shared/errors.ts';
 import type { ApiInterface, Reply } from '#shared/http/responses.ts';
 import { namedSchemas } from './components.ts';

@@ -1,5 +1,5 @@
 /**
- * The tenant-isolation matrix, driven by shared/catalog/catalog.ts: every HTTP route of the catalog has a row in `MATRIX` saying
+ * The tenant-isolation matrix, driven by shared/catalog/functions.ts: every HTTP route of the catalog has a row in `MATRIX` saying
  * how store B (its own valid key) is turned against store A's resources, and a separate test fails naming any catalog
  * route without a row. Three kinds of row:
  *
@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime.ts';
-import { httpFunctions } from '#shared/catalog/catalog.ts';
+import { httpFunctions } from '#shared/catalog/functions.ts';
 import { createMainAccount, createSubAccount, linkStore } from '#shared/domain/accounts/manage-accounts.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
 import { type Answer, send, startRuntime } from '#test/fuzz/support.ts';

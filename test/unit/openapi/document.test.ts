@@ -6,7 +6,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { httpFunctions } from '#shared/catalog/catalog.ts';
+import { httpFunctions } from '#shared/catalog/functions.ts';
 import { parseGeneralEvent, parseHeadlessEvent } from '#shared/domain/events/envelope.ts';
 import { WEBHOOK_TOPICS } from '#shared/domain/webhooks/topics.ts';
 import { buildOpenApiDocument, orphanDocs, undocumentedFunctions } from '#shared/http/openapi/document.ts';
