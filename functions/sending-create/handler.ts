@@ -4,7 +4,8 @@
  * rejections}`.
  */
 
-import { acceptanceMessage, acceptBulk, SENDING_LIMITS } from '#shared/domain/email/bulk.ts';
+import { acceptBulk } from '#shared/domain/email/accept-bulk.ts';
+import { acceptanceMessage, SENDING_LIMITS } from '#shared/domain/email/bulk-model.ts';
 import { sendingReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { countBulkRecipients } from '#shared/observability/email-metrics.ts';

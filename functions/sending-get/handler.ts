@@ -1,6 +1,7 @@
 /** `GET {sending_url}/api/v1/sending/{id}`: a batch's status, counts, and every rejected or failed recipient and why. */
 
-import { readBatch, SENDING_LIMITS } from '#shared/domain/email/bulk.ts';
+import { SENDING_LIMITS } from '#shared/domain/email/bulk-model.ts';
+import { readBatch } from '#shared/domain/email/read-batch.ts';
 import { notFound } from '#shared/errors.ts';
 import { sendingReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';

@@ -4,7 +4,7 @@
  * show who is signed in, and the sign-in link carries its token in the URL).
  */
 import type { BackOfficeAccess } from '#shared/domain/accounts/sign-in.ts';
-import type { Reply } from './responses.ts';
+import type { Reply } from './reply.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

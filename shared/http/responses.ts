@@ -7,6 +7,7 @@
  */
 import type { AppError, ErrorKind } from '#shared/errors.ts';
 import { htmlPage } from './back-office-pages.ts';
+import type { Reply } from './reply.ts';
 
 /** The interfaces of the spec, each with its own response shape. */
 export type ApiInterface =
@@ -18,14 +19,6 @@ export type ApiInterface =
   | 'oauth'
   | 'backOffice'
   | 'sending';
-
-export interface Reply {
-  readonly statusCode: number;
-  readonly body: unknown;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** `Set-Cookie` values (API Gateway v2 `cookies`). A string `body` is sent as is (HTML pages), anything else as JSON. */
-  readonly cookies?: readonly string[];
-}
 
 /** HTTP status per error kind; the events interfaces answer validation failures with the spec's 412. */
 const COMMON: Record<Exclude<ErrorKind, 'validation'>, number> = {

@@ -22,7 +22,8 @@ import {
 import { logger } from '#shared/observability.ts';
 import { authenticate } from './authenticate.ts';
 import { parseMultipart } from './multipart.ts';
-import { type ApiInterface, type Reply, renderError, renderInternalError } from './responses.ts';
+import type { Reply } from './reply.ts';
+import { type ApiInterface, renderError, renderInternalError } from './responses.ts';
 
 /** Default body limit: well under SQS's 1 MiB message limit and Lambda's 6 MB, ample for an order with many lines. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;

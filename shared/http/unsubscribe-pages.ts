@@ -9,7 +9,7 @@ import type { UnsubscribeClaim } from '#shared/domain/email/unsubscribe-token.ts
 import type { Store } from '#shared/domain/stores/model.ts';
 import { unsubscribeDeps } from '#shared/wiring/email-events.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from './back-office-pages.ts';
-import type { Reply } from './responses.ts';
+import type { Reply } from './reply.ts';
 import { httpRoute } from './route.ts';
 
 const STYLE = `

@@ -4,7 +4,7 @@
  * with what the domain returned, so the domain stays free of metrics. Dimensions are fixed vocabularies (a rejection
  * reason, an SES event type), never a store or an address.
  */
-import { type AcceptedBatch, rejectionCounts } from '#shared/domain/email/bulk.ts';
+import { type AcceptedBatch, rejectionCounts } from '#shared/domain/email/bulk-model.ts';
 import type { SesEvent } from '#shared/domain/email/ses-event.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 

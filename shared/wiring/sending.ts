@@ -9,7 +9,7 @@ import { sesIdentities } from '#shared/adapters/ses/identities.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { batchingSender } from '#shared/adapters/sqs/batching-sender.ts';
 import { config, required } from '#shared/config.ts';
-import type { AcceptBulkDeps } from '#shared/domain/email/bulk.ts';
+import type { AcceptBulkDeps } from '#shared/domain/email/accept-bulk.ts';
 import type { SendQueue } from '#shared/domain/email/ports.ts';
 import type { SendWorkerDeps } from '#shared/domain/email/send-chunk.ts';
 import type { SenderDeps } from '#shared/domain/email/senders.ts';

@@ -12,9 +12,9 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk.ts';
+import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.ts';
 import type { ChunkClaim, SendBatchRepository, SenderRepository } from '#shared/domain/email/ports.ts';
-import type { Sender } from '#shared/domain/email/senders.ts';
+import type { Sender } from '#shared/domain/email/sender.ts';
 import { batchPut } from './batch.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryAll, queryItems } from './query.ts';

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-sesv2';
 import { sesv2 } from '#shared/adapters/aws-clients.ts';
 import type { SendingIdentities } from '#shared/domain/email/ports.ts';
-import type { IdentityState, SenderStatus } from '#shared/domain/email/senders.ts';
+import type { IdentityState, SenderStatus } from '#shared/domain/email/sender.ts';
 
 const nameOf = (error: unknown) => (error instanceof Error ? error.name : '');
 

@@ -3,9 +3,9 @@
  * imports an AWS SDK.
  */
 
-import type { SendBatch, SendRecipient } from './bulk.ts';
+import type { SendBatch, SendRecipient } from './bulk-model.ts';
 import type { BulkEntryResult, OutboundBulk, OutboundEmail, SentMessage, Suppression } from './model.ts';
-import type { IdentityState, Sender } from './senders.ts';
+import type { IdentityState, Sender } from './sender.ts';
 
 /** The store's sending domains; a domain belongs to one store at a time. */
 export interface SenderRepository {

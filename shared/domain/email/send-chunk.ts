@@ -17,7 +17,7 @@
 
 import type { Clock } from '#shared/domain/clock.ts';
 import { PermanentError } from '#shared/errors.ts';
-import type { ChunkRange, SendBatch, SendRecipient } from './bulk.ts';
+import type { ChunkRange, SendBatch, SendRecipient } from './bulk-model.ts';
 import { type BulkEntryResult, EMAIL_TAGS, listUnsubscribeHeaders, type OutboundBulk } from './model.ts';
 import type { Mailer, SendBatchRepository, SendPacer, SendQueue, SentMessages } from './ports.ts';
 import type { UnsubscribeClaim } from './unsubscribe-token.ts';

@@ -4,51 +4,17 @@
  * tokens, published as CNAME records; once DNS resolves them the identity is verified and the store may send from any
  * address at that domain. An identity is account-wide in SES, so one domain belongs to one store.
  */
-import { domainToASCII } from 'node:url';
 import type { Clock } from '#shared/domain/clock.ts';
 import { conflict, notFound, validationError } from '#shared/errors.ts';
 import type { SenderRepository, SendingIdentities } from './ports.ts';
-
-export type SenderStatus = 'pending' | 'verified' | 'failed';
-
-export interface Sender {
-  readonly storeId: string;
-  /** Lower-case, ASCII (IDNA) form. */
-  readonly domain: string;
-  readonly status: SenderStatus;
-  /** Easy DKIM tokens: each is published as `<token>._domainkey.<domain>` CNAME `<token>.dkim.amazonses.com`. */
-  readonly dkimTokens: readonly string[];
-  /** Epoch milliseconds. */
-  readonly createdAt: number;
-  /** When the status was last read from the mail engine (epoch milliseconds). */
-  readonly checkedAt: number;
-  readonly verifiedAt?: number;
-}
-
-/** The identity as the mail engine reports it. */
-export interface IdentityState {
-  readonly status: SenderStatus;
-  readonly dkimTokens: readonly string[];
-  /** The identity existed before this call created it (SES `AlreadyExistsException`). */
-  readonly preexisting?: boolean;
-}
-
-export interface DnsRecord {
-  readonly type: 'CNAME';
-  readonly name: string;
-  readonly value: string;
-}
-
-/** What the senders routes answer for one domain. */
-export interface SenderView {
-  readonly domain: string;
-  readonly status: SenderStatus;
-  /** The records to publish in the domain's DNS (the three Easy DKIM CNAMEs). */
-  readonly dnsRecords: readonly DnsRecord[];
-  /** Epoch seconds. */
-  readonly createdAt: number;
-  readonly verifiedAt?: number;
-}
+import {
+  type IdentityState,
+  normalizeDomain,
+  type Sender,
+  type SenderStatus,
+  type SenderView,
+  senderView,
+} from './sender.ts';
 
 export interface SenderDeps {
   readonly senders: SenderRepository;
@@ -58,36 +24,6 @@ export interface SenderDeps {
 
 /** A pending domain's status is read again from the mail engine at most this often when sending (DNS is slow anyway). */
 export const RECHECK_PENDING_MS = 60_000;
-
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-
-/** The domain in its stored form, or `undefined` when it is not a registrable host name. */
-export const normalizeDomain = (input: string): string | undefined => {
-  const trimmed = input.trim().replace(/\.$/, '');
-  if (!trimmed || trimmed.length > 253 || /[\s/@:]/.test(trimmed)) return undefined;
-  const ascii = domainToASCII(trimmed.toLowerCase());
-  if (!ascii || ascii.length > 253) return undefined;
-  const labels = ascii.split('.');
-  if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return undefined;
-  // The top-level label is never all digits (that would be an IP address).
-  if (/^[0-9]+$/.test(labels.at(-1) ?? '')) return undefined;
-  return ascii;
-};
-
-export const dnsRecordsOf = (domain: string, tokens: readonly string[]): DnsRecord[] =>
-  tokens.map((token) => ({
-    type: 'CNAME',
-    name: `${token}._domainkey.${domain}`,
-    value: `${token}.dkim.amazonses.com`,
-  }));
-
-export const senderView = (sender: Sender): SenderView => ({
-  domain: sender.domain,
-  status: sender.status,
-  dnsRecords: dnsRecordsOf(sender.domain, sender.dkimTokens),
-  createdAt: Math.floor(sender.createdAt / 1000),
-  ...(sender.verifiedAt !== undefined ? { verifiedAt: Math.floor(sender.verifiedAt / 1000) } : {}),
-});
 
 const domainFrom = (input: unknown, what: string): string => {
   if (typeof input !== 'string' || input.trim() === '') throw validationError(`${what} is required`);

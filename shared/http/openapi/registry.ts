@@ -10,7 +10,8 @@
  *     ok: webhooksReply.ok(DATA), data: FlowRecord, errors: ['validation', 'rate_limited'] }),
  */
 import type { ErrorKind } from '#shared/errors.ts';
-import type { ApiInterface, Reply } from '#shared/http/responses.ts';
+import type { Reply } from '#shared/http/reply.ts';
+import type { ApiInterface } from '#shared/http/responses.ts';
 import type { JsonSchema, SchemaSource } from './json-schema.ts';
 
 export interface BodyDoc {

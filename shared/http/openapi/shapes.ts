@@ -4,7 +4,8 @@
  * an `AppError` of each kind through `renderError`, so the status codes and bodies documented are the ones sent.
  */
 import { AppError, type ErrorKind } from '#shared/errors.ts';
-import { type ApiInterface, type Reply, renderError, renderInternalError } from '#shared/http/responses.ts';
+import type { Reply } from '#shared/http/reply.ts';
+import { type ApiInterface, renderError, renderInternalError } from '#shared/http/responses.ts';
 import type { JsonSchema } from './json-schema.ts';
 
 /** Stands for "the data goes here" in a reply rendered to learn its shape. */

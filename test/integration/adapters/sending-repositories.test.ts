@@ -6,7 +6,7 @@ import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
-import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk.ts';
+import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.ts';
 
 let runtime: LocalRuntime;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 /** The send worker's rules, on in-memory ports: retries only what SES did not take, nothing lost, nothing sent twice. */
 import { describe, expect, it } from 'vitest';
-import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk.ts';
+import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.ts';
 import type { BulkEntryResult, OutboundBulk, SentMessage } from '#shared/domain/email/model.ts';
 import type { ChunkClaim, Mailer, SendBatchRepository } from '#shared/domain/email/ports.ts';
 import { handleSendMessage, type SendWorkerDeps } from '#shared/domain/email/send-chunk.ts';

@@ -6,7 +6,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseSignInRequest } from '#shared/domain/accounts/sign-in.ts';
-import { parseBulkRequest } from '#shared/domain/email/bulk.ts';
+import { parseBulkRequest } from '#shared/domain/email/bulk-request.ts';
 import { buildOpenApiDocument } from '#shared/http/openapi/document.ts';
 import { EXCLUDED_ROUTES } from '#shared/http/openapi/routes/index.ts';
 

@@ -1,11 +1,12 @@
 /**
  * Sending domains on `{base_url}` (`{code, data}` answers) and bulk email on `{sending_url}` (the spec's `{totalAccepted,
  * totalRejected, id, code: "200", succeed, message}` shape), as docs/sending.md describes them. The bulk request is the
- * handler's own valibot schema (`RequestSchema` of `shared/domain/email/bulk.ts`), with the rules JSON Schema cannot
+ * handler's own valibot schema (`RequestSchema` of `shared/domain/email/bulk-request.ts`), with the rules JSON Schema cannot
  * take from a valibot action (html or text, no CR/LF, refused header names) added back beside it.
  */
 import * as v from 'valibot';
-import { RequestSchema, SENDING_LIMITS } from '#shared/domain/email/bulk.ts';
+import { SENDING_LIMITS } from '#shared/domain/email/bulk-model.ts';
+import { RequestSchema } from '#shared/domain/email/bulk-request.ts';
 import { ref } from '#shared/http/openapi/components.ts';
 import { type JsonSchema, jsonSchemaOf } from '#shared/http/openapi/json-schema.ts';
 import { route } from '#shared/http/openapi/registry.ts';

@@ -1,0 +1,89 @@
+/**
+ * Bulk email (spec "Bulk email request"): one request of 1 to 2,000 recipients sharing one content, with per-recipient
+ * substitution data. The request is checked as a whole (a malformed field, a header that could inject another header,
+ * an unverified from domain refuse it), then recipient by recipient: an invalid, repeated or suppressed address is
+ * rejected and counted, the rest accepted. The batch is stored with every recipient, planned in chunks of at most 50
+ * accepted recipients (one `SendBulkEmail` each), and queued; the answer does not wait for the mail engine.
+ */
+import type { Clock } from '#shared/domain/clock.ts';
+import { randomBase62 } from '#shared/domain/ids.ts';
+import { unavailable } from '#shared/errors.ts';
+import { type AcceptedBatch, normalizeAddress, planChunks, type SendBatch, type SendRecipient } from './bulk-model.ts';
+import { parseBulkRequest } from './bulk-request.ts';
+import type { SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
+import { requireVerifiedSender, type SenderDeps } from './senders.ts';
+
+export interface AcceptBulkDeps {
+  readonly senders: SenderDeps;
+  readonly suppressions: Suppressions;
+  readonly batches: SendBatchRepository;
+  readonly queue: SendQueue;
+  readonly clock: Clock;
+}
+
+/** `POST {sending_url}/api/v1/sending`. */
+export const acceptBulk = async (deps: AcceptBulkDeps, storeId: string, body: unknown): Promise<AcceptedBatch> => {
+  const request = parseBulkRequest(body);
+  const fromEmail = normalizeAddress(request.from.email) as string;
+  await requireVerifiedSender(deps.senders, storeId, fromEmail);
+
+  const seen = new Set<string>();
+  const candidates = request.recipients.map((recipient, index): SendRecipient => {
+    const { email: raw, name, substitutionData } = recipient.address;
+    const email = normalizeAddress(raw);
+    if (!email) return { index, email: raw.trim().slice(0, 320), status: 'rejected', reason: 'invalid_address' };
+    const key = email.toLowerCase();
+    if (seen.has(key)) return { index, email, status: 'rejected', reason: 'duplicate' };
+    seen.add(key);
+    return {
+      index,
+      email,
+      ...(name?.trim() ? { name: name.trim() } : {}),
+      ...(substitutionData ? { substitutionData } : {}),
+      status: 'queued',
+    };
+  });
+  const suppressed = await deps.suppressions.suppressedAmong(
+    storeId,
+    candidates.filter((r) => r.status === 'queued').map((r) => r.email),
+  );
+  const recipients = candidates.map(
+    (r): SendRecipient =>
+      r.status === 'queued' && suppressed.has(r.email.toLowerCase())
+        ? { index: r.index, email: r.email, status: 'rejected', reason: 'suppressed' }
+        : r,
+  );
+  const rejections = recipients.flatMap((r) =>
+    r.status === 'rejected' && r.reason ? [{ index: r.index, email: r.email, reason: r.reason }] : [],
+  );
+  const chunks = planChunks(recipients);
+  const batch: SendBatch = {
+    storeId,
+    id: `sb_${randomBase62(20)}`,
+    createdAt: deps.clock.now(),
+    from: { email: fromEmail, name: request.from.name.trim() },
+    replyTo: request.replyTo ? (normalizeAddress(request.replyTo) as string) : fromEmail,
+    subject: request.subject,
+    ...(request.preheader ? { preheader: request.preheader } : {}),
+    ...(request.html ? { html: request.html } : {}),
+    ...(request.text ? { text: request.text } : {}),
+    headers: request.headers ?? {},
+    substitutionData: request.substitutionData ?? {},
+    totalAccepted: recipients.length - rejections.length,
+    totalRejected: rejections.length,
+    chunks,
+    sent: 0,
+    failed: 0,
+    chunksDone: 0,
+  };
+  await deps.batches.create(batch, recipients);
+  if (chunks.length > 0) {
+    try {
+      await deps.queue.startBatch(storeId, batch.id);
+    } catch (error) {
+      // The stored batch stays `queued` and is never sent: the caller retries with a new request.
+      throw unavailable('The batch could not be queued; nothing was sent, retry', error);
+    }
+  }
+  return { id: batch.id, totalAccepted: batch.totalAccepted, totalRejected: batch.totalRejected, rejections };
+};
