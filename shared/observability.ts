@@ -5,6 +5,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { lazy } from './lazy.ts';
 import { type BusinessMetric, metricsNamespace } from './observability/business-metrics.ts';
 
 export { BUSINESS_METRICS, type BusinessMetric } from './observability/business-metrics.ts';
@@ -14,14 +15,13 @@ const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'storeflow';
 export const logger = new Logger({ serviceName });
 
 /** Created on first use: the namespace follows the stage (`STAGE`), which the local runtime sets after imports. */
-let emitter: Metrics | undefined;
-const metricsEmitter = (): Metrics => {
-  emitter ??= new Metrics({
-    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? metricsNamespace(process.env.STAGE ?? 'dev'),
-    serviceName,
-  });
-  return emitter;
-};
+const metricsEmitter = lazy(
+  () =>
+    new Metrics({
+      namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? metricsNamespace(process.env.STAGE ?? 'dev'),
+      serviceName,
+    }),
+);
 
 /**
  * Business metrics as CloudWatch embedded metric format (EMF) log lines: each call is written at once with its own

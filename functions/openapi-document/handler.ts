@@ -6,11 +6,10 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { config } from '#shared/config.ts';
 import { buildOpenApiDocument, type ServerName } from '#shared/http/openapi/document.ts';
+import { lazy } from '#shared/lazy.ts';
 import { logger } from '#shared/observability.ts';
 
-let built: { body: string; etag: string } | undefined;
-
-const build = () => {
+const document = lazy(() => {
   const { stage, publicMainUrl, publicFrontUrl, publicSendingUrl } = config();
   const servers: Partial<Record<ServerName, string>> = {};
   if (publicMainUrl) servers.main = publicMainUrl;
@@ -19,11 +18,12 @@ const build = () => {
   if (publicSendingUrl) servers.sending = publicSendingUrl;
   const body = JSON.stringify(buildOpenApiDocument({ servers }));
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-};
+});
 
 export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+  let built: { body: string; etag: string };
   try {
-    built ??= build();
+    built = document();
   } catch (error) {
     logger.error('OpenAPI document could not be built', { error });
     return {

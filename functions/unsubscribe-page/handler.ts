@@ -3,5 +3,8 @@
  * nothing, because mail scanners and link previews fetch links; its button sends the one-click `POST`.
  */
 import { confirmPage, unsubscribeRoute } from '#shared/http/unsubscribe-pages.ts';
+import { unsubscribeLinkDeps } from '#shared/wiring/email-events.ts';
 
-export const handler = unsubscribeRoute(async ({ claim, store }) => confirmPage(claim.email, store.name));
+export const handler = unsubscribeRoute(unsubscribeLinkDeps, async ({ claim, store }) =>
+  confirmPage(claim.email, store.name),
+);

@@ -7,9 +7,9 @@
 import { unsubscribe } from '#shared/domain/email/unsubscribe.ts';
 import { donePage, isOneClickBody, notOneClickPage, unsubscribeRoute } from '#shared/http/unsubscribe-pages.ts';
 import { logger } from '#shared/observability.ts';
-import { unsubscribeDeps } from '#shared/wiring/email-events.ts';
+import { unsubscribeDeps, unsubscribeLinkDeps } from '#shared/wiring/email-events.ts';
 
-export const handler = unsubscribeRoute(async ({ event, claim, store }) => {
+export const handler = unsubscribeRoute(unsubscribeLinkDeps, async ({ event, claim, store }) => {
   if (!isOneClickBody(event)) return notOneClickPage();
   const outcome = await unsubscribe(unsubscribeDeps(), { ...claim, reason: 'unsubscribed' }, store);
   logger.info('Unsubscribed', { storeId: claim.storeId, transmissionId: claim.transmissionId, ...outcome });

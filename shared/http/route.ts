@@ -8,20 +8,12 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
-import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
-import {
-  isAppError,
-  isTransientDependencyError,
-  payloadTooLarge,
-  rateLimited,
-  unavailable,
-  validationError,
-} from '#shared/errors.ts';
+import { isAppError, isTransientDependencyError, rateLimited, unavailable } from '#shared/errors.ts';
 import { logger } from '#shared/observability.ts';
+import { httpRouteDeps } from '#shared/wiring/http.ts';
 import { authenticate } from './authenticate.ts';
-import { parseMultipart } from './multipart.ts';
+import { readJsonBody, readMultipartBody } from './body.ts';
 import type { Reply } from './reply.ts';
 import { type ApiInterface, renderError, renderInternalError } from './responses.ts';
 
@@ -57,10 +49,6 @@ export interface PublicRouteOptions<TBody> extends Omit<RouteOptions<TBody>, 'au
   readonly handle: (request: Omit<RouteRequest<TBody>, 'store'>) => Promise<Reply>;
 }
 
-const clock = { now: () => Date.now() };
-const stores = dynamoStoreRepository();
-const limiter = dynamoRateLimiter(clock);
-
 /** Bodies above this are gzipped for clients that accept it (a 5,000-contact export page, far below Lambda's 6 MB). */
 const COMPRESS_ABOVE_BYTES = 8 * 1024;
 
@@ -84,80 +72,6 @@ const toResult = (reply: Reply, event?: APIGatewayProxyEventV2): APIGatewayProxy
   return { statusCode: reply.statusCode, headers, body, ...cookies };
 };
 
-const readJsonBody = (event: APIGatewayProxyEventV2, maxBytes: number): unknown => {
-  const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-  if (raw.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
-  const contentType = event.headers['content-type'] ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-    throw validationError('Content-Type must be application/json');
-  }
-  if (raw.byteLength === 0) throw validationError('body is required: a JSON object');
-  const text = raw.toString('utf8');
-  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
-    throw validationError(`body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text, checkJsonValue);
-  } catch (error) {
-    if (isAppError(error)) throw error;
-    throw validationError('body is not valid JSON');
-  }
-  return parsed;
-};
-
-/**
- * Refuses, while parsing, what this service cannot keep as sent (found by test/fuzz: accepted, each failed the worker
- * on every attempt): a number beyond ±2^53 (JavaScript has already rounded it; the DynamoDB marshaller refuses it) or
- * below 1e-130 in magnitude (DynamoDB cannot store it), and a `__proto__` key (an own `__proto__` property turns into a
- * prototype as soon as code copies the object, and DynamoDB then receives an empty attribute value).
- */
-const checkJsonValue = (key: string, value: unknown): unknown => {
-  if (key === '__proto__') throw validationError('the key "__proto__" is not allowed');
-  if (
-    typeof value === 'number' &&
-    (Math.abs(value) > Number.MAX_SAFE_INTEGER || (value !== 0 && Math.abs(value) < 1e-130))
-  ) {
-    throw validationError(
-      `numbers must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, got ${value}`,
-    );
-  }
-  return value;
-};
-
-/**
- * JSON nested deeper than this is refused before it is parsed: no payload of the spec comes near it, DynamoDB stores
- * at most 32 levels, and code that walks a value recursively (`JSON.stringify` with a replacer) overflows the stack on
- * a few thousand levels, which a 256 KiB body can easily hold (found by test/fuzz).
- */
-export const MAX_JSON_DEPTH = 24;
-
-/** True when the JSON text nests arrays/objects deeper than `max` (strings skipped; one pass, no recursion). */
-const exceedsJsonDepth = (text: string, max: number): boolean => {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-};
-
-const readMultipartBody = (event: APIGatewayProxyEventV2, maxBytes: number) => {
-  const contentType = event.headers['content-type'] ?? '';
-  if (!/^multipart\/form-data\s*;/i.test(contentType)) {
-    throw validationError('Content-Type must be multipart/form-data');
-  }
-  const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-  return parseMultipart(contentType, raw, maxBytes);
-};
-
 export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody> | PublicRouteOptions<TBody>) => {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const readBody = async (event: APIGatewayProxyEventV2): Promise<TBody> =>
@@ -171,6 +85,7 @@ export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody> | Publ
     // API Gateway's request id, the one its access log records: a log line and an access log entry match on it.
     logger.appendKeys({ requestId: event.requestContext?.requestId });
     if (options.auth === 'none') return toResult(await options.handle({ body: await readBody(event), event }), event);
+    const { stores, limiter, clock } = httpRouteDeps();
     const now = clock.now();
     // Authentication first, so an anonymous caller learns nothing about the body rules.
     const store = await authenticate(stores, event.headers['x-service-access-token'], now);

@@ -4,10 +4,9 @@
  * elsewhere, and nothing is cached or framed (the URL carries the recipient's token).
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import type { UnsubscribeClaim } from '#shared/domain/email/unsubscribe-token.ts';
 import type { Store } from '#shared/domain/stores/model.ts';
-import { unsubscribeDeps } from '#shared/wiring/email-events.ts';
+import type { StoreRepository } from '#shared/domain/stores/ports.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from './back-office-pages.ts';
 import type { Reply } from './reply.ts';
 import { httpRoute } from './route.ts';
@@ -82,6 +81,12 @@ export const isOneClickBody = (event: APIGatewayProxyEventV2): boolean => {
   return new URLSearchParams(raw).getAll('List-Unsubscribe').includes('One-Click');
 };
 
+/** What reading an unsubscribe link needs: the link verifier and the store it names (from the wiring). */
+export interface UnsubscribeLinkDeps {
+  readonly links: { verify(token: string): Promise<UnsubscribeClaim | undefined> };
+  readonly stores: Pick<StoreRepository, 'get'>;
+}
+
 /** What a valid unsubscribe link points at. */
 export interface UnsubscribeTarget {
   readonly event: APIGatewayProxyEventV2;
@@ -93,16 +98,18 @@ export interface UnsubscribeTarget {
  * A public route of `/unsubscribe/{token}`: a malformed, altered or foreign token, or one whose store is gone, gets
  * {@link invalidLinkPage}; a valid one is handed to `handle` with its claim and its store.
  */
-export const unsubscribeRoute = (handle: (target: UnsubscribeTarget) => Promise<Reply>) => {
-  const links = unsubscribeLinks();
-  return httpRoute({
+export const unsubscribeRoute = (
+  deps: () => UnsubscribeLinkDeps,
+  handle: (target: UnsubscribeTarget) => Promise<Reply>,
+) =>
+  httpRoute({
     api: 'backOffice',
     auth: 'none',
     handle: async ({ event }) => {
+      const { links, stores } = deps();
       const claim = await links.verify(event.pathParameters?.token ?? '');
-      const store = claim && (await unsubscribeDeps().stores.get(claim.storeId));
+      const store = claim && (await stores.get(claim.storeId));
       if (!claim || !store) return invalidLinkPage();
       return handle({ event, claim, store });
     },
   });
-};

@@ -9,21 +9,18 @@ import {
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import type { AccountAdminDeps } from '#shared/domain/accounts/manage-accounts.ts';
 import type { SignInDeps } from '#shared/domain/accounts/sign-in.ts';
+import { lazy } from '#shared/lazy.ts';
+import { systemClock } from './clock.ts';
 
-const clock = { now: () => Date.now() };
-
-let signIn: SignInDeps | undefined;
-
-export const signInDeps = (): SignInDeps => {
-  signIn ??= {
+export const signInDeps = lazy(
+  (): SignInDeps => ({
     accounts: dynamoAccountRepository(),
     stores: dynamoStoreRepository(),
     links: dynamoSignInLinks(),
     sessions: dynamoSessions(),
     throttle: dynamoSignInThrottle(),
-    clock,
-  };
-  return signIn;
-};
+    clock: systemClock,
+  }),
+);
 
-export const accountAdminDeps = (): AccountAdminDeps => ({ accounts: dynamoAccountRepository(), clock });
+export const accountAdminDeps = (): AccountAdminDeps => ({ accounts: dynamoAccountRepository(), clock: systemClock });

@@ -2,10 +2,9 @@
 
 import { dynamoContactDirectory, dynamoExportPositions } from '#shared/adapters/dynamodb/contact-export.ts';
 import type { ExportDeps } from '#shared/domain/contacts/export-contacts.ts';
+import { lazy } from '#shared/lazy.ts';
+import { systemClock } from './clock.ts';
 
-let deps: ExportDeps | undefined;
-
-export const exportDeps = (): ExportDeps => {
-  deps ??= { contacts: dynamoContactDirectory(), positions: dynamoExportPositions({ now: () => Date.now() }) };
-  return deps;
-};
+export const exportDeps = lazy(
+  (): ExportDeps => ({ contacts: dynamoContactDirectory(), positions: dynamoExportPositions(systemClock) }),
+);

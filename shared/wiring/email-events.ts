@@ -4,29 +4,34 @@ import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-ema
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
 import type { UnsubscribeDeps } from '#shared/domain/email/unsubscribe.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
+import type { UnsubscribeLinkDeps } from '#shared/http/unsubscribe-pages.ts';
+import { lazy } from '#shared/lazy.ts';
+import { systemClock } from './clock.ts';
 import { emitDeps } from './webhooks.ts';
 
-const clock = { now: () => Date.now() };
-
-let unsubscribeWiring: UnsubscribeDeps | undefined;
-let emailEventWiring: EmailEventDeps | undefined;
-
-export const unsubscribeDeps = (): UnsubscribeDeps => {
-  unsubscribeWiring ??= {
+export const unsubscribeDeps = lazy(
+  (): UnsubscribeDeps => ({
     customers: dynamoCustomerRepository(),
     contactsByEmail: dynamoContactsByEmail(),
     stores: dynamoStoreRepository(),
     suppressions: dynamoSuppressions(),
     webhooks: webhookEmitter(emitDeps()),
-    clock,
-  };
-  return unsubscribeWiring;
-};
+    clock: systemClock,
+  }),
+);
 
-export const emailEventDeps = (): EmailEventDeps => {
-  emailEventWiring ??= { ...unsubscribeDeps(), sentMessages: dynamoSentMessages() };
-  return emailEventWiring;
-};
+export const emailEventDeps = lazy(
+  (): EmailEventDeps => ({ ...unsubscribeDeps(), sentMessages: dynamoSentMessages() }),
+);
+
+/** The public unsubscribe pages: the link verifier and the store a link names. */
+export const unsubscribeLinkDeps = lazy(
+  (): UnsubscribeLinkDeps => ({
+    links: unsubscribeLinks(),
+    stores: dynamoStoreRepository(),
+  }),
+);

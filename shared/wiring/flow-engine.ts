@@ -21,40 +21,33 @@ import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
 import type { EngineDeps } from '#shared/domain/flows/engine.ts';
 import type { ExplainDeps } from '#shared/domain/flows/explain.ts';
 import type { TriggerLog } from '#shared/domain/flows/ports.ts';
+import { lazy } from '#shared/lazy.ts';
+import { systemClock } from './clock.ts';
 import { senderDeps } from './sending.ts';
 
-const clock = { now: () => Date.now() };
+export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog } => ({
+  flows: dynamoFlows(),
+  triggers: dynamoTriggerLog(),
+  runs: dynamoFlowRuns(),
+  evaluations: dynamoFlowEvaluations(),
+  entries: dynamoFlowEntries(),
+  activity: dynamoContactActivity(),
+  marks: dynamoRecoveryMarks(),
+  customers: dynamoCustomerRepository(),
+  contacts: dynamoContactsByEmail(),
+  carts: dynamoCartRepository(),
+  checkouts: dynamoCheckoutRepository(),
+  // Store names change rarely: emails of one store in a warm worker read the store once a minute.
+  stores: { get: cachedPerStore(systemClock, 60_000, (store) => store) },
+  suppressions: dynamoSuppressions(),
+  mailer: sesMailer(),
+  sent: dynamoSentMessages(),
+  timers: schedulerTimers(),
+  unsubscribe: unsubscribeLinks(),
+  senders: { requireVerified: (storeId, fromEmail) => requireVerifiedSender(senderDeps(), storeId, fromEmail) },
+  clock: systemClock,
+}));
 
-let engine: (EngineDeps & { triggers: TriggerLog }) | undefined;
-let explain: ExplainDeps | undefined;
-
-export const flowEngineDeps = (): EngineDeps & { triggers: TriggerLog } => {
-  engine ??= {
-    flows: dynamoFlows(),
-    triggers: dynamoTriggerLog(),
-    runs: dynamoFlowRuns(),
-    evaluations: dynamoFlowEvaluations(),
-    entries: dynamoFlowEntries(),
-    activity: dynamoContactActivity(),
-    marks: dynamoRecoveryMarks(),
-    customers: dynamoCustomerRepository(),
-    contacts: dynamoContactsByEmail(),
-    carts: dynamoCartRepository(),
-    checkouts: dynamoCheckoutRepository(),
-    // Store names change rarely: emails of one store in a warm worker read the store once a minute.
-    stores: { get: cachedPerStore(clock, 60_000, (store) => store) },
-    suppressions: dynamoSuppressions(),
-    mailer: sesMailer(),
-    sent: dynamoSentMessages(),
-    timers: schedulerTimers(),
-    unsubscribe: unsubscribeLinks(),
-    senders: { requireVerified: (storeId, fromEmail) => requireVerifiedSender(senderDeps(), storeId, fromEmail) },
-    clock,
-  };
-  return engine;
-};
-
-export const explainDeps = (): ExplainDeps => {
-  explain ??= { flows: dynamoFlows(), evaluations: dynamoFlowEvaluations(), runs: dynamoFlowRuns() };
-  return explain;
-};
+export const explainDeps = lazy(
+  (): ExplainDeps => ({ flows: dynamoFlows(), evaluations: dynamoFlowEvaluations(), runs: dynamoFlowRuns() }),
+);

@@ -2,10 +2,7 @@
 
 import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
 import type { ManageFlowDeps } from '#shared/domain/flows/manage-flows.ts';
+import { lazy } from '#shared/lazy.ts';
+import { systemClock } from './clock.ts';
 
-let manage: ManageFlowDeps | undefined;
-
-export const manageFlowDeps = (): ManageFlowDeps => {
-  manage ??= { flows: dynamoFlows(), clock: { now: () => Date.now() } };
-  return manage;
-};
+export const manageFlowDeps = lazy((): ManageFlowDeps => ({ flows: dynamoFlows(), clock: systemClock }));

@@ -22,32 +22,27 @@ import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
 import type { FireTimerDeps } from '#shared/domain/timers/fire-timer.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
+import { lazy } from '#shared/lazy.ts';
 import { logger } from '#shared/observability.ts';
+import { systemClock } from './clock.ts';
 import { emitDeps } from './webhooks.ts';
 
-const clock = { now: () => Date.now() };
-
-let accept: AcceptDeps | undefined;
-let apply: ApplyDeps | undefined;
-let fire: FireTimerDeps | undefined;
-
-export const ingestDeps = (): AcceptDeps => {
-  accept ??= {
+export const ingestDeps = lazy(
+  (): AcceptDeps => ({
     events: dynamoEventLog(),
     queue: sqsIngestQueue(),
-    limiter: dynamoRateLimiter(clock),
-    clock,
+    limiter: dynamoRateLimiter(systemClock),
+    clock: systemClock,
     onLostRecord: (error, detail) =>
       logger.error('Event recorded but neither queued nor removed; a retry within 4 minutes queues it again', {
         ...detail,
         error,
       }),
-  };
-  return accept;
-};
+  }),
+);
 
-export const applyDeps = (): ApplyDeps => {
-  apply ??= {
+export const applyDeps = lazy(
+  (): ApplyDeps => ({
     customers: dynamoCustomerRepository(),
     products: dynamoProductRepository(),
     orders: dynamoOrderRepository(),
@@ -58,21 +53,19 @@ export const applyDeps = (): ApplyDeps => {
     timers: schedulerTimers(),
     triggers: queuedFlowTriggers(),
     webhooks: webhookEmitter(emitDeps()),
-    clock,
+    clock: systemClock,
     newContactId: () => newId('ct'),
     checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,
-  };
-  return apply;
-};
+  }),
+);
 
-export const fireTimerDeps = (): FireTimerDeps => {
-  fire ??= {
+export const fireTimerDeps = lazy(
+  (): FireTimerDeps => ({
     carts: dynamoCartRepository(),
     checkouts: dynamoCheckoutRepository(),
     customers: dynamoCustomerRepository(),
     triggers: queuedFlowTriggers(),
     flowQueue: sqsFlowQueue(),
-    clock,
-  };
-  return fire;
-};
+    clock: systemClock,
+  }),
+);

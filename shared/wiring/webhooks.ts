@@ -1,71 +1,48 @@
 /** Wiring of the webhook use cases to their adapters (built once per warm function). */
 
-import { sqs } from '#shared/adapters/aws-clients.ts';
 import { dynamoWebhookEvents } from '#shared/adapters/dynamodb/engagement.repositories.ts';
-import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoDeliveryRepository, dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { addressGuard, httpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
-import { masterKey } from '#shared/adapters/secrets/master-key.ts';
-import { batchingSender } from '#shared/adapters/sqs/batching-sender.ts';
-import { config, required } from '#shared/config.ts';
-import { decryptApiKey } from '#shared/domain/stores/api-key.ts';
+import { storeKeys } from '#shared/adapters/secrets/store-keys.ts';
+import { sqsDeliveryQueue } from '#shared/adapters/sqs/delivery-queue.ts';
+import { config } from '#shared/config.ts';
 import type { DeliverDeps } from '#shared/domain/webhooks/deliver.ts';
 import type { EmitDeps } from '#shared/domain/webhooks/emit.ts';
 import type { ManageWebhookDeps } from '#shared/domain/webhooks/manage-webhooks.ts';
-import type { DeliveryQueue, StoreKeys } from '#shared/domain/webhooks/ports.ts';
+import { lazy } from '#shared/lazy.ts';
+import { systemClock } from './clock.ts';
 
-const clock = { now: () => Date.now() };
-
-const sqsDeliveryQueue = (): DeliveryQueue => {
-  const send = batchingSender(sqs, () => required('webhookQueueUrl'));
-  return { enqueue: (storeId, deliveryId) => send({ MessageBody: JSON.stringify({ v: 1, storeId, deliveryId }) }) };
-};
-
-/** Store keys in clear for signing, decrypted once per store per minute (a rotated key signs within a minute). */
-const storeKeys = (): StoreKeys => ({
-  keyOf: cachedPerStore(clock, 60_000, async (store) =>
-    store ? decryptApiKey(store.keyCipher, await masterKey()) : undefined,
-  ),
-});
-
-let manage: ManageWebhookDeps | undefined;
-let emit: EmitDeps | undefined;
-let deliver: DeliverDeps | undefined;
-
-export const manageWebhookDeps = (): ManageWebhookDeps => {
-  manage ??= {
+export const manageWebhookDeps = lazy(
+  (): ManageWebhookDeps => ({
     webhooks: dynamoWebhookRepository(),
     deliveries: dynamoDeliveryRepository(),
     queue: sqsDeliveryQueue(),
     guard: addressGuard({ allowPrivate: config().webhookAllowPrivateUrls }),
-    clock,
+    clock: systemClock,
     allowPrivateUrls: config().webhookAllowPrivateUrls,
-  };
-  return manage;
-};
+  }),
+);
 
-export const emitDeps = (): EmitDeps => {
-  emit ??= {
-    log: dynamoWebhookEvents(clock),
+export const emitDeps = lazy(
+  (): EmitDeps => ({
+    log: dynamoWebhookEvents(systemClock),
     webhooks: dynamoWebhookRepository(),
     deliveries: dynamoDeliveryRepository(),
     queue: sqsDeliveryQueue(),
-    clock,
-  };
-  return emit;
-};
+    clock: systemClock,
+  }),
+);
 
-export const deliverDeps = (): DeliverDeps => {
-  deliver ??= {
+export const deliverDeps = lazy(
+  (): DeliverDeps => ({
     webhooks: dynamoWebhookRepository(),
     deliveries: dynamoDeliveryRepository(),
-    keys: storeKeys(),
+    keys: storeKeys(systemClock),
     sender: httpWebhookSender({
       timeoutSeconds: config().webhookTimeoutSeconds,
       allowPrivate: config().webhookAllowPrivateUrls,
     }),
-    clock,
+    clock: systemClock,
     backoffBaseSeconds: config().webhookBackoffBaseSeconds,
-  };
-  return deliver;
-};
+  }),
+);

@@ -1,6 +1,6 @@
 /**
  * Injected faults (issue 8, "Load and faults"), through middleware on this process's SDK clients
- * (`addClientMiddleware` in `shared/adapters/aws-clients.ts`): the fault sits inside the SDK's retry loop, so the
+ * (`addClientMiddleware` in `test/support/aws-faults.ts`): the fault sits inside the SDK's retry loop, so the
  * SDK's own retries happen as they would against AWS. Each fault must be handled as designed (retried, answered 5xx so
  * the caller retries, or recorded as failed) and nothing is ever dropped silently:
  *
@@ -18,14 +18,10 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime, TABLE_NAME } from '#local/runtime.ts';
-import {
-  addClientMiddleware,
-  type ClientMiddleware,
-  type ClientService,
-  dynamo,
-} from '#shared/adapters/aws-clients.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { addClientMiddleware, type ClientMiddleware, type ClientService } from '#test/support/aws-faults.ts';
 import { customerData, drained, general, sourceId, uid } from '#test/support/harness.ts';
 import { eventually, newStore, sqs, type TestStore } from '#test/support/local.ts';
 import { bulk, readBatch, recipients, registerDomain, send } from '#test/support/sending.ts';

@@ -9,12 +9,9 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config, required } from '#shared/config.ts';
 import type { ImportFiles } from '#shared/domain/imports/ports.ts';
+import { lazy } from '#shared/lazy.ts';
 
-let client: S3Client | undefined;
-const s3 = () => {
-  client ??= new S3Client({ forcePathStyle: config().s3ForcePathStyle });
-  return client;
-};
+const s3 = lazy(() => new S3Client({ forcePathStyle: config().s3ForcePathStyle }));
 
 const NEWLINE = 0x0a;
 

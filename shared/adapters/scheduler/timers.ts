@@ -12,12 +12,9 @@ import {
 import { config, required } from '#shared/config.ts';
 import type { Timer } from '#shared/domain/timers/model.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
+import { lazy } from '#shared/lazy.ts';
 
-let client: SchedulerClient | undefined;
-const scheduler = () => {
-  client ??= new SchedulerClient({});
-  return client;
-};
+const scheduler = lazy(() => new SchedulerClient({}));
 
 /** `at()` takes local date-time without zone or milliseconds; the zone is UTC. */
 const atExpression = (epochMs: number) => `at(${new Date(epochMs).toISOString().slice(0, 19)})`;

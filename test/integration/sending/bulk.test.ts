@@ -4,8 +4,8 @@ import type { LocalSentMail } from '#local/emulators/ses-proxy.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoSentMessages } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
+import { sqsSendQueue } from '#shared/adapters/sqs/send-queue.ts';
 import { EMAIL_TAGS } from '#shared/domain/email/model.ts';
-import { sqsSendQueue } from '#shared/wiring/sending.ts';
 import { eventually, newStore, queueIsEmpty, type TestStore } from '#test/support/local.ts';
 import {
   bulk,

@@ -1,0 +1,33 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { Clock } from '#shared/domain/clock.ts';
+import type { ImportThrottle } from '#shared/domain/imports/ports.ts';
+import { itemMeta, keys } from './keys.ts';
+import { isConditionFailure, tableName } from './table.ts';
+
+/** One conditional put: the slot is free when absent or expired, and claiming it sets when it frees up again. */
+export const dynamoImportThrottle = (clock: Clock): ImportThrottle => ({
+  async claim(storeId, seconds) {
+    const now = clock.now();
+    try {
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.importSlot(storeId),
+            ...itemMeta('importSlot'),
+            until: now + seconds * 1000,
+            expiresAt: Math.floor(now / 1000) + seconds + 60,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR #until <= :now',
+          ExpressionAttributeNames: { '#until': 'until' },
+          ExpressionAttributeValues: { ':now': now },
+        }),
+      );
+      return { claimed: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      return { claimed: false, retryAfterSeconds: seconds };
+    }
+  },
+});

@@ -1,0 +1,83 @@
+/**
+ * Reading a request body: the size limit, the content type, and for JSON the nesting depth and the values DynamoDB
+ * cannot store, all refused with the interface's validation error before any handler sees the body.
+ */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { isAppError, payloadTooLarge, validationError } from '#shared/errors.ts';
+import { parseMultipart } from './multipart.ts';
+
+/** The JSON body: content type, size, depth and the values this service cannot keep are checked before use. */
+export const readJsonBody = (event: APIGatewayProxyEventV2, maxBytes: number): unknown => {
+  const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  if (raw.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
+  const contentType = event.headers['content-type'] ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+    throw validationError('Content-Type must be application/json');
+  }
+  if (raw.byteLength === 0) throw validationError('body is required: a JSON object');
+  const text = raw.toString('utf8');
+  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
+    throw validationError(`body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text, checkJsonValue);
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    throw validationError('body is not valid JSON');
+  }
+  return parsed;
+};
+
+/**
+ * Refuses, while parsing, what this service cannot keep as sent (found by test/fuzz: accepted, each failed the worker
+ * on every attempt): a number beyond ±2^53 (JavaScript has already rounded it; the DynamoDB marshaller refuses it) or
+ * below 1e-130 in magnitude (DynamoDB cannot store it), and a `__proto__` key (an own `__proto__` property turns into a
+ * prototype as soon as code copies the object, and DynamoDB then receives an empty attribute value).
+ */
+const checkJsonValue = (key: string, value: unknown): unknown => {
+  if (key === '__proto__') throw validationError('the key "__proto__" is not allowed');
+  if (
+    typeof value === 'number' &&
+    (Math.abs(value) > Number.MAX_SAFE_INTEGER || (value !== 0 && Math.abs(value) < 1e-130))
+  ) {
+    throw validationError(
+      `numbers must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}, got ${value}`,
+    );
+  }
+  return value;
+};
+
+/**
+ * JSON nested deeper than this is refused before it is parsed: no payload of the spec comes near it, DynamoDB stores
+ * at most 32 levels, and code that walks a value recursively (`JSON.stringify` with a replacer) overflows the stack on
+ * a few thousand levels, which a 256 KiB body can easily hold (found by test/fuzz).
+ */
+export const MAX_JSON_DEPTH = 24;
+
+/** True when the JSON text nests arrays/objects deeper than `max` (strings skipped; one pass, no recursion). */
+const exceedsJsonDepth = (text: string, max: number): boolean => {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+};
+
+/** A `multipart/form-data` body (the batch import's file upload). */
+export const readMultipartBody = (event: APIGatewayProxyEventV2, maxBytes: number) => {
+  const contentType = event.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) {
+    throw validationError('Content-Type must be multipart/form-data');
+  }
+  const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  return parseMultipart(contentType, raw, maxBytes);
+};
