@@ -82,7 +82,7 @@ export interface FlowRun {
   /** The wait step the run is waiting on (`waiting`), and when that wait ends (epoch ms). */
   readonly waitingOn?: string;
   readonly waitUntil?: number;
-  /** An email step being sent: set before the Mailer call, cleared with its result (see `engine.ts`). */
+  /** An email step being sent: set before the Mailer call, cleared with its result (see `email-step.ts`). */
   readonly sending?: { readonly stepId: string; readonly claimedAt: number };
   readonly events: readonly RunEvent[];
   readonly startedAt: number;

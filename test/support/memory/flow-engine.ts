@@ -158,8 +158,6 @@ export const fakes = (): Fakes => {
         if (at >= 0) evaluations.splice(at, 1);
         evaluations.push({ evaluation: copy(evaluation), partition });
       },
-      listForFlow: async () => ({ items: [] }),
-      listForContact: async () => ({ items: [] }),
     },
     entries: {
       async claim(_storeId, flowId, key, entry) {

@@ -4,7 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { EMAIL_TAGS } from '#shared/domain/email/model.ts';
-import { advanceRun, handleFlowMessage, handleTrigger, SEND_CLAIM_MS } from '#shared/domain/flows/engine.ts';
+import { advanceRun } from '#shared/domain/flows/advance-run.ts';
+import { SEND_CLAIM_MS } from '#shared/domain/flows/email-step.ts';
+import { handleFlowMessage } from '#shared/domain/flows/engine.ts';
+import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import { runIdOf } from '#shared/domain/flows/run.ts';
 import { PermanentError } from '#shared/errors.ts';
 import {

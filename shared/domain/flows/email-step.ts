@@ -1,0 +1,223 @@
+/**
+ * The email step of a run: claim, send, complete. The step is claimed on the run (`sending`) before the Mailer call and
+ * completed with the message id after it. A transient failure releases the claim (the retry sends); a claim left by a
+ * crashed worker is taken over once it is older than the queue's visibility timeout. So an email is sent twice only if
+ * a worker dies between SES accepting the message and the one write that records it.
+ */
+
+import type { Clock } from '#shared/domain/clock.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import { EMAIL_TAGS, listUnsubscribeHeaders } from '#shared/domain/email/model.ts';
+import type { Mailer, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
+import type { Store } from '#shared/domain/stores/model.ts';
+import { isAppError, PermanentError } from '#shared/errors.ts';
+import { type ContactLookup, consentAllows, findContact } from './contact-facts.ts';
+import { productIdsOf } from './facts.ts';
+import type { Flow, FlowStep } from './flow.ts';
+import type { FlowRunRepository, RecoveryMarks, UnsubscribeUrls } from './ports.ts';
+import { renderEmail, TemplateError } from './render.ts';
+import type { FlowRun, RunEvent } from './run.ts';
+import { finished, next, saveRun } from './run-changes.ts';
+import { buildTemplateContext } from './template-context.ts';
+import type { FlowKind } from './trigger.ts';
+
+export interface EmailStepDeps extends ContactLookup {
+  readonly runs: Pick<FlowRunRepository, 'get' | 'save'>;
+  readonly marks: RecoveryMarks;
+  readonly stores: { get(storeId: string): Promise<Store | undefined> };
+  readonly suppressions: Pick<Suppressions, 'suppressedAmong'>;
+  readonly mailer: Pick<Mailer, 'send'>;
+  readonly sent: Pick<SentMessages, 'record'>;
+  readonly unsubscribe: UnsubscribeUrls;
+  /**
+   * The store's own verified sending domains. SES identities are account-wide, so without this check a store could
+   * send flow email from another store's (DKIM-signed) domain. Throws a validation or conflict `AppError` when the
+   * address's domain is not a verified sender of the store.
+   */
+  readonly senders: { requireVerified(storeId: string, fromEmail: string): Promise<unknown> };
+  readonly clock: Clock;
+}
+
+/** How a run moves on once its email step is done: the fields to set and the ones to drop. */
+export interface AfterStep {
+  readonly change: Partial<FlowRun>;
+  readonly drop: readonly (keyof FlowRun)[];
+}
+
+/**
+ * An email claim older than this is taken over: its worker died. Longer than the flow worker's timeout and shorter
+ * than the queue's visibility timeout (180 s), so the redelivery of a dead worker's message finds it stale.
+ */
+export const SEND_CLAIM_MS = 150_000;
+
+/** Browse and cart recovery do not both mail one address about one product within this window (or the flow's cool-down). */
+export const RECOVERY_OVERLAP_SECONDS = 24 * 3600;
+
+const RECOVERY_KINDS: ReadonlySet<FlowKind> = new Set(['abandoned_cart', 'browse_recovery']);
+
+/**
+ * Runs one email step. `busy`: another worker holds a fresh claim on it (that worker moves the run on). Otherwise the
+ * run as this worker left it, or `run: undefined` when another worker changed it meanwhile (the caller re-reads).
+ */
+export const sendEmailStep = async (
+  deps: EmailStepDeps,
+  current: FlowRun,
+  flow: Flow,
+  step: Extract<FlowStep, { type: 'email' }>,
+  after: AfterStep,
+  options: { readonly lastAttempt?: boolean },
+  checked: { readonly contact: Customer | undefined } | undefined,
+): Promise<'busy' | { run: FlowRun | undefined }> => {
+  let run = current;
+  const { storeId } = run;
+  const now = deps.clock.now();
+  const claim = run.sending;
+  if (claim?.stepId === step.id && now - claim.claimedAt < SEND_CLAIM_MS) return 'busy';
+  /** Ends the run; `undefined` when another worker changed it first. */
+  const end = async (ended: FlowRun) => ((await saveRun(deps.runs, run, ended)) ? { run: ended } : { run: undefined });
+
+  // Consent and suppression may have changed during a wait: checked again right before sending (unless the trigger's
+  // evaluation checked them in this same pass).
+  const contact = checked ? checked.contact : await findContact(deps, storeId, run.trigger.contact, run.email);
+  if (!checked) {
+    if (!consentAllows(flow.consent, contact)) {
+      return end(
+        finished(run, now, 'exited', 'no_consent', {
+          stepId: step.id,
+          required: flow.consent,
+          emailConsent: contact?.emailConsent?.state ?? null,
+        }),
+      );
+    }
+    if ((await deps.suppressions.suppressedAmong(storeId, [run.email])).has(run.email)) {
+      return end(finished(run, now, 'exited', 'suppressed', { stepId: step.id }));
+    }
+  }
+
+  // Checked when sending, not only when the flow was saved: a domain can be deleted or fail verification since.
+  try {
+    await deps.senders.requireVerified(storeId, step.from.email);
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return end(
+      finished(run, now, 'failed', 'sender_not_verified', {
+        stepId: step.id,
+        from: step.from.email,
+        error: error.message,
+      }),
+    );
+  }
+
+  const claimed = next(run, now, { sending: { stepId: step.id, claimedAt: now } }, []);
+  if (!(await saveRun(deps.runs, run, claimed))) return { run: undefined };
+  run = claimed;
+
+  // Browse and cart recovery: whoever mails first about a product holds it for the cool-down.
+  const products = RECOVERY_KINDS.has(run.flowKind) ? productIdsOf(run.trigger) : [];
+  const windowSeconds = flow.reentry.type === 'cooldown' ? flow.reentry.seconds : RECOVERY_OVERLAP_SECONDS;
+  const held: string[] = [];
+  const releaseMarks = () =>
+    Promise.all(held.map((productId) => deps.marks.release(storeId, run.email, productId, run.id)));
+  for (const productId of products) {
+    const mark = await deps.marks.claim(storeId, run.email, productId, {
+      kind: run.flowKind,
+      runId: run.id,
+      at: now,
+      notBefore: now - windowSeconds * 1000,
+    });
+    if (!mark.claimed) {
+      await releaseMarks();
+      return end(
+        finished(run, now, 'exited', 'recently_mailed', {
+          stepId: step.id,
+          productId,
+          by: mark.holder.kind,
+          byRun: mark.holder.runId,
+          mailedAt: mark.holder.at,
+        }),
+      );
+    }
+    held.push(productId);
+  }
+
+  const failPermanently = async (reason: string, error: unknown) => {
+    await releaseMarks();
+    return end(
+      finished(run, deps.clock.now(), 'failed', reason, {
+        stepId: step.id,
+        error: (error instanceof Error ? error.message : String(error)).slice(0, 500),
+      }),
+    );
+  };
+
+  const store = await deps.stores.get(storeId);
+  const unsubscribeUrl = await deps.unsubscribe.urlFor({ storeId, email: run.email, transmissionId: run.id });
+  let rendered: Awaited<ReturnType<typeof renderEmail>>;
+  try {
+    rendered = await renderEmail(
+      step,
+      buildTemplateContext({
+        trigger: run.trigger,
+        contact,
+        store: { id: storeId, name: store?.name ?? '' },
+        unsubscribeUrl,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof TemplateError) return failPermanently('render_failed', error);
+    throw error;
+  }
+
+  const name = [contact?.firstName, contact?.lastName].filter(Boolean).join(' ');
+  let messageId: string;
+  try {
+    ({ messageId } = await deps.mailer.send({
+      from: step.from,
+      to: { email: run.email, ...(name ? { name } : {}) },
+      ...(step.replyTo ? { replyTo: [step.replyTo] } : {}),
+      subject: rendered.subject,
+      ...(rendered.html !== undefined ? { html: rendered.html } : {}),
+      ...(rendered.text !== undefined ? { text: rendered.text } : {}),
+      headers: listUnsubscribeHeaders(unsubscribeUrl),
+      tags: {
+        [EMAIL_TAGS.store]: storeId,
+        [EMAIL_TAGS.transmission]: run.id,
+        [EMAIL_TAGS.kind]: 'flow',
+        [EMAIL_TAGS.flow]: run.flowId,
+      },
+    }));
+  } catch (error) {
+    if (error instanceof PermanentError) return failPermanently('send_rejected', error);
+    if (options.lastAttempt) return failPermanently('send_failed', error);
+    // Transient: give the claim back so the queue's retry sends, then let the queue retry.
+    await saveRun(deps.runs, run, next(run, deps.clock.now(), {}, ['sending'])).catch(() => undefined);
+    throw error;
+  }
+
+  const sentAt = deps.clock.now();
+  await deps.sent.record([
+    {
+      messageId,
+      storeId,
+      transmissionId: run.id,
+      kind: 'flow',
+      rcptTo: run.email,
+      msgFrom: step.from.email,
+      flowId: run.flowId,
+      sentAt,
+    },
+  ]);
+  const emailed: Omit<RunEvent, 'at'> = { type: 'emailed', stepId: step.id, messageId };
+  // The claim is ours: a conflict here can only be a concurrent no-op write; re-read and record on the fresh state.
+  for (let attempt = 0; ; attempt++) {
+    // The last step: emailed and completed in one write.
+    const done =
+      after.change.nextStepId === undefined
+        ? finished(run, sentAt, 'completed', undefined, undefined, [emailed])
+        : next(run, sentAt, after.change, ['sending', ...after.drop], [emailed]);
+    if (await saveRun(deps.runs, run, done)) return { run: done };
+    const fresh = await deps.runs.get(storeId, run.id);
+    if (!fresh || fresh.sending?.stepId !== step.id || attempt >= 3) return { run: undefined };
+    run = fresh;
+  }
+};

@@ -1,0 +1,177 @@
+import { type AdvanceDeps, type AdvanceOptions, advanceRun } from './advance-run.ts';
+import { evaluate } from './conditions.ts';
+import { consentAllows, findContact, normalEmail } from './contact-facts.ts';
+import { factsFor } from './facts.ts';
+import type { Flow, ReentryPolicy } from './flow.ts';
+import type { FlowEntries, FlowEvaluationRepository, FlowRepository, FlowRunRepository } from './ports.ts';
+import { type FlowEvaluation, type FlowRun, runIdOf, type SkipReason } from './run.ts';
+import type { FlowKind, FlowTrigger } from './trigger.ts';
+
+export interface EnterDeps extends AdvanceDeps {
+  readonly flows: Pick<FlowRepository, 'get' | 'list'>;
+  readonly runs: FlowRunRepository;
+  readonly evaluations: Pick<FlowEvaluationRepository, 'record'>;
+  readonly entries: FlowEntries;
+}
+
+/** Evaluations recorded for a trigger of a kind with no flow at all are kept under this pseudo flow id. */
+export const noFlowPartition = (kind: FlowKind) => `-none-${kind}`;
+
+/** The re-entry guard's key and, for a cool-down, the entry time before which a holder no longer blocks. */
+const entryGuard = (policy: ReentryPolicy, trigger: FlowTrigger, email: string) => {
+  switch (policy.type) {
+    case 'once_per_contact':
+      return { key: `contact#${email}` };
+    case 'once_per_subject':
+      return { key: `subject#${trigger.subject.type}#${trigger.subject.id}` };
+    case 'cooldown':
+      return { key: `contact#${email}`, expiredBefore: trigger.at - policy.seconds * 1000 };
+  }
+};
+
+export interface TriggerOutcome {
+  readonly entered: readonly string[];
+  readonly skipped: readonly { flowId?: string; reason: SkipReason }[];
+}
+
+/** The flows a trigger is evaluated against; `none` when there is no candidate at all. */
+const candidatesOf = async (
+  deps: Pick<EnterDeps, 'flows'>,
+  trigger: FlowTrigger,
+): Promise<{ flows: Flow[] } | { none: { partition: string; flowId?: string } }> => {
+  if (trigger.kind === 'custom_notification') {
+    // Spec rule 4: the flow named by flow_id, in this store, of the custom-notification kind; else skipped silently.
+    const flowId = String(trigger.context.flow_id ?? trigger.subject.id);
+    const flow = await deps.flows.get(trigger.storeId, flowId);
+    return flow?.trigger === 'custom_notification' ? { flows: [flow] } : { none: { partition: flowId, flowId } };
+  }
+  const flows = (await deps.flows.list(trigger.storeId)).filter((flow) => flow.trigger === trigger.kind);
+  return flows.length > 0 ? { flows } : { none: { partition: noFlowPartition(trigger.kind) } };
+};
+
+/**
+ * Evaluates a trigger against the store's flows of its kind and starts a run for each one it enters, then advances
+ * the new runs to their first wait (or end). Safe to call again for the same trigger.
+ */
+export const handleTrigger = async (
+  deps: EnterDeps,
+  trigger: FlowTrigger,
+  options: Pick<AdvanceOptions, 'lastAttempt'> = {},
+): Promise<TriggerOutcome> => {
+  const given = normalEmail(trigger.contact.email);
+  const candidates = await candidatesOf(deps, trigger);
+  // With no flow to evaluate, the contact is read only to learn an address the trigger did not give.
+  const contact =
+    'none' in candidates && given ? undefined : await findContact(deps, trigger.storeId, trigger.contact, given);
+  const email = given ?? normalEmail(contact?.email);
+  if (email) {
+    await deps.activity.record({
+      storeId: trigger.storeId,
+      email,
+      triggerId: trigger.id,
+      kind: trigger.kind,
+      subject: trigger.subject,
+      ...(typeof trigger.context.order === 'object' && trigger.context.order !== null
+        ? { status: String((trigger.context.order as Record<string, unknown>).status ?? '') }
+        : {}),
+      at: trigger.at,
+    });
+  }
+
+  const evaluation = (flowId: string | undefined, fields: Partial<FlowEvaluation>): FlowEvaluation => ({
+    storeId: trigger.storeId,
+    ...(flowId !== undefined ? { flowId } : {}),
+    triggerId: trigger.id,
+    triggerKind: trigger.kind,
+    subject: trigger.subject,
+    ...(email ? { email } : {}),
+    outcome: 'skipped',
+    at: trigger.at,
+    evaluatedAt: deps.clock.now(),
+    ...fields,
+  });
+
+  const ignored = trigger.context.ignore_flow === 'Y';
+  if ('none' in candidates) {
+    const reason: SkipReason = ignored ? 'ignore_flow' : 'no_matching_flow';
+    await deps.evaluations.record(evaluation(candidates.none.flowId, { reason }), candidates.none.partition);
+    return {
+      entered: [],
+      skipped: [{ reason, ...(candidates.none.flowId ? { flowId: candidates.none.flowId } : {}) }],
+    };
+  }
+
+  let suppressed: Promise<boolean> | undefined;
+  const isSuppressed = (address: string) => {
+    suppressed ??= deps.suppressions.suppressedAmong(trigger.storeId, [address]).then((set) => set.has(address));
+    return suppressed;
+  };
+  const facts = factsFor(deps, trigger, email, contact);
+
+  const enter = async (flow: Flow): Promise<{ runId: string; fresh?: FlowRun } | { reason: SkipReason }> => {
+    const runId = runIdOf(trigger.storeId, flow.id, trigger.id);
+    // A redelivered trigger: its run exists, continue it rather than evaluate again.
+    if (await deps.runs.get(trigger.storeId, runId)) return { runId };
+    const skip = async (reason: SkipReason, detail?: Record<string, unknown>) => {
+      await deps.evaluations.record(evaluation(flow.id, { reason, ...(detail ? { detail } : {}) }), flow.id);
+      return { reason };
+    };
+    if (ignored) return skip('ignore_flow');
+    if (!flow.enabled) return skip('flow_disabled');
+    if (!email) return skip('no_email');
+    if (flow.entry) {
+      const verdict = await evaluate(flow.entry, facts);
+      if (!verdict.holds) return skip('condition_false', { ...verdict.failed });
+    }
+    if (!consentAllows(flow.consent, contact)) {
+      return skip('no_consent', { required: flow.consent, emailConsent: contact?.emailConsent?.state ?? null });
+    }
+    if (await isSuppressed(email)) return skip('suppressed');
+    const guard = entryGuard(flow.reentry, trigger, email);
+    const claim = await deps.entries.claim(trigger.storeId, flow.id, guard.key, {
+      runId,
+      at: trigger.at,
+      ...(guard.expiredBefore !== undefined ? { expiredBefore: guard.expiredBefore } : {}),
+    });
+    if (!claim.claimed) {
+      return skip('reentry', { policy: flow.reentry, heldByRun: claim.holder.runId, enteredAt: claim.holder.at });
+    }
+    const now = deps.clock.now();
+    const first = flow.steps[0];
+    const run: FlowRun = {
+      storeId: trigger.storeId,
+      id: runId,
+      flowId: flow.id,
+      flowKind: flow.trigger,
+      trigger,
+      email,
+      status: 'active',
+      ...(first ? { nextStepId: first.id } : {}),
+      events: [{ at: now, type: 'entered' }],
+      startedAt: now,
+      updatedAt: now,
+      revision: 1,
+    };
+    // Lost to a concurrent delivery of the same trigger: that one's run goes on; read it rather than assume ours.
+    const created = await deps.runs.create(run);
+    await deps.evaluations.record(evaluation(flow.id, { outcome: 'entered', runId }), flow.id);
+    return created ? { runId, fresh: run } : { runId };
+  };
+
+  const results = await Promise.all(candidates.flows.map(async (flow) => ({ flow, result: await enter(flow) })));
+  const entered: string[] = [];
+  const advances: Promise<unknown>[] = [];
+  const skipped: { flowId: string; reason: SkipReason }[] = [];
+  for (const { flow, result } of results) {
+    if ('runId' in result) {
+      entered.push(result.runId);
+      // Consent and suppression were checked just now for a run this pass created (not for one found existing).
+      const fresh = result.fresh ? { run: result.fresh, flow, contact } : undefined;
+      advances.push(advanceRun(deps, trigger.storeId, result.runId, fresh ? { ...options, fresh } : options));
+    } else {
+      skipped.push({ flowId: flow.id, reason: result.reason });
+    }
+  }
+  await Promise.all(advances);
+  return { entered, skipped };
+};
