@@ -1,23 +1,14 @@
-/**
- * The local runtime: the whole service in one Node process on 127.0.0.1. Embedded emulators (dynalite for DynamoDB,
- * fauxqs for SQS/SNS/S3, aws-ses-v2-local for SESv2, the in-repo Scheduler and Secrets Manager), an HTTP gateway per
- * host, and queue pollers, all built from the function catalog. Handlers are the deployed handlers, reaching every
- * service through the standard `AWS_ENDPOINT_URL_*` variables set here. `npm start` runs it with state on disk under
- * `.local/`; tests run it in memory on random ports.
- */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import sesLocalModule from 'aws-ses-v2-local';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import { dynamoSentMessages } from '#shared/adapters/dynamodb/email.repositories.ts';
-import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
 import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { HOSTS, type Host } from '#shared/catalog/hosts.ts';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
@@ -30,16 +21,23 @@ import { type Gateway, type GatewayRoute, type HttpLambda, type LocalRouteHandle
 import { lambdaContext } from './lambda-context.ts';
 import { localRouter } from './local-routes.ts';
 import { type Poller, type QueueLambda, startPoller } from './poller.ts';
+import {
+  closeServer,
+  ensureQueues,
+  ensureTable,
+  IMPORTS_BUCKET,
+  listen,
+  MASTER_KEY_SECRET_ID,
+  masterSecret,
+  REGION,
+  TABLE_NAME,
+} from './resources.ts';
 
 // aws-ses-v2-local is CommonJS with `exports.default`: under Node's ESM that default sits one level down, while loaders
 // that apply CJS default interop (vitest) hand over the function itself.
 const sesExports = sesLocalModule as typeof sesLocalModule | typeof sesLocalModule.default;
 const startSesLocal = typeof sesExports === 'function' ? sesExports : sesExports.default;
 
-export const REGION = 'us-east-1';
-export const TABLE_NAME = 'storeflow-local';
-export const MASTER_KEY_SECRET_ID = 'storeflow/local/master-key';
-export const IMPORTS_BUCKET = 'storeflow-local-imports';
 const ROOT = resolve(import.meta.dirname, '..');
 
 /** Default ports of `npm start` (documented in the README); each overridable by its environment variable. */
@@ -109,121 +107,6 @@ export interface LocalRuntime {
   setPollersPaused(paused: boolean): void;
   stop(): Promise<void>;
 }
-
-const listen = async (server: Server, port: number): Promise<number> => {
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolvePromise());
-  });
-  return (server.address() as AddressInfo).port;
-};
-
-const closeServer = (server: Server) =>
-  new Promise<void>((resolvePromise) => {
-    server.close(() => resolvePromise());
-    server.closeAllConnections();
-  });
-
-/** The master secret: generated once per state directory, like the Secrets Manager secret of a deployment. */
-const masterSecret = (dataDir: string | undefined): string => {
-  const fresh = () => randomBytes(48).toString('base64url');
-  if (!dataDir) return fresh();
-  const file = join(dataDir, 'master-key.secret');
-  if (!existsSync(file)) writeFileSync(file, fresh(), { mode: 0o600 });
-  return readFileSync(file, 'utf8').trim();
-};
-
-const ensureTable = async (client: DynamoDBClient) => {
-  try {
-    await client.send(new DescribeTableCommand({ TableName: TABLE_NAME }));
-    return;
-  } catch (error) {
-    if (!(error instanceof Error && error.name === 'ResourceNotFoundException')) throw error;
-  }
-  const { partitionKey, sortKey, globalSecondaryIndexes } = TABLE_SCHEMA;
-  const attributes = new Set<string>([
-    partitionKey,
-    sortKey,
-    ...globalSecondaryIndexes.flatMap((g) => [g.partitionKey, g.sortKey]),
-  ]);
-  await client.send(
-    new CreateTableCommand({
-      TableName: TABLE_NAME,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-      KeySchema: [
-        { AttributeName: partitionKey, KeyType: 'HASH' },
-        { AttributeName: sortKey, KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: globalSecondaryIndexes.map((g) => ({
-        IndexName: g.indexName,
-        KeySchema: [
-          { AttributeName: g.partitionKey, KeyType: 'HASH' },
-          { AttributeName: g.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      })),
-    }),
-  );
-  // dynalite (created with createTableMs: 0) still reports CREATING for a tick.
-  for (let i = 0; i < 50; i++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: TABLE_NAME }));
-    if (Table?.TableStatus === 'ACTIVE') return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
-/**
- * fauxqs builds queue URLs as `http://sqs.<region>.<host>:<port>/…`, which with an IP host is not a valid URL (the SDK
- * warns on every call) and with `localhost` does not resolve. It finds queues by name whatever the host, so the URLs
- * handed out are put on the SQS endpoint itself; rebuilt at every start, they also follow a changed port.
- */
-const onEndpoint = (queueUrl: string | undefined, endpoint: string): string =>
-  (queueUrl ?? '').replace(/^https?:\/\/[^/]+/, endpoint);
-
-const ensureQueues = async (
-  client: SQSClient,
-  endpoint: string,
-  visibility: Partial<Record<QueueName, number>> = {},
-) => {
-  const urls = {} as Record<QueueName, string>;
-  const dlqs = {} as Record<QueueName, string>;
-  const arns = {} as Record<QueueName, string>;
-  for (const [name, spec] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
-    const suffix = spec.fifo ? '.fifo' : '';
-    const fifo = spec.fifo ? { FifoQueue: 'true' } : {};
-    const dlq = await client.send(
-      new CreateQueueCommand({
-        QueueName: `storeflow-${name}-dlq${suffix}`,
-        Attributes: { ...fifo, MessageRetentionPeriod: '1209600' },
-      }),
-    );
-    const dlqUrl = onEndpoint(dlq.QueueUrl, endpoint);
-    const { Attributes } = await client.send(
-      new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
-    );
-    const queue = await client.send(
-      new CreateQueueCommand({
-        QueueName: `storeflow-${name}${suffix}`,
-        Attributes: {
-          ...fifo,
-          VisibilityTimeout: String(visibility[name] ?? spec.visibilityTimeoutSeconds),
-          RedrivePolicy: JSON.stringify({
-            deadLetterTargetArn: Attributes?.QueueArn,
-            maxReceiveCount: spec.maxReceiveCount,
-          }),
-        },
-      }),
-    );
-    urls[name] = onEndpoint(queue.QueueUrl, endpoint);
-    dlqs[name] = dlqUrl;
-    const own = await client.send(
-      new GetQueueAttributesCommand({ QueueUrl: urls[name], AttributeNames: ['QueueArn'] }),
-    );
-    arns[name] = own.Attributes?.QueueArn ?? '';
-  }
-  return { urls, dlqs, arns };
-};
 
 const loadHandler = async <T>(entry: string): Promise<T> => {
   const module = (await import(pathToFileURL(join(ROOT, entry)).href)) as { handler?: T };

@@ -50,7 +50,8 @@ import { countDelta, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '#bench/lib
 import { samplePerson } from '#bench/lib/sample-people.ts';
 import { type CpuShare, cpuMeter, formatNumber, round, sleep } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
-import { type LocalRuntime, REGION, startLocalRuntime } from '#local/runtime.ts';
+import { REGION } from '#local/resources.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';

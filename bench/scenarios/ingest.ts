@@ -33,7 +33,8 @@ import {
 } from '#bench/lib/runtime-probes.ts';
 import { type CpuShare, cpuMeter, cpuText, round, roundedLatency, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
-import { type LocalRuntime, REGION, startLocalRuntime, TABLE_NAME } from '#local/runtime.ts';
+import { REGION, TABLE_NAME } from '#local/resources.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
 import { sqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';

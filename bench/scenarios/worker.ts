@@ -41,7 +41,8 @@ import {
 } from '#bench/lib/stats.ts';
 import { storePacer } from '#bench/lib/store-windows.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
-import { type LocalRuntime, REGION, startLocalRuntime } from '#local/runtime.ts';
+import { REGION } from '#local/resources.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { queueFunctions } from '#shared/catalog/functions.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { LIMITS } from '#shared/limits.ts';

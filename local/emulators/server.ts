@@ -6,7 +6,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LocalClock } from '#local/clock.ts';
-import { type ScheduleRecord, SchedulerEmulator } from './scheduler.ts';
+import { SchedulerEmulator } from './scheduler/emulator.ts';
+import type { ScheduleRecord } from './scheduler/model.ts';
 import { SecretsManagerEmulator } from './secrets-manager.ts';
 
 /** Options of {@link startAwsEmulators}. */

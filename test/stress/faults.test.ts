@@ -17,7 +17,8 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalRuntime, startLocalRuntime, TABLE_NAME } from '#local/runtime.ts';
+import { TABLE_NAME } from '#local/resources.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';

@@ -13,7 +13,7 @@ import { Agent, request } from 'node:http';
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { seeded } from '#bench/lib/stats.ts';
 import { nextSecond, StoreWindows } from '#bench/lib/store-windows.ts';
-import { TABLE_NAME } from '#local/runtime.ts';
+import { TABLE_NAME } from '#local/resources.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 

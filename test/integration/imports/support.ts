@@ -5,8 +5,8 @@
 import { createHmac } from 'node:crypto';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { IMPORTS_BUCKET } from '#local/resources.ts';
 import type { LocalRuntime } from '#local/runtime.ts';
-import { IMPORTS_BUCKET } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import type { ContactRecord } from '#shared/domain/contacts/model.ts';

@@ -27,7 +27,7 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalClock } from '#local/clock.ts';
-import { parseAtExpression } from '#local/emulators/scheduler.ts';
+import { parseAtExpression } from '#local/emulators/scheduler/at-expression.ts';
 import { type AwsEmulators, startAwsEmulators } from '#local/emulators/server.ts';
 
 const region = 'us-east-1';

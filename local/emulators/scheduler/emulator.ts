@@ -14,85 +14,25 @@
  * - With a data directory, groups and schedules are saved to `scheduler.json` after every change and reloaded at start.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import type { LocalClock } from '#local/clock.ts';
+import { ApiError, ERROR_STATUS } from './api-error.ts';
+import { parseAtExpression } from './at-expression.ts';
+import {
+  DEFAULT_GROUP,
+  type GroupRecord,
+  ScheduleBody,
+  type ScheduleRecord,
+  type SchedulerReply,
+  SQS_ARN_PATTERN,
+  type StateFile,
+} from './model.ts';
+import { readStateFile, writeStateFile } from './state-file.ts';
+import { checkName, decodeName, epochSeconds, json, parseBody, toApi } from './wire.ts';
 
 const ACCOUNT = '000000000000';
-const DEFAULT_GROUP = 'default';
-const NAME_PATTERN = /^[0-9a-zA-Z\-_.]{1,64}$/;
-const SQS_ARN_PATTERN = /^arn:aws:sqs:[a-z0-9-]+:\d{12}:([0-9a-zA-Z\-_]{1,80}(?:\.fifo)?)$/;
-const AT_PATTERN = /^at\((\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\)$/;
-const FIXED_OFFSET_PATTERN = /^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$/;
-
-const Name = v.pipe(v.string(), v.regex(NAME_PATTERN, 'must be 1-64 characters of [0-9a-zA-Z-_.]'));
-
-/** Request body of CreateSchedule and UpdateSchedule (the name travels in the path). Unknown members are dropped. */
-const ScheduleBody = v.object({
-  GroupName: v.optional(Name, DEFAULT_GROUP),
-  ScheduleExpression: v.string(),
-  ScheduleExpressionTimezone: v.optional(v.string()),
-  Description: v.optional(v.string()),
-  State: v.optional(v.picklist(['ENABLED', 'DISABLED']), 'ENABLED'),
-  ActionAfterCompletion: v.optional(v.picklist(['NONE', 'DELETE']), 'NONE'),
-  FlexibleTimeWindow: v.object({
-    Mode: v.picklist(['OFF', 'FLEXIBLE']),
-    MaximumWindowInMinutes: v.optional(v.number()),
-  }),
-  // Timestamps travel as epoch seconds in REST-JSON.
-  StartDate: v.optional(v.number()),
-  EndDate: v.optional(v.number()),
-  Target: v.object({
-    Arn: v.pipe(v.string(), v.regex(SQS_ARN_PATTERN, 'the local emulator only supports SQS queue targets')),
-    RoleArn: v.string(),
-    Input: v.optional(v.string()),
-    SqsParameters: v.optional(v.object({ MessageGroupId: v.optional(v.string()) })),
-    RetryPolicy: v.optional(
-      v.object({
-        MaximumEventAgeInSeconds: v.optional(v.number()),
-        MaximumRetryAttempts: v.optional(v.number()),
-      }),
-    ),
-    DeadLetterConfig: v.optional(v.object({ Arn: v.optional(v.string()) })),
-  }),
-});
-
-type ScheduleFields = v.InferOutput<typeof ScheduleBody>;
-
-/** A stored schedule: the API fields plus two local-only fields that are never returned over the API. */
-export interface ScheduleRecord extends ScheduleFields {
-  Name: string;
-  Arn: string;
-  /** Epoch seconds, as the API returns them. */
-  CreationDate: number;
-  LastModificationDate: number;
-  /** Local only: when the `at()` expression is due, in epoch ms. */
-  dueAt: number;
-  /** Local only: local-clock epoch ms when a schedule kept after completion (`NONE`) fired; it never fires again. */
-  firedAt?: number;
-}
-
-interface GroupRecord {
-  Name: string;
-  Arn: string;
-  State: 'ACTIVE';
-  CreationDate: number;
-  LastModificationDate: number;
-}
-
-interface StateFile {
-  groups: GroupRecord[];
-  schedules: ScheduleRecord[];
-}
-
-/** An HTTP answer for the server to write. */
-export interface SchedulerReply {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
 
 /** Options of {@link SchedulerEmulator}. */
 export interface SchedulerEmulatorOptions {
@@ -104,23 +44,6 @@ export interface SchedulerEmulatorOptions {
   region?: string;
   /** Directory of `scheduler.json`; state is in memory only without it. */
   dataDir?: string;
-}
-
-const ERROR_STATUS = {
-  ValidationException: 400,
-  ResourceNotFoundException: 404,
-  ConflictException: 409,
-  UnknownOperationException: 404,
-} as const;
-type ErrorType = keyof typeof ERROR_STATUS;
-
-/** A modelled Scheduler error: the SDK picks the exception class from `x-amzn-errortype` and reads `Message`. */
-class ApiError extends Error {
-  readonly type: ErrorType;
-  constructor(type: ErrorType, message: string) {
-    super(message);
-    this.type = type;
-  }
 }
 
 /** Scheduler state, its HTTP API (`handle`) and its firing loop. */
@@ -435,120 +358,14 @@ export class SchedulerEmulator {
 
   #load(): void {
     if (this.#file === undefined) return;
-    let text: string;
-    try {
-      text = readFileSync(this.#file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    const state = JSON.parse(text) as StateFile;
-    for (const group of state.groups) this.#groups.set(group.Name, group);
-    for (const s of state.schedules) this.#schedules.set(`${s.GroupName}/${s.Name}`, s);
+    const state = readStateFile<StateFile>(this.#file);
+    for (const group of state?.groups ?? []) this.#groups.set(group.Name, group);
+    for (const s of state?.schedules ?? []) this.#schedules.set(`${s.GroupName}/${s.Name}`, s);
   }
 
   /** Synchronous on purpose: writes happen in mutation order and a response is sent only once its change is saved. */
   #save(): void {
     if (this.#file === undefined) return;
-    const state: StateFile = { groups: [...this.#groups.values()], schedules: [...this.#schedules.values()] };
-    mkdirSync(dirname(this.#file), { recursive: true });
-    const temp = `${this.#file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(state, null, 2));
-    renameSync(temp, this.#file);
+    writeStateFile(this.#file, { groups: [...this.#groups.values()], schedules: [...this.#schedules.values()] });
   }
-}
-
-/**
- * Epoch ms of a one-time `at(yyyy-mm-ddThh:mm:ss)` expression read as wall time in `timeZone`.
- * @throws ApiError (ValidationException) for rate()/cron(), a malformed expression or an unknown time zone.
- */
-export function parseAtExpression(expression: string, timeZone: string): number {
-  if (/^(rate|cron)\(/.test(expression)) {
-    throw new ApiError(
-      'ValidationException',
-      `The local Scheduler emulator supports only one-time at(yyyy-mm-ddThh:mm:ss) expressions, not ${expression}`,
-    );
-  }
-  const match = AT_PATTERN.exec(expression);
-  if (!match) throw new ApiError('ValidationException', `Invalid Schedule Expression ${expression}.`);
-  const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as Six<number>;
-  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
-  // Date.UTC rolls 2025-02-30 over to March; a round trip that changes the fields means the date does not exist.
-  if (new Date(wall).toISOString().slice(0, 19) !== expression.slice(3, 22)) {
-    throw new ApiError('ValidationException', `Invalid Schedule Expression ${expression}.`);
-  }
-  let offset: number;
-  try {
-    // Two passes find the offset in force at the target instant, not at the (possibly DST-shifted) first guess.
-    offset = zoneOffsetMs(timeZone, wall - zoneOffsetMs(timeZone, wall));
-  } catch {
-    throw new ApiError('ValidationException', `Invalid ScheduleExpressionTimezone ${timeZone}.`);
-  }
-  return wall - offset;
-}
-
-type Six<T> = [T, T, T, T, T, T];
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** Offset of `timeZone` from UTC at `epochMs` (positive east of Greenwich); throws RangeError for an unknown zone. */
-function zoneOffsetMs(timeZone: string, epochMs: number): number {
-  const fixed = FIXED_OFFSET_PATTERN.exec(timeZone);
-  if (fixed) {
-    const minutes = Number(fixed[2]) * 60 + Number(fixed[3] ?? 0);
-    if (minutes > 14 * 60) throw new RangeError(`Offset out of range: ${timeZone}`);
-    return (fixed[1] === '-' ? -1 : 1) * minutes * 60_000;
-  }
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, formatter);
-  }
-  const parts = Object.fromEntries(formatter.formatToParts(epochMs).map((p) => [p.type, Number(p.value)]));
-  const asUtc = Date.UTC(parts.year ?? 0, (parts.month ?? 1) - 1, parts.day, parts.hour, parts.minute, parts.second);
-  return asUtc - (epochMs - (((epochMs % 1000) + 1000) % 1000));
-}
-
-function toApi(record: ScheduleRecord): object {
-  const { dueAt: _dueAt, firedAt: _firedAt, ...api } = record;
-  return api;
-}
-
-function json(status: number, body: unknown): SchedulerReply {
-  return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
-}
-
-function parseBody(body: string): unknown {
-  try {
-    return body === '' ? {} : JSON.parse(body);
-  } catch {
-    throw new ApiError('ValidationException', 'Request body is not valid JSON');
-  }
-}
-
-function decodeName(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new ApiError('ValidationException', `Invalid name ${raw}`);
-  }
-}
-
-function checkName(name: string, field: string): void {
-  if (!NAME_PATTERN.test(name)) {
-    throw new ApiError('ValidationException', `${field} must be 1-64 characters of [0-9a-zA-Z-_.]`);
-  }
-}
-
-function epochSeconds(ms: number): number {
-  return ms / 1000;
 }
