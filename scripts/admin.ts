@@ -8,7 +8,8 @@
  * `.local/` (the running `npm start`, or the same state opened directly when it is not running).
  */
 import { parseArgs } from 'node:util';
-import { MASTER_KEY_SECRET_ID, REGION, startLocalRuntime, TABLE_NAME } from '#local/runtime.ts';
+import { MASTER_KEY_SECRET_ID, REGION, TABLE_NAME } from '#local/resources.ts';
+import { startLocalRuntime } from '#local/runtime.ts';
 import { isRunning, LOCAL_DIR, readStackFile } from '#local/stack-file.ts';
 import { ENV } from '#shared/config.ts';
 import {
