@@ -3,13 +3,15 @@
 import { requestUpload } from '#shared/domain/imports/start-import.ts';
 import { importReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
+import { AppendQuery } from '#shared/http/route-inputs.ts';
 import { importDeps } from '#shared/wiring/imports.ts';
 
 export const handler = httpRoute({
+  query: AppendQuery,
   api: 'import',
-  handle: async ({ store, event }) =>
+  handle: async ({ store, query }) =>
     importReply.ok(
       'PUT the JSONL file to uploadUrl, then POST /api/v1/batch/customers/uploads/{jobId}/start',
-      await requestUpload(importDeps(), store, event.queryStringParameters?.append),
+      await requestUpload(importDeps(), store, query.append),
     ),
 });

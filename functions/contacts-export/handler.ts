@@ -7,10 +7,8 @@ import { LIMITS } from '#shared/limits.ts';
 import { exportDeps } from '#shared/wiring/contacts.ts';
 
 export const handler = httpRoute({
+  query: parseExportQuery,
   api: 'export',
   rateLimit: { bucket: 'export', perSecond: LIMITS.exportPerSecond },
-  handle: async ({ store, event }) =>
-    exportReply.page(
-      await exportContacts(exportDeps(), store.storeId, parseExportQuery(event.queryStringParameters ?? {})),
-    ),
+  handle: async ({ store, query }) => exportReply.page(await exportContacts(exportDeps(), store.storeId, query)),
 });

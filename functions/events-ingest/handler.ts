@@ -9,7 +9,7 @@ import { ingestDeps } from '#shared/wiring/ingest.ts';
 
 export const handler = httpRoute<GeneralEnvelope>({
   api: 'events',
-  parseBody: countingRejections('general', parseGeneralEvent),
+  body: countingRejections('general', parseGeneralEvent),
   handle: async ({ store, body }) =>
     countOutcome('general', await acceptEvent(ingestDeps(), store, 'general', body)) === 'accepted'
       ? eventsReply.accepted()

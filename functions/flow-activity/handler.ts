@@ -4,17 +4,19 @@ import { listContactActivity } from '#shared/domain/flows/explain.ts';
 import { FLOW_ROUTE } from '#shared/http/flow-routes.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
+import { FlowActivityQuery } from '#shared/http/route-inputs.ts';
 import { explainDeps } from '#shared/wiring/flow-engine.ts';
 
 export const handler = httpRoute({
+  query: FlowActivityQuery,
   // The flows API's interface and rate bucket: explain and definition calls share one budget.
   ...FLOW_ROUTE,
-  handle: async ({ store, event }) =>
+  handle: async ({ store, query }) =>
     webhooksReply.ok(
       await listContactActivity(explainDeps(), store.storeId, {
-        email: event.queryStringParameters?.email,
-        limit: event.queryStringParameters?.limit,
-        cursor: event.queryStringParameters?.cursor,
+        email: query.email,
+        limit: query.limit,
+        cursor: query.cursor,
       }),
     ),
 });

@@ -4,16 +4,19 @@ import { listFlowRuns } from '#shared/domain/flows/explain.ts';
 import { FLOW_ROUTE } from '#shared/http/flow-routes.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
+import { FlowPath, PageQuery } from '#shared/http/route-inputs.ts';
 import { explainDeps } from '#shared/wiring/flow-engine.ts';
 
 export const handler = httpRoute({
+  path: FlowPath,
+  query: PageQuery,
   // The flows API's interface and rate bucket: explain and definition calls share one budget.
   ...FLOW_ROUTE,
-  handle: async ({ store, event }) =>
+  handle: async ({ store, path, query }) =>
     webhooksReply.ok(
-      await listFlowRuns(explainDeps(), store.storeId, event.pathParameters?.flowId, {
-        limit: event.queryStringParameters?.limit,
-        cursor: event.queryStringParameters?.cursor,
+      await listFlowRuns(explainDeps(), store.storeId, path.flowId, {
+        limit: query.limit,
+        cursor: query.cursor,
       }),
     ),
 });

@@ -9,6 +9,6 @@ import { manageFlowDeps } from '#shared/wiring/flows.ts';
 
 export const handler = httpRoute({
   ...FLOW_ROUTE,
-  parseBody: rawBody,
+  body: rawBody,
   handle: async ({ store, body }) => webhooksReply.ok(await createFlow(manageFlowDeps(), store.storeId, body)),
 });

@@ -9,7 +9,7 @@ import { ingestDeps } from '#shared/wiring/ingest.ts';
 
 export const handler = httpRoute<HeadlessEnvelope>({
   api: 'headless',
-  parseBody: countingRejections('headless', parseHeadlessEvent),
+  body: countingRejections('headless', parseHeadlessEvent),
   handle: async ({ store, body }) =>
     countOutcome('headless', await acceptEvent(ingestDeps(), store, 'headless', body)) === 'accepted'
       ? headlessReply.accepted()

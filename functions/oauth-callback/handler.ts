@@ -3,6 +3,7 @@
 import { consumeSignInLink } from '#shared/domain/accounts/sign-in.ts';
 import { htmlPage } from '#shared/http/back-office-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
+import { SignInTokenQuery } from '#shared/http/route-inputs.ts';
 import { sessionCookie } from '#shared/http/session-cookie.ts';
 import { signInDeps } from '#shared/wiring/accounts.ts';
 
@@ -13,10 +14,11 @@ const REFUSALS = {
 } as const;
 
 export const handler = httpRoute({
+  query: SignInTokenQuery,
   api: 'backOffice',
   auth: 'none',
-  handle: async ({ event }) => {
-    const result = await consumeSignInLink(signInDeps(), event.queryStringParameters?.token);
+  handle: async ({ query }) => {
+    const result = await consumeSignInLink(signInDeps(), query.token);
     if (result.outcome !== 'signed_in') {
       const [status, title, message] = REFUSALS[result.outcome];
       return htmlPage(status, title, message);

@@ -10,7 +10,7 @@ import { signInDeps } from '#shared/wiring/accounts.ts';
 export const handler = httpRoute({
   api: 'oauth',
   rateLimit: { bucket: 'oauth', perSecond: LIMITS.oauthPerSecond },
-  parseBody: parseSignInRequest,
+  body: parseSignInRequest,
   handle: async ({ store, body, event }) => {
     const { token } = await requestSignInLink(signInDeps(), { storeId: store.storeId, ...body });
     // Without a configured public URL, the API's own domain (API Gateway sets it; it is not the client's Host).

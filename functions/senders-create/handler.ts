@@ -8,6 +8,6 @@ import { senderDeps } from '#shared/wiring/sending.ts';
 
 export const handler = httpRoute({
   ...SENDER_ROUTE,
-  parseBody: (body: unknown) => body,
+  body: (body: unknown) => body,
   handle: async ({ store, body }) => webhooksReply.ok(await registerSender(senderDeps(), store.storeId, body)),
 });

@@ -3,11 +3,12 @@
 import { getSender } from '#shared/domain/email/senders.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
+import { SenderPath } from '#shared/http/route-inputs.ts';
 import { SENDER_ROUTE } from '#shared/http/sender-routes.ts';
 import { senderDeps } from '#shared/wiring/sending.ts';
 
 export const handler = httpRoute({
+  path: SenderPath,
   ...SENDER_ROUTE,
-  handle: async ({ store, event }) =>
-    webhooksReply.ok(await getSender(senderDeps(), store.storeId, event.pathParameters?.domain)),
+  handle: async ({ store, path }) => webhooksReply.ok(await getSender(senderDeps(), store.storeId, path.domain)),
 });

@@ -15,7 +15,7 @@ export const handler = httpRoute({
   api: 'sending',
   rateLimit: { bucket: 'sending', perSecond: SENDING_LIMITS.sendsPerSecond },
   maxBodyBytes: SENDING_LIMITS.maxBodyBytes,
-  parseBody: (body: unknown) => body,
+  body: (body: unknown) => body,
   handle: async ({ store, body }) => {
     const accepted = await acceptBulk(acceptBulkDeps(), store.storeId, body);
     // Counted once the batch is stored and queued: a refused request accepted no one.

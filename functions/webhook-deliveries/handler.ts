@@ -3,16 +3,19 @@
 import { listDeliveries } from '#shared/domain/webhooks/manage-webhooks.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
+import { PageQuery, WebhookPath } from '#shared/http/route-inputs.ts';
 import { WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
 import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
+  path: WebhookPath,
+  query: PageQuery,
   ...WEBHOOK_ROUTE,
-  handle: async ({ store, event }) =>
+  handle: async ({ store, path, query }) =>
     webhooksReply.ok(
-      await listDeliveries(manageWebhookDeps(), store.storeId, event.pathParameters?.webHookId, {
-        limit: event.queryStringParameters?.limit,
-        cursor: event.queryStringParameters?.cursor,
+      await listDeliveries(manageWebhookDeps(), store.storeId, path.webHookId, {
+        limit: query.limit,
+        cursor: query.cursor,
       }),
     ),
 });

@@ -3,11 +3,13 @@
 import { retryDelivery } from '#shared/domain/webhooks/manage-webhooks.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
+import { DeliveryPath } from '#shared/http/route-inputs.ts';
 import { WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
 import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
+  path: DeliveryPath,
   ...WEBHOOK_ROUTE,
-  handle: async ({ store, event }) =>
-    webhooksReply.ok(await retryDelivery(manageWebhookDeps(), store.storeId, event.pathParameters?.deliveryId)),
+  handle: async ({ store, path }) =>
+    webhooksReply.ok(await retryDelivery(manageWebhookDeps(), store.storeId, path.deliveryId)),
 });

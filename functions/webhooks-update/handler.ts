@@ -8,6 +8,6 @@ import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
   ...WEBHOOK_ROUTE,
-  parseBody: rawBody,
+  body: rawBody,
   handle: async ({ store, body }) => webhooksReply.ok(await updateWebhook(manageWebhookDeps(), store.storeId, body)),
 });

@@ -4768,7 +4768,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The flow id (`id` of the flow record) */
+                /** @description The flow id (`id` of the flow record, `fl_` and 20 letters and digits) */
                 flowId: string;
             };
             cookie?: never;

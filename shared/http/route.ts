@@ -8,7 +8,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as v from 'valibot';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
+import { parseOrThrow } from '#shared/domain/validation.ts';
 import { isAppError, isTransientDependencyError, rateLimited, unavailable } from '#shared/errors.ts';
 import { logger } from '#shared/observability.ts';
 import { httpRouteDeps } from '#shared/wiring/http.ts';
@@ -20,33 +22,56 @@ import { type ApiInterface, renderError, renderInternalError } from './responses
 /** Default body limit: well under SQS's 1 MiB message limit and Lambda's 6 MB, ample for an order with many lines. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
-export interface RouteRequest<TBody> {
+export interface RouteRequest<TBody, TQuery = undefined, TPath = undefined> {
   readonly store: AuthenticatedStore;
   readonly body: TBody;
+  /** The query string, as its `query` schema read it. */
+  readonly query: TQuery;
+  /** The route's path parameters, as its `path` schema read them. */
+  readonly path: TPath;
   readonly event: APIGatewayProxyEventV2;
 }
 
-export interface RouteOptions<TBody> {
+/**
+ * How a part of the request is read: a valibot schema (its issues answered as the interface's validation error, naming
+ * the field and the rule), or a parser that throws that error itself where the spec words its messages.
+ */
+export type InputSchema<T, Raw = unknown> = v.GenericSchema<unknown, T> | ((raw: Raw) => T);
+
+/** Query string and path parameters as API Gateway hands them over. */
+export type Parameters = Readonly<Record<string, string | undefined>>;
+
+const readInput = <T, Raw>(schema: InputSchema<T, Raw> | undefined, raw: Raw): T => {
+  if (schema === undefined) return undefined as T;
+  return typeof schema === 'function' ? schema(raw) : parseOrThrow(schema, raw);
+};
+
+export interface RouteOptions<TBody, TQuery = undefined, TPath = undefined> {
   readonly api: ApiInterface;
   /** `store` (the default): the `X-Service-Access-Token` header is required. See {@link PublicRouteOptions}. */
   readonly auth?: 'store';
   /** Per-store requests per second (spec "Limits"), counted in `bucket` across all instances. */
   readonly rateLimit?: { readonly bucket: string; readonly perSecond: number };
-  /** Parses and validates the JSON body; throws a validation `AppError` naming the field and the rule. */
-  readonly parseBody?: (body: unknown) => TBody;
-  /** Read the body as `multipart/form-data` (handed to `parseBody` as a `MultipartBody`) instead of JSON. */
+  /** The JSON body (read, size- and depth-checked first); without it the body is not read. */
+  readonly body?: InputSchema<TBody>;
+  /** The query string parameters (`{}` when there are none). */
+  readonly query?: InputSchema<TQuery, Parameters>;
+  /** The path parameters of the catalog route (`{flowId}` …). */
+  readonly path?: InputSchema<TPath, Parameters>;
+  /** Read the body as `multipart/form-data` (handed to `body` as a `MultipartBody`) instead of JSON. */
   readonly multipart?: boolean;
   readonly maxBodyBytes?: number;
-  readonly handle: (request: RouteRequest<TBody>) => Promise<Reply>;
+  readonly handle: (request: RouteRequest<TBody, TQuery, TPath>) => Promise<Reply>;
 }
 
 /**
  * A route without the store key (`auth: 'none'`): links opened in a browser (OAuth sign-in callback, back office,
  * unsubscribe), which check their caller themselves (a single-use token, a session cookie). No per-store rate limit.
  */
-export interface PublicRouteOptions<TBody> extends Omit<RouteOptions<TBody>, 'auth' | 'rateLimit' | 'handle'> {
+export interface PublicRouteOptions<TBody, TQuery = undefined, TPath = undefined>
+  extends Omit<RouteOptions<TBody, TQuery, TPath>, 'auth' | 'rateLimit' | 'handle'> {
   readonly auth: 'none';
-  readonly handle: (request: Omit<RouteRequest<TBody>, 'store'>) => Promise<Reply>;
+  readonly handle: (request: Omit<RouteRequest<TBody, TQuery, TPath>, 'store'>) => Promise<Reply>;
 }
 
 /** Bodies above this are gzipped for clients that accept it (a 5,000-contact export page, far below Lambda's 6 MB). */
@@ -72,19 +97,27 @@ const toResult = (reply: Reply, event?: APIGatewayProxyEventV2): APIGatewayProxy
   return { statusCode: reply.statusCode, headers, body, ...cookies };
 };
 
-export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody> | PublicRouteOptions<TBody>) => {
+export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefined>(
+  options: RouteOptions<TBody, TQuery, TPath> | PublicRouteOptions<TBody, TQuery, TPath>,
+) => {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const readBody = async (event: APIGatewayProxyEventV2): Promise<TBody> =>
-    options.parseBody
-      ? options.parseBody(
+  /** Path, query, then body: the request as the handler receives it, every part read through its schema. */
+  const readRequest = async (event: APIGatewayProxyEventV2) => {
+    const path = readInput<TPath, Parameters>(options.path, event.pathParameters ?? {});
+    const query = readInput<TQuery, Parameters>(options.query, event.queryStringParameters ?? {});
+    const body = options.body
+      ? readInput(
+          options.body,
           options.multipart ? await readMultipartBody(event, maxBodyBytes) : readJsonBody(event, maxBodyBytes),
         )
       : (undefined as TBody);
+    return { path, query, body, event };
+  };
 
   const core = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     // API Gateway's request id, the one its access log records: a log line and an access log entry match on it.
     logger.appendKeys({ requestId: event.requestContext?.requestId });
-    if (options.auth === 'none') return toResult(await options.handle({ body: await readBody(event), event }), event);
+    if (options.auth === 'none') return toResult(await options.handle(await readRequest(event)), event);
     const { stores, limiter, clock } = httpRouteDeps();
     const now = clock.now();
     // Authentication first, so an anonymous caller learns nothing about the body rules.
@@ -94,7 +127,7 @@ export const httpRoute = <TBody = undefined>(options: RouteOptions<TBody> | Publ
       const verdict = await limiter.take(`${store.storeId}#${options.rateLimit.bucket}`, options.rateLimit.perSecond);
       if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
     }
-    return toResult(await options.handle({ store, body: await readBody(event), event }), event);
+    return toResult(await options.handle({ store, ...(await readRequest(event)) }), event);
   };
 
   const renderErrors: middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> = {

@@ -13,9 +13,10 @@ import {
 } from '#shared/http/openapi/schemas.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
 import { exportReply, importReply } from '#shared/http/responses.ts';
+import { ImportJobPath, parametersOf } from '#shared/http/route-inputs.ts';
 
 const importOk = importReply.ok('Import started; bulk_operations/finish announces its end', DATA);
-const jobId = { jobId: { description: 'The import job id (`jobId`)' } };
+const jobId = parametersOf(ImportJobPath);
 const pace = `One import per store every ${IMPORT_INTERVAL_SECONDS} seconds (429 with Retry-After otherwise).`;
 
 export const CONTACT_ROUTES = {

@@ -11,6 +11,7 @@ import { ref } from '#shared/http/openapi/components.ts';
 import { route } from '#shared/http/openapi/registry.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
+import { FlowPath, parametersOf } from '#shared/http/route-inputs.ts';
 import { LIMITS } from '#shared/limits.ts';
 
 const millis = (what: string) => v.pipe(v.number(), v.integer(), v.description(`${what}, Unix epoch milliseconds`));
@@ -104,7 +105,7 @@ export const FLOW_RUN_ROUTES = {
       'Every evaluation of a trigger against the flow, newest first: `entered` ones with their run as it is now, ' +
       `\`skipped\` ones with the reason and what it is about. Another store's flow answers like a missing one. ${pace}`,
     api: 'webhooks',
-    path: { flowId: { description: 'The flow id (`id` of the flow record)' } },
+    path: parametersOf(FlowPath),
     query: pageQuery,
     ok: webhooksReply.ok(DATA),
     data: page(),

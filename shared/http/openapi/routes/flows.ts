@@ -12,11 +12,12 @@ import type { JsonSchema } from '#shared/http/openapi/json-schema.ts';
 import { route } from '#shared/http/openapi/registry.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
+import { FlowPath, parametersOf } from '#shared/http/route-inputs.ts';
 import { LIMITS } from '#shared/limits.ts';
 
 const ok = webhooksReply.ok(DATA);
 const pace = `At most ${LIMITS.flowManagementPerSecond} calls per second per store.`;
-const flowId = { flowId: { description: 'The flow id (`id` of the flow record, `fl_` and 20 letters and digits)' } };
+const flowId = parametersOf(FlowPath);
 
 const kind: JsonSchema = { type: 'string', enum: [...FLOW_KINDS] };
 const oneLine = (maxLength: number): JsonSchema => ({

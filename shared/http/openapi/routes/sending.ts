@@ -12,6 +12,7 @@ import { type JsonSchema, jsonSchemaOf } from '#shared/http/openapi/json-schema.
 import { route } from '#shared/http/openapi/registry.ts';
 import { DATA, replyShape } from '#shared/http/openapi/shapes.ts';
 import { sendingReply, webhooksReply } from '#shared/http/responses.ts';
+import { parametersOf, SendBatchPath, SenderPath } from '#shared/http/route-inputs.ts';
 import { LIMITS } from '#shared/limits.ts';
 
 const seconds = (what: string) => v.pipe(v.number(), v.integer(), v.description(`${what}, Unix epoch seconds`));
@@ -64,12 +65,7 @@ const SenderList = v.object({
   total: count('Number of sending domains'),
 });
 
-const domainPath = {
-  domain: {
-    description: 'The sending domain as registered (any case; international names in either form)',
-    schema: v.pipe(v.string(), v.examples(['mail.shop.example'])),
-  },
-};
+const domainPath = parametersOf(SenderPath);
 
 const sender = () => ref('SenderRecord', SenderRecord);
 const senderOk = webhooksReply.ok(DATA);
@@ -338,7 +334,7 @@ export const SENDING_ROUTES = {
       `and why. Another store's batch answers exactly like a missing one. At most ${SENDING_LIMITS.readsPerSecond} ` +
       'reads per second per store.',
     api: 'sending',
-    path: { id: { description: 'The batch id (`id` of the send answer, `sb_…`)', schema: v.string() } },
+    path: parametersOf(SendBatchPath),
     ok: okAnswer,
     data: ref('BulkEmailBatch', BatchStatus),
     errors: ['not_found', 'rate_limited'],

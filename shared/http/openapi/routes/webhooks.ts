@@ -12,11 +12,12 @@ import {
 } from '#shared/http/openapi/schemas.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
+import { DeliveryPath, parametersOf, WebhookPath } from '#shared/http/route-inputs.ts';
 import { LIMITS } from '#shared/limits.ts';
 
 const ok = webhooksReply.ok(DATA);
 const pace = `At most ${LIMITS.webhookManagementPerSecond} calls per second per store.`;
-const webHookId = { webHookId: { description: 'The subscription id (`id` in the list)' } };
+const webHookId = parametersOf(WebhookPath);
 
 export const WEBHOOK_ROUTES = {
   'webhooks-create': route({
@@ -95,7 +96,7 @@ export const WEBHOOK_ROUTES = {
       "Sends a `failed` or `cancelled` delivery again to the topic's current subscription, with a fresh retry " +
       `ladder; 409 for one still pending or delivered. ${pace}`,
     api: 'webhooks',
-    path: { deliveryId: { description: 'The delivery id (from the deliveries list)' } },
+    path: parametersOf(DeliveryPath),
     ok,
     data: ref('DeliveryRecord', DeliveryRecord),
     errors: ['not_found', 'conflict', 'rate_limited'],
