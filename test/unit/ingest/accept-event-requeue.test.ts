@@ -10,47 +10,12 @@ import {
   type IncomingEvent,
   REQUEUE_WINDOW_MS,
 } from '#shared/domain/ingest/accept-event.ts';
-import type { AcceptedEvent, IngestMessage } from '#shared/domain/ingest/model.ts';
-import type { EventLog, IngestQueue } from '#shared/domain/ingest/ports.ts';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
-import type { RateLimiter } from '#shared/domain/stores/ports.ts';
 import { AppError } from '#shared/errors.ts';
+import { MemoryEventLog, MemoryIngestQueue } from '#test/support/memory/ingest.ts';
+import { MemoryRateLimiter } from '#test/support/memory/stores.ts';
 
-class MemoryEventLog implements EventLog {
-  readonly records = new Map<string, AcceptedEvent & { dataHash: string }>();
-  failForget = false;
-  async record(event: AcceptedEvent, dataHash: string) {
-    const key = `${event.storeId}\n${event.sourceId}`;
-    if (this.records.has(key)) return false;
-    this.records.set(key, { ...event, dataHash });
-    return true;
-  }
-  async forget(storeId: string, sourceId: string) {
-    if (this.failForget) throw new Error('table unavailable');
-    this.records.delete(`${storeId}\n${sourceId}`);
-  }
-  async recorded(storeId: string, sourceId: string) {
-    const record = this.records.get(`${storeId}\n${sourceId}`);
-    return record && { acceptedAt: record.acceptedAt, dataHash: record.dataHash };
-  }
-}
-
-class DedupingQueue implements IngestQueue {
-  readonly sent: IngestMessage[] = [];
-  calls = 0;
-  failures = 0;
-  async send(message: IngestMessage) {
-    this.calls++;
-    if (this.failures > 0) {
-      this.failures--;
-      throw new Error('queue unavailable');
-    }
-    if (this.sent.some((m) => m.storeId === message.storeId && m.sourceId === message.sourceId)) return;
-    this.sent.push(message);
-  }
-}
-
-const limiter: RateLimiter = { isSaturated: () => false, take: async () => ({ allowed: true }) };
+const limiter = new MemoryRateLimiter();
 const store: AuthenticatedStore = { storeId: 'st_AAAAAAAAAAAAAAAAAAAA', type: 'direct' };
 const event = (firstName = 'Ada'): IncomingEvent => ({
   endpoint: 'customers/create',
@@ -60,14 +25,14 @@ const event = (firstName = 'Ada'): IncomingEvent => ({
 
 const setup = () => {
   const events = new MemoryEventLog();
-  const queue = new DedupingQueue();
+  const queue = new MemoryIngestQueue();
   const clock = { ms: 1_700_000_000_000, now: () => clock.ms };
   const deps: AcceptDeps = { events, queue, limiter, clock, onLostRecord: () => undefined };
   return { events, queue, clock, deps };
 };
 
 /** The record of `event()` is written, its send never happened (the queue failed, then the table failed too). */
-const strandedRecord = async (deps: AcceptDeps, events: MemoryEventLog, queue: DedupingQueue) => {
+const strandedRecord = async (deps: AcceptDeps, events: MemoryEventLog, queue: MemoryIngestQueue) => {
   queue.failures = 1;
   events.failForget = true;
   await expect(acceptEvent(deps, store, 'general', event())).rejects.toBeInstanceOf(AppError);
@@ -85,7 +50,7 @@ describe('a record whose event was never queued', () => {
     expect(await acceptEvent(deps, store, 'general', event())).toBe('duplicate');
     expect(queue.sent).toHaveLength(1);
     // The message is the original one: accepted when it was recorded.
-    expect(queue.sent[0]).toMatchObject({ sourceId: 'src-1', acceptedAt: recordedAt, data: event().data });
+    expect(queue.sent[0]?.message).toMatchObject({ sourceId: 'src-1', acceptedAt: recordedAt, data: event().data });
   });
 
   it('is not queued by a duplicate with other data, nor by a retry after the window', async () => {

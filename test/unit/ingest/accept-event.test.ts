@@ -9,61 +9,15 @@ import {
   type IncomingEvent,
   messageGroupOf,
 } from '#shared/domain/ingest/accept-event.ts';
-import type { AcceptedEvent, IngestMessage } from '#shared/domain/ingest/model.ts';
-import type { EventLog, IngestQueue } from '#shared/domain/ingest/ports.ts';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
-import type { RateLimiter } from '#shared/domain/stores/ports.ts';
 import { AppError } from '#shared/errors.ts';
-
-class MemoryEventLog implements EventLog {
-  readonly records = new Map<string, AcceptedEvent>();
-  failForget = false;
-  async record(event: AcceptedEvent) {
-    const key = `${event.storeId}\n${event.sourceId}`;
-    if (this.records.has(key)) return false;
-    this.records.set(key, event);
-    return true;
-  }
-  async forget(storeId: string, sourceId: string) {
-    if (this.failForget) throw new Error('table unavailable');
-    this.records.delete(`${storeId}\n${sourceId}`);
-  }
-  async recorded(storeId: string, sourceId: string) {
-    const record = this.records.get(`${storeId}\n${sourceId}`);
-    return record && { acceptedAt: record.acceptedAt };
-  }
-}
-
-class MemoryQueue implements IngestQueue {
-  readonly sent: { message: IngestMessage; groupKey: string }[] = [];
-  failures = 0;
-  async send(message: IngestMessage, groupKey: string) {
-    if (this.failures > 0) {
-      this.failures--;
-      throw new Error('queue unavailable');
-    }
-    this.sent.push({ message, groupKey });
-  }
-}
-
-/** Counts takes per key; refuses once `allow` is used up (the window never turns over in these tests). */
-class MemoryLimiter implements RateLimiter {
-  readonly taken = new Map<string, number>();
-  allow = Number.POSITIVE_INFINITY;
-  isSaturated(key: string) {
-    return (this.taken.get(key) ?? 0) > this.allow;
-  }
-  async take(key: string) {
-    const count = (this.taken.get(key) ?? 0) + 1;
-    this.taken.set(key, count);
-    return count <= this.allow ? { allowed: true as const } : { allowed: false as const, retryAfterSeconds: 1 };
-  }
-}
+import { MemoryEventLog, MemoryIngestQueue } from '#test/support/memory/ingest.ts';
+import { MemoryRateLimiter } from '#test/support/memory/stores.ts';
 
 const setup = () => {
   const events = new MemoryEventLog();
-  const queue = new MemoryQueue();
-  const limiter = new MemoryLimiter();
+  const queue = new MemoryIngestQueue();
+  const limiter = new MemoryRateLimiter();
   const lost: { storeId: string; sourceId: string }[] = [];
   const deps: AcceptDeps = {
     events,

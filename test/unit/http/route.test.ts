@@ -1,0 +1,67 @@
+/**
+ * The HTTP wrapper without the runtime: a public route (no store key, so no table) called with API Gateway events.
+ * What every route inherits: the body reader's refusals, the path and query read through their schemas, and errors
+ * rendered in the interface's shape, never a 500 for bad input.
+ */
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { FlowPath, PageQuery } from '#shared/http/route-inputs.ts';
+import { apiEvent, lambdaContext } from '#test/support/events.ts';
+
+const Body = v.object({ name: v.pipe(v.string(), v.minLength(1, 'must not be empty')) });
+
+const echo = httpRoute({
+  api: 'webhooks',
+  auth: 'none',
+  path: FlowPath,
+  query: PageQuery,
+  body: Body,
+  maxBodyBytes: 256,
+  handle: async ({ body, path, query }) => webhooksReply.ok({ name: body.name, flowId: path.flowId, ...query }),
+});
+
+const call = async (event: Parameters<typeof echo>[0]) => {
+  const result = await echo(event, lambdaContext());
+  return { status: result.statusCode, body: JSON.parse(String(result.body)) as Record<string, unknown> };
+};
+
+const post = (body: unknown, headers?: Record<string, string>) =>
+  apiEvent({
+    method: 'PUT',
+    path: '/api/v1/flows/fl_1',
+    pathParameters: { flowId: 'fl_1' },
+    query: { limit: '5' },
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
+describe('httpRoute', () => {
+  it('hands the handler the body, path and query as their schemas read them', async () => {
+    expect(await call(post({ name: 'Ada' }))).toEqual({
+      status: 200,
+      body: { code: 200, data: { name: 'Ada', flowId: 'fl_1', limit: '5' } },
+    });
+  });
+
+  it('answers a body its schema refuses with 400 naming the field and the rule', async () => {
+    const answer = await call(post({ name: '' }));
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toBe('name must not be empty');
+  });
+
+  it('refuses a body that is not JSON, is not declared JSON, or is too large, before the handler', async () => {
+    expect((await call(post('{"name":'))).body.message).toBe('body is not valid JSON');
+    expect((await call(post('{"name":"Ada"}', { 'content-type': 'text/plain' }))).body.message).toBe(
+      'Content-Type must be application/json',
+    );
+    const large = await call(post({ name: 'x'.repeat(300) }));
+    expect(large.status).toBe(413);
+  });
+
+  it('refuses a __proto__ key and numbers JavaScript cannot keep exactly', async () => {
+    expect((await call(post('{"name":"Ada","__proto__":{}}'))).body.message).toBe('the key "__proto__" is not allowed');
+    expect((await call(post('{"name":"Ada","n":9007199254740993}'))).status).toBe(400);
+  });
+});
