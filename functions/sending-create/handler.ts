@@ -6,6 +6,7 @@
 
 import { acceptBulk } from '#shared/domain/email/accept-bulk.ts';
 import { acceptanceMessage, SENDING_LIMITS } from '#shared/domain/email/bulk-model.ts';
+import { parseBulkRequest } from '#shared/domain/email/bulk-request.ts';
 import { sendingReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { countBulkRecipients } from '#shared/observability/email-metrics.ts';
@@ -15,7 +16,7 @@ export const handler = httpRoute({
   api: 'sending',
   rateLimit: { bucket: 'sending', perSecond: SENDING_LIMITS.sendsPerSecond },
   maxBodyBytes: SENDING_LIMITS.maxBodyBytes,
-  body: (body: unknown) => body,
+  body: parseBulkRequest,
   handle: async ({ store, body }) => {
     const accepted = await acceptBulk(acceptBulkDeps(), store.storeId, body);
     // Counted once the batch is stored and queued: a refused request accepted no one.

@@ -1,13 +1,13 @@
 /** `POST {base_url}/api/v1/webhooks`: subscribe a topic (a repeat for the topic overwrites it). */
 
-import { createWebhook } from '#shared/domain/webhooks/manage-webhooks.ts';
+import { createWebhook, parseWebhookSubscription } from '#shared/domain/webhooks/manage-webhooks.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
-import { rawBody, WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
+import { WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
 import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
   ...WEBHOOK_ROUTE,
-  body: rawBody,
+  body: parseWebhookSubscription,
   handle: async ({ store, body }) => webhooksReply.ok(await createWebhook(manageWebhookDeps(), store.storeId, body)),
 });

@@ -9,7 +9,7 @@ import type { Clock } from '#shared/domain/clock.ts';
 import { randomBase62 } from '#shared/domain/ids.ts';
 import { unavailable } from '#shared/errors.ts';
 import { type AcceptedBatch, normalizeAddress, planChunks, type SendBatch, type SendRecipient } from './bulk-model.ts';
-import { parseBulkRequest } from './bulk-request.ts';
+import type { BulkRequest } from './bulk-request.ts';
 import type { SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
 import { requireVerifiedSender, type SenderDeps } from './senders.ts';
 
@@ -22,8 +22,11 @@ export interface AcceptBulkDeps {
 }
 
 /** `POST {sending_url}/api/v1/sending`. */
-export const acceptBulk = async (deps: AcceptBulkDeps, storeId: string, body: unknown): Promise<AcceptedBatch> => {
-  const request = parseBulkRequest(body);
+export const acceptBulk = async (
+  deps: AcceptBulkDeps,
+  storeId: string,
+  request: BulkRequest,
+): Promise<AcceptedBatch> => {
   const fromEmail = normalizeAddress(request.from.email) as string;
   await requireVerifiedSender(deps.senders, storeId, fromEmail);
 

@@ -51,9 +51,17 @@ const refreshed = async (deps: SenderDeps, sender: Sender): Promise<Sender> => {
 };
 
 /** `POST /api/v1/senders` `{domain}`: registers the domain (a repeat by the same store answers it again). */
-export const registerSender = async (deps: SenderDeps, storeId: string, body: unknown): Promise<SenderView> => {
+/** Reads a `POST /senders` body: `{domain}`, the domain in its stored form. */
+export const parseSenderRequest = (body: unknown): { readonly domain: string } => {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationError('body must be a JSON object');
-  const domain = domainFrom((body as Record<string, unknown>).domain, 'domain');
+  return { domain: domainFrom((body as Record<string, unknown>).domain, 'domain') };
+};
+
+export const registerSender = async (
+  deps: SenderDeps,
+  storeId: string,
+  { domain }: { readonly domain: string },
+): Promise<SenderView> => {
   const known = await deps.senders.get(storeId, domain);
   if (known && known.dkimTokens.length > 0) return senderView(known);
   const now = deps.clock.now();

@@ -72,10 +72,23 @@ const definitionFromPreset = (body: unknown): { definition: FlowDefinition; pres
  * `POST /flows`: a full definition, or `{preset, from, replyTo?, name?, enabled?}` for a preset. The per-store limit is
  * checked before writing; two creates racing at the limit may both pass (the limit is a guard rail, not a quota).
  */
-export const createFlow = async (deps: ManageFlowDeps, storeId: string, body: unknown): Promise<FlowRecord> => {
-  const { definition, preset } = isPresetRequest(body)
+/** What `POST /flows` asks for: a full definition, or one built from a preset (`{preset, from}`). */
+export interface FlowCreateInput {
+  readonly definition: FlowDefinition;
+  readonly preset: string | undefined;
+}
+
+/** Reads a `POST /flows` body; throws the validation error naming the field and the rule. */
+export const parseFlowCreateRequest = (body: unknown): FlowCreateInput =>
+  isPresetRequest(body)
     ? definitionFromPreset(body)
     : { definition: parseFlowDefinition(body).definition, preset: undefined };
+
+export const createFlow = async (
+  deps: ManageFlowDeps,
+  storeId: string,
+  { definition, preset }: FlowCreateInput,
+): Promise<FlowRecord> => {
   const existing = await deps.flows.list(storeId);
   if (existing.length >= LIMITS.flowsPerStore) {
     throw conflict(`The store already has ${LIMITS.flowsPerStore} flows, the most allowed; delete one first`);

@@ -8,6 +8,7 @@ import { randomBase62 } from '#shared/domain/ids.ts';
 import { conflict, notFound, validationError } from '#shared/errors.ts';
 import { type Delivery, deliveryRecord } from './delivery.ts';
 import type { AddressGuard, DeliveryQueue, DeliveryRepository, WebhookRepository } from './ports.ts';
+import type { WebhookTopic } from './topics.ts';
 import { parseTopic, parseWebhookUrl, type Webhook, webhookRecord } from './webhook.ts';
 
 export interface ManageWebhookDeps {
@@ -19,20 +20,30 @@ export interface ManageWebhookDeps {
   readonly allowPrivateUrls: boolean;
 }
 
-const fields = (body: unknown): { topic?: unknown; url?: unknown } =>
-  body && typeof body === 'object' && !Array.isArray(body) ? (body as { topic?: unknown; url?: unknown }) : {};
+/** A subscription request as the HTTP layer read it: the topic checked, the URL as sent. */
+export interface WebhookSubscriptionInput {
+  readonly topic: WebhookTopic;
+  readonly url: unknown;
+}
 
-const subscription = async (deps: ManageWebhookDeps, body: unknown) => {
-  const { topic, url } = fields(body);
-  const parsedTopic = parseTopic(topic);
-  const parsedUrl = parseWebhookUrl(url, { allowPrivate: deps.allowPrivateUrls });
+/**
+ * Reads a `POST`/`PUT /webhooks` body: the topic first (any other value, or no object at all, answers the spec's
+ * `Topic noneffective`); the URL's rules need the deployment's policy and are the use case's.
+ */
+export const parseWebhookSubscription = (body: unknown): WebhookSubscriptionInput => {
+  const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+  return { topic: parseTopic(fields.topic), url: fields.url };
+};
+
+const subscription = async (deps: ManageWebhookDeps, input: WebhookSubscriptionInput) => {
+  const parsedUrl = parseWebhookUrl(input.url, { allowPrivate: deps.allowPrivateUrls });
   await deps.guard.assertPublic(parsedUrl.url);
-  return { topic: parsedTopic, url: parsedUrl.text };
+  return { topic: input.topic, url: parsedUrl.text };
 };
 
 /** `POST /webhooks`: subscribes the topic; an earlier subscription of the topic is replaced. */
-export const createWebhook = async (deps: ManageWebhookDeps, storeId: string, body: unknown) => {
-  const { topic, url } = await subscription(deps, body);
+export const createWebhook = async (deps: ManageWebhookDeps, storeId: string, input: WebhookSubscriptionInput) => {
+  const { topic, url } = await subscription(deps, input);
   const now = deps.clock.now();
   const webhook: Webhook = {
     storeId,
@@ -48,8 +59,8 @@ export const createWebhook = async (deps: ManageWebhookDeps, storeId: string, bo
 };
 
 /** `PUT /webhooks`: changes the URL of the topic's subscription (matched by topic). */
-export const updateWebhook = async (deps: ManageWebhookDeps, storeId: string, body: unknown) => {
-  const { topic, url } = await subscription(deps, body);
+export const updateWebhook = async (deps: ManageWebhookDeps, storeId: string, input: WebhookSubscriptionInput) => {
+  const { topic, url } = await subscription(deps, input);
   const existing = await deps.webhooks.getByTopic(storeId, topic);
   if (!existing) throw notFound(`No webhook for topic ${topic}; create it with POST`);
   const webhook: Webhook = { ...existing, url, updatedAt: deps.clock.now() };
