@@ -13,6 +13,7 @@ import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { HOSTS, type Host } from '#shared/catalog/hosts.ts';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
 import { ENV } from '#shared/config.ts';
+import { systemClock } from '#shared/wiring/clock.ts';
 import { LocalClock } from './clock.ts';
 import { startAwsEmulators } from './emulators/server.ts';
 import { deliverySimulator, emailEventSimulator, sqsEventPublisher } from './emulators/ses-events.ts';
@@ -167,7 +168,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       port: port('emulators'),
       sqsEndpoint: sqsUrl,
       region: REGION,
-      clock: { now: () => Date.now() },
+      clock: systemClock,
       secrets: { [MASTER_KEY_SECRET_ID]: masterSecret(dataDir) },
       ...(dataDir ? { dataDir: join(dataDir, 'scheduler') } : {}),
     });
