@@ -27,7 +27,7 @@ import { queueFunctions } from '#shared/catalog/functions.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { newStore, queueIsEmpty } from '#test/support/local.ts';
 import {
-  contactCount,
+  contactIndex,
   isOriginal,
   type LoadStore,
   readApplied,
@@ -305,10 +305,17 @@ it('loses nothing and applies nothing twice when the runtime is killed mid-load 
   // Written again: messages in flight in the worker at the kill (two receive loops × a batch), and retries of requests
   // whose event was queued just before the kill (fauxqs keeps its deduplication ids in memory: it forgets them).
   expect(rewritten.length).toBeLessThanOrEqual(2 * ingestBatch + unknown.length);
+  // Contacts, not index entries: an index entry left by a kill between dynalite's index write and its item write is an
+  // artifact of the emulator (see `contactIndex`), counted apart; a contact is never written twice (one item per id).
+  let orphanEntries = 0;
   for (const [i, store] of stores.entries()) {
     const contacts = events.filter((s) => s.store === i && (s.kind === 'customer' || s.kind === 'subscriber'));
-    expect(await contactCount(store.storeId), `contacts of store ${i}`).toBe(contacts.length);
+    const index = await contactIndex(store.storeId);
+    orphanEntries += index.entries - index.contacts;
+    expect(index.contacts, `contacts of store ${i}`).toBe(contacts.length);
   }
+  if (orphanEntries > 0)
+    console.log(`kill-restart: ${orphanEntries} index entries left by the kill (emulator artifact)`);
   expect(refused).toBeGreaterThan(0);
   expect(deliveryCounts).toEqual([]);
   expect(notDelivered).toBe(0);

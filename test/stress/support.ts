@@ -422,6 +422,35 @@ export const readApplied = async (
   return found;
 };
 
+/**
+ * The store's creation-order index entries (the one the export reads) and the distinct contacts they point to. They
+ * differ only after a SIGKILL: dynalite writes an item's index entries before the item itself, so a kill between the
+ * two leaves an entry whose item was never written; the redelivered event then creates the contact with a new id and a
+ * second entry. DynamoDB updates an index only for a committed item, so a deployment cannot see this.
+ */
+export const contactIndex = async (storeId: string): Promise<{ entries: number; contacts: number }> => {
+  const range = keys.customersCreatedBetween(storeId, undefined, undefined);
+  const pks = new Set<string>();
+  let entries = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const answer = await dynamo().send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': range.gsi1pk, ':from': range.from, ':to': range.to },
+        ProjectionExpression: 'pk',
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of answer.Items ?? []) pks.add(String(item.pk));
+    entries += answer.Items?.length ?? 0;
+    startKey = answer.LastEvaluatedKey;
+  } while (startKey);
+  return { entries, contacts: pks.size };
+};
+
 /** Number of contacts the store has (its creation-order index, the one the export reads). */
 export const contactCount = async (storeId: string): Promise<number> => {
   const range = keys.customersCreatedBetween(storeId, undefined, undefined);
