@@ -16,9 +16,9 @@ export const handler = httpRoute({
   multipart: true,
   maxBodyBytes: MAX_FILE_BYTES,
   body: (body) => body as MultipartBody,
-  handle: async ({ store, body, query }) =>
+  handle: async ({ store, body }) =>
     importReply.ok(
       'Import started; bulk_operations/finish announces its end',
-      await startImport(importDeps(), store, query.append, body.files.dataFile),
+      await startImport(importDeps(), store, body.files.dataFile),
     ),
 });

@@ -9,9 +9,9 @@ import { importDeps } from '#shared/wiring/imports.ts';
 export const handler = httpRoute({
   query: AppendQuery,
   api: 'import',
-  handle: async ({ store, query }) =>
+  handle: async ({ store }) =>
     importReply.ok(
       'PUT the JSONL file to uploadUrl, then POST /api/v1/batch/customers/uploads/{jobId}/start',
-      await requestUpload(importDeps(), store, query.append),
+      await requestUpload(importDeps(), store),
     ),
 });

@@ -1,13 +1,14 @@
 /** `GET {front_url}/api/v1/audience`: the store's contacts, page by page (spec "Contact export"). */
 
-import { exportContacts, parseExportQuery } from '#shared/domain/contacts/export-contacts.ts';
+import { exportContacts } from '#shared/domain/contacts/export-contacts.ts';
 import { exportReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
+import { ExportQuery } from '#shared/http/route-inputs.ts';
 import { LIMITS } from '#shared/limits.ts';
 import { exportDeps } from '#shared/wiring/contacts.ts';
 
 export const handler = httpRoute({
-  query: parseExportQuery,
+  query: ExportQuery,
   api: 'export',
   rateLimit: { bucket: 'export', perSecond: LIMITS.exportPerSecond },
   handle: async ({ store, query }) => exportReply.page(await exportContacts(exportDeps(), store.storeId, query)),

@@ -3,13 +3,13 @@
 import { listDeliveries } from '#shared/domain/webhooks/manage-webhooks.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
-import { PageQuery, WebhookPath } from '#shared/http/route-inputs.ts';
+import { DeliveryPageQuery, WebhookPath } from '#shared/http/route-inputs.ts';
 import { WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
 import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
   path: WebhookPath,
-  query: PageQuery,
+  query: DeliveryPageQuery,
   ...WEBHOOK_ROUTE,
   handle: async ({ store, path, query }) =>
     webhooksReply.ok(

@@ -1,6 +1,6 @@
 /** `POST {base_url}/api/v1/webhooks`: subscribe a topic (a repeat for the topic overwrites it). */
 
-import { createWebhook, parseWebhookSubscription } from '#shared/domain/webhooks/manage-webhooks.ts';
+import { createWebhook, WebhookSubscription } from '#shared/domain/webhooks/manage-webhooks.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
@@ -8,6 +8,6 @@ import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
   ...WEBHOOK_ROUTE,
-  body: parseWebhookSubscription,
+  body: WebhookSubscription,
   handle: async ({ store, body }) => webhooksReply.ok(await createWebhook(manageWebhookDeps(), store.storeId, body)),
 });

@@ -1,6 +1,6 @@
 /** `PUT {base_url}/api/v1/webhooks`: change the URL of a topic's subscription (matched by topic). */
 
-import { parseWebhookSubscription, updateWebhook } from '#shared/domain/webhooks/manage-webhooks.ts';
+import { updateWebhook, WebhookSubscription } from '#shared/domain/webhooks/manage-webhooks.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { WEBHOOK_ROUTE } from '#shared/http/webhook-routes.ts';
@@ -8,6 +8,6 @@ import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
   ...WEBHOOK_ROUTE,
-  body: parseWebhookSubscription,
+  body: WebhookSubscription,
   handle: async ({ store, body }) => webhooksReply.ok(await updateWebhook(manageWebhookDeps(), store.storeId, body)),
 });

@@ -2118,7 +2118,7 @@ export interface components {
         };
         WebhookSubscription: {
             /**
-             * @description Any other value answers 400 `Topic noneffective`
+             * @description Webhook topic; any other value answers 400 `Topic noneffective`
              * @enum {string}
              */
             topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback";
@@ -3340,9 +3340,9 @@ export interface operations {
     webhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Deliveries per page, 1 to 100 (default 20) */
+                /** @description Items per page, 1 to 100 (default 20) */
                 limit?: string;
-                /** @description The `nextCursor` of the previous page */
+                /** @description The `nextCursor` of the previous page (one of another list answers 400) */
                 cursor?: string;
             };
             header?: never;

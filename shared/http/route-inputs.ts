@@ -5,6 +5,10 @@
  * messages.
  */
 import * as v from 'valibot';
+import { EXPORT_PAGE_SIZE, parseExportQuery } from '#shared/domain/contacts/export-contacts.ts';
+import { EXPLAIN_PAGE } from '#shared/domain/flows/explain.ts';
+import { specMessage } from '#shared/domain/validation.ts';
+import { DELIVERY_PAGE } from '#shared/domain/webhooks/manage-webhooks.ts';
 
 const text = (description: string) => v.pipe(v.string(), v.description(description));
 const optionalText = (description: string) => v.optional(text(description));
@@ -24,28 +28,94 @@ export const SenderPath = v.object({
 export const SendBatchPath = v.object({ id: text('The batch id (`id` of the send answer, `sb_…`)') });
 export const ImportJobPath = v.object({ jobId: text('The import job id (`jobId`)') });
 
-/** A page of a list: `limit` and the opaque `cursor` of the previous page. */
-export const PageQuery = v.object({
-  limit: optionalText('Items per page'),
-  cursor: optionalText('`nextCursor` of the previous page'),
+/**
+ * A page of a list: `limit` (an integer in the list's range, its default when absent) and the opaque `cursor` of the
+ * previous page, handed to the use case as `{ limit: number, cursor?: string }`.
+ */
+const pageQuery = (page: { readonly default: number; readonly max: number }) => {
+  const message = specMessage(`limit must be an integer from 1 to ${page.max}`);
+  return {
+    limit: v.optional(
+      v.pipe(
+        v.string(),
+        v.description(`Items per page, 1 to ${page.max} (default ${page.default})`),
+        v.metadata({ pattern: '^[0-9]+$' }),
+        v.transform(Number),
+        v.integer(message),
+        v.minValue(1, message),
+        v.maxValue(page.max, message),
+      ),
+      String(page.default),
+    ),
+    cursor: v.optional(
+      v.pipe(
+        v.string(),
+        v.description('The `nextCursor` of the previous page (one of another list answers 400)'),
+        // An empty cursor reads as none (the first page).
+        v.transform((cursor) => cursor || undefined),
+      ),
+    ),
+  };
+};
+
+/** A page of a flow's evaluations and runs. */
+export const FlowRunsQuery = v.object(pageQuery(EXPLAIN_PAGE));
+
+/** A page of a subscription's deliveries. */
+export const DeliveryPageQuery = v.object(pageQuery(DELIVERY_PAGE));
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+const EMAIL_REQUIRED = specMessage('email is required: the address whose flow activity to show');
+
+/** The explain view of one address across the store's flows (the address checked first, then the page). */
+export const FlowActivityQuery = v.object(
+  {
+    email: v.pipe(
+      v.string(EMAIL_REQUIRED),
+      v.description('The address (any case)'),
+      v.metadata({ maxLength: 254 }),
+      v.trim(),
+      v.toLowerCase(),
+      v.minLength(1, EMAIL_REQUIRED),
+      v.maxLength(254, EMAIL_REQUIRED),
+      v.regex(EMAIL, EMAIL_REQUIRED),
+    ),
+    ...pageQuery(EXPLAIN_PAGE),
+    // The object's own message is the one for its missing key: no `email` at all.
+  },
+  EMAIL_REQUIRED,
+);
+
+const integerText = (description: string) =>
+  v.optional(v.pipe(v.string(), v.description(description), v.metadata({ pattern: '^[0-9]+$' })));
+
+/** Spec "Contact export" query, as sent; {@link ExportQuery} reads it. */
+export const ExportQueryParameters = v.object({
+  page: integerText('1-based page number (default 1); a page past the end has empty `data`'),
+  page_size: integerText(
+    `Contacts per page, 1 to ${EXPORT_PAGE_SIZE.max} (default ${EXPORT_PAGE_SIZE.default}); above answers 400`,
+  ),
+  created_at_start: integerText('Inclusive lower bound on contact creation, seconds'),
+  created_at_end: integerText('Inclusive upper bound, seconds; below created_at_start answers 400'),
 });
 
-/** The explain view of one address across the store's flows. */
-export const FlowActivityQuery = v.object({
-  email: optionalText('The address whose evaluations to list'),
-  limit: optionalText('Items per page'),
-  cursor: optionalText('`nextCursor` of the previous page'),
-});
+/** The export query read into the use case's terms, with the spec's messages (`parseExportQuery`). */
+export const ExportQuery = v.pipe(ExportQueryParameters, v.transform(parseExportQuery));
 
-/** Batch import: `append=1` adds to the store's contacts instead of replacing what each line names. */
-export const AppendQuery = v.object({ append: optionalText('`1` (or `true`) to append') });
+/** Batch import: the spec's `append=update` (the only mode), required. */
+const APPEND_UPDATE = specMessage('append must be "update"');
+export const AppendQuery = v.object(
+  { append: v.pipe(v.picklist(['update'], APPEND_UPDATE), v.description('Must be `update`')) },
+  // The object's own message is the one for its missing key: no `append` at all.
+  APPEND_UPDATE,
+);
 
 /** The single-use sign-in link's token. */
 export const SignInTokenQuery = v.object({ token: optionalText('The single-use token of the sign-in link') });
 
 /** The names and descriptions of an object schema's entries, as the API description's parameters. */
 export const parametersOf = (
-  schema: v.ObjectSchema<v.ObjectEntries, undefined>,
+  schema: v.ObjectSchema<v.ObjectEntries, v.ErrorMessage<v.ObjectIssue> | undefined>,
 ): Record<string, { description: string; required: boolean; schema: v.GenericSchema }> =>
   Object.fromEntries(
     Object.entries(schema.entries).map(([name, entry]) => {

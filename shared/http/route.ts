@@ -58,6 +58,11 @@ export interface RouteOptions<TBody, TQuery = undefined, TPath = undefined> {
   readonly query?: InputSchema<TQuery, Parameters>;
   /** The path parameters of the catalog route (`{flowId}` …). */
   readonly path?: InputSchema<TPath, Parameters>;
+  /**
+   * Checked after the path and query, before the body is read: throws `not_found` for a resource the store does not
+   * have, so another store's id answers 404 whatever the body (`PUT /api/v1/flows/{flowId}`).
+   */
+  readonly found?: (request: { readonly store: AuthenticatedStore; readonly path: TPath }) => Promise<void>;
   /** Read the body as `multipart/form-data` (handed to `body` as a `MultipartBody`) instead of JSON. */
   readonly multipart?: boolean;
   readonly maxBodyBytes?: number;
@@ -69,7 +74,7 @@ export interface RouteOptions<TBody, TQuery = undefined, TPath = undefined> {
  * unsubscribe), which check their caller themselves (a single-use token, a session cookie). No per-store rate limit.
  */
 export interface PublicRouteOptions<TBody, TQuery = undefined, TPath = undefined>
-  extends Omit<RouteOptions<TBody, TQuery, TPath>, 'auth' | 'rateLimit' | 'handle'> {
+  extends Omit<RouteOptions<TBody, TQuery, TPath>, 'auth' | 'rateLimit' | 'found' | 'handle'> {
   readonly auth: 'none';
   readonly handle: (request: Omit<RouteRequest<TBody, TQuery, TPath>, 'store'>) => Promise<Reply>;
 }
@@ -101,16 +106,19 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
   options: RouteOptions<TBody, TQuery, TPath> | PublicRouteOptions<TBody, TQuery, TPath>,
 ) => {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  /** Path, query, then body: the request as the handler receives it, every part read through its schema. */
-  const readRequest = async (event: APIGatewayProxyEventV2) => {
+  /**
+   * Path, query, then body: the request as the handler receives it, every part read through its schema. The body is
+   * read (size, content type, JSON) before `found` and checked against its schema after it.
+   */
+  const readRequest = async (event: APIGatewayProxyEventV2, store?: AuthenticatedStore) => {
     const path = readInput<TPath, Parameters>(options.path, event.pathParameters ?? {});
     const query = readInput<TQuery, Parameters>(options.query, event.queryStringParameters ?? {});
-    const body = options.body
-      ? readInput(
-          options.body,
-          options.multipart ? await readMultipartBody(event, maxBodyBytes) : readJsonBody(event, maxBodyBytes),
-        )
-      : (undefined as TBody);
+    const multipart = options.multipart && options.body;
+    const raw = multipart
+      ? await readMultipartBody(event, maxBodyBytes)
+      : options.body && readJsonBody(event, maxBodyBytes);
+    if (store && options.auth !== 'none') await options.found?.({ store, path });
+    const body = options.body ? readInput(options.body, raw) : (undefined as TBody);
     return { path, query, body, event };
   };
 
@@ -127,7 +135,7 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
       const verdict = await limiter.take(`${store.storeId}#${options.rateLimit.bucket}`, options.rateLimit.perSecond);
       if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
     }
-    return toResult(await options.handle({ store, ...(await readRequest(event)) }), event);
+    return toResult(await options.handle({ store, ...(await readRequest(event, store)) }), event);
   };
 
   const renderErrors: middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> = {

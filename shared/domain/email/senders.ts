@@ -4,7 +4,9 @@
  * tokens, published as CNAME records; once DNS resolves them the identity is verified and the store may send from any
  * address at that domain. An identity is account-wide in SES, so one domain belongs to one store.
  */
+import * as v from 'valibot';
 import type { Clock } from '#shared/domain/clock.ts';
+import { checkedByUseCase, specMessage } from '#shared/domain/validation.ts';
 import { conflict, notFound, validationError } from '#shared/errors.ts';
 import type { SenderRepository, SendingIdentities } from './ports.ts';
 import {
@@ -51,11 +53,28 @@ const refreshed = async (deps: SenderDeps, sender: Sender): Promise<Sender> => {
 };
 
 /** `POST /api/v1/senders` `{domain}`: registers the domain (a repeat by the same store answers it again). */
-/** Reads a `POST /senders` body: `{domain}`, the domain in its stored form. */
-export const parseSenderRequest = (body: unknown): { readonly domain: string } => {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationError('body must be a JSON object');
-  return { domain: domainFrom((body as Record<string, unknown>).domain, 'domain') };
-};
+/**
+ * A `POST /senders` body, read by the handler and described by the API document: `{domain}`, handed to the use case in
+ * its stored form (other keys are ignored).
+ */
+export const SenderRequest = v.pipe(
+  v.object(
+    {
+      domain: checkedByUseCase({
+        type: 'string',
+        minLength: 1,
+        maxLength: 253,
+        description:
+          'A host name of at least two labels, e.g. `mail.example.com` (a trailing dot and surrounding spaces are ' +
+          'ignored, international names are stored in their ASCII form). Exactly this domain: a subdomain is ' +
+          'registered on its own.',
+        examples: ['mail.shop.example'],
+      }),
+    },
+    specMessage('body must be a JSON object'),
+  ),
+  v.transform(({ domain }) => ({ domain: domainFrom(domain, 'domain') })),
+);
 
 export const registerSender = async (
   deps: SenderDeps,

@@ -3,7 +3,7 @@
  * current state. Scoped to the authenticated store: another store's flow answers exactly like a missing one.
  */
 
-import { notFound, validationError } from '#shared/errors.ts';
+import { notFound } from '#shared/errors.ts';
 import { possibleFlowId } from './flow-schema.ts';
 import type { FlowEvaluationRepository, FlowRepository, FlowRunRepository, Page } from './ports.ts';
 import { evaluationRecord, type FlowEvaluation } from './run.ts';
@@ -16,18 +16,13 @@ export interface ExplainDeps {
 
 export const EXPLAIN_PAGE = { default: 20, max: 100 } as const;
 
+/** A page as the HTTP layer read it: `limit` within `EXPLAIN_PAGE`, and the previous page's cursor. */
 export interface PageQuery {
-  readonly limit?: string | undefined;
+  readonly limit: number;
   readonly cursor?: string | undefined;
 }
 
-const pageOf = (query: PageQuery) => {
-  const limit = query.limit === undefined ? EXPLAIN_PAGE.default : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > EXPLAIN_PAGE.max) {
-    throw validationError(`limit must be an integer from 1 to ${EXPLAIN_PAGE.max}`);
-  }
-  return { limit, ...(query.cursor ? { cursor: query.cursor } : {}) };
-};
+const pageOf = (query: PageQuery) => ({ limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) });
 
 const withRuns = async (deps: ExplainDeps, storeId: string, page: Page<FlowEvaluation>) => {
   const runIds = page.items.map((evaluation) => evaluation.runId).filter((id): id is string => id !== undefined);
@@ -52,17 +47,9 @@ export const listFlowRuns = async (
   return withRuns(deps, storeId, await deps.evaluations.listForFlow(storeId, flowId, page));
 };
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
 /** `GET /api/v1/flow-activity?email=&limit=&cursor=`: every evaluation and run for the address, across flows. */
 export const listContactActivity = async (
   deps: ExplainDeps,
   storeId: string,
-  query: PageQuery & { readonly email?: string | undefined },
-) => {
-  const email = query.email?.trim().toLowerCase();
-  if (!email || email.length > 254 || !EMAIL.test(email)) {
-    throw validationError('email is required: the address whose flow activity to show');
-  }
-  return withRuns(deps, storeId, await deps.evaluations.listForContact(storeId, email, pageOf(query)));
-};
+  query: PageQuery & { readonly email: string },
+) => withRuns(deps, storeId, await deps.evaluations.listForContact(storeId, query.email, pageOf(query)));

@@ -121,6 +121,22 @@ const staleRevision = (given: number, current?: number) =>
     `The flow ${current === undefined ? 'is no longer' : `is at revision ${current}, not`} at revision ${given}: it was changed meanwhile; GET it and apply your change again`,
   );
 
+/** A `PUT /flows/{flowId}` body: a full definition (a preset is for creating only), and the optional `revision`. */
+export const parseFlowUpdateRequest = (body: unknown) => {
+  if (isPresetRequest(body))
+    throw validationError('preset is only for POST /api/v1/flows: PUT takes a full definition');
+  return parseFlowDefinition(body);
+};
+export type FlowUpdateInput = ReturnType<typeof parseFlowUpdateRequest>;
+
+/**
+ * The flow's existence in the store, checked before its `PUT` body is read: a flow of another store answers 404 even
+ * to an invalid body.
+ */
+export const assertOwnFlow = async (deps: ManageFlowDeps, storeId: string, flowId: string | undefined) => {
+  await ownFlow(deps, storeId, flowId);
+};
+
 /**
  * `PUT /flows/{flowId}`: replaces the definition. With `revision`, only if the flow is still at that revision (409
  * otherwise); without it, the last write wins. What runs in progress do with the new steps is the engine's rule
@@ -130,13 +146,8 @@ export const updateFlow = async (
   deps: ManageFlowDeps,
   storeId: string,
   flowId: string | undefined,
-  body: unknown,
+  { definition, revision }: FlowUpdateInput,
 ): Promise<FlowRecord> => {
-  // The id is checked first, so a flow of another store answers 404 even to an invalid body.
-  await ownFlow(deps, storeId, flowId);
-  if (isPresetRequest(body))
-    throw validationError('preset is only for POST /api/v1/flows: PUT takes a full definition');
-  const { definition, revision } = parseFlowDefinition(body);
   for (let attempt = 1; ; attempt++) {
     const current = await ownFlow(deps, storeId, flowId);
     if (revision !== undefined && revision !== current.revision) throw staleRevision(revision, current.revision);

@@ -1,5 +1,5 @@
 /**
- * Starting an import (spec "Contact batch import"): `append` must be `update`, the file must be present, non-empty
+ * Starting an import (spec "Contact batch import", `append=update` checked by the route's query schema): the file must be present, non-empty
  * JSONL; a store may start one import about every 10 seconds. Files larger than the API's body limit go through a
  * presigned upload: ask for an upload URL, PUT the file there, then start the job.
  */
@@ -21,10 +21,6 @@ export interface ImportDeps {
 
 /** A presigned upload stays valid this long. */
 export const UPLOAD_URL_SECONDS = 15 * 60;
-
-const checkAppend = (append: string | undefined) => {
-  if (append !== 'update') throw validationError('append must be "update"');
-};
 
 const claimSlot = async (deps: ImportDeps, storeId: string) => {
   const slot = await deps.throttle.claim(storeId, IMPORT_INTERVAL_SECONDS);
@@ -75,13 +71,7 @@ export interface UploadedFile {
 }
 
 /** `POST /batch/customers?append=update` with the file in `dataFile`. */
-export const startImport = async (
-  deps: ImportDeps,
-  store: AuthenticatedStore,
-  append: string | undefined,
-  file: UploadedFile | undefined,
-) => {
-  checkAppend(append);
+export const startImport = async (deps: ImportDeps, store: AuthenticatedStore, file: UploadedFile | undefined) => {
   if (!file) throw validationError('dataFile is required: the JSONL file, as multipart/form-data');
   checkJsonl(file.content);
   await claimSlot(deps, store.storeId);
@@ -93,8 +83,7 @@ export const startImport = async (
 };
 
 /** `POST /batch/customers/uploads?append=update`: a job waiting for its file, and where to PUT it. */
-export const requestUpload = async (deps: ImportDeps, store: AuthenticatedStore, append: string | undefined) => {
-  checkAppend(append);
+export const requestUpload = async (deps: ImportDeps, store: AuthenticatedStore) => {
   const job = newJob(deps, store, 'uploading');
   await deps.jobs.save(job, 0);
   return {

@@ -3,13 +3,15 @@
  * store never sees, changes or deletes another store's subscription; an id of another store reads as unknown.
  */
 
+import * as v from 'valibot';
 import type { Clock } from '#shared/domain/clock.ts';
 import { randomBase62 } from '#shared/domain/ids.ts';
-import { conflict, notFound, validationError } from '#shared/errors.ts';
+import { checkedByUseCase, specMessage } from '#shared/domain/validation.ts';
+import { conflict, notFound } from '#shared/errors.ts';
 import { type Delivery, deliveryRecord } from './delivery.ts';
 import type { AddressGuard, DeliveryQueue, DeliveryRepository, WebhookRepository } from './ports.ts';
-import type { WebhookTopic } from './topics.ts';
-import { parseTopic, parseWebhookUrl, type Webhook, webhookRecord } from './webhook.ts';
+import { WEBHOOK_TOPICS } from './topics.ts';
+import { MAX_WEBHOOK_URL_LENGTH, parseWebhookUrl, type Webhook, webhookRecord } from './webhook.ts';
 
 export interface ManageWebhookDeps {
   readonly webhooks: WebhookRepository;
@@ -20,20 +22,32 @@ export interface ManageWebhookDeps {
   readonly allowPrivateUrls: boolean;
 }
 
-/** A subscription request as the HTTP layer read it: the topic checked, the URL as sent. */
-export interface WebhookSubscriptionInput {
-  readonly topic: WebhookTopic;
-  readonly url: unknown;
-}
+/** Spec: an invalid topic (or no JSON object at all) gives code 400 with message `Topic noneffective`. */
+const TOPIC_NONEFFECTIVE = specMessage('Topic noneffective');
 
 /**
- * Reads a `POST`/`PUT /webhooks` body: the topic first (any other value, or no object at all, answers the spec's
- * `Topic noneffective`); the URL's rules need the deployment's policy and are the use case's.
+ * A `POST`/`PUT /webhooks` body, read by the handler and described by the API document: the topic checked here; the
+ * URL's rules need the deployment's policy (private addresses, DNS) and are the use case's.
  */
-export const parseWebhookSubscription = (body: unknown): WebhookSubscriptionInput => {
-  const fields = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  return { topic: parseTopic(fields.topic), url: fields.url };
-};
+export const WebhookSubscription = v.object(
+  {
+    topic: v.pipe(
+      v.picklist(WEBHOOK_TOPICS, TOPIC_NONEFFECTIVE),
+      v.description('Webhook topic; any other value answers 400 `Topic noneffective`'),
+    ),
+    url: checkedByUseCase({
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_WEBHOOK_URL_LENGTH,
+      description: 'Absolute https URL resolving to public addresses (locally also http://127.0.0.1 and localhost)',
+    }),
+  },
+  // Not an object, or no topic: the spec's message. A missing URL reads "url is required" like any missing field.
+  (issue) => (issue.expected === '"url"' ? 'is required' : TOPIC_NONEFFECTIVE),
+);
+
+/** A subscription request as the HTTP layer read it: the topic checked, the URL as sent. */
+export type WebhookSubscriptionInput = v.InferOutput<typeof WebhookSubscription>;
 
 const subscription = async (deps: ManageWebhookDeps, input: WebhookSubscriptionInput) => {
   const parsedUrl = parseWebhookUrl(input.url, { allowPrivate: deps.allowPrivateUrls });
@@ -89,6 +103,7 @@ export const deleteWebhook = async (deps: ManageWebhookDeps, storeId: string, we
   return true;
 };
 
+/** `limit` of the deliveries list (checked by the HTTP layer's query schema). */
 export const DELIVERY_PAGE = { default: 20, max: 100 } as const;
 
 /**
@@ -100,15 +115,11 @@ export const listDeliveries = async (
   deps: ManageWebhookDeps,
   storeId: string,
   webhookId: string | undefined,
-  query: { limit?: string | undefined; cursor?: string | undefined },
+  query: { readonly limit: number; readonly cursor?: string | undefined },
 ) => {
   if (!webhookId) throw notFound('Webhook not found');
-  const limit = query.limit === undefined ? DELIVERY_PAGE.default : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERY_PAGE.max) {
-    throw validationError(`limit must be an integer from 1 to ${DELIVERY_PAGE.max}`);
-  }
   const page = await deps.deliveries.listForWebhook(storeId, webhookId, {
-    limit,
+    limit: query.limit,
     ...(query.cursor ? { cursor: query.cursor } : {}),
   });
   if (page.items.length === 0 && !query.cursor) await ownWebhook(deps, storeId, webhookId);

@@ -3,7 +3,7 @@
  * seconds. Creating again for a topic overwrites the earlier setting (a new subscription with a new id).
  */
 import { validationError } from '#shared/errors.ts';
-import { WEBHOOK_TOPICS, type WebhookTopic } from './topics.ts';
+import type { WebhookTopic } from './topics.ts';
 
 /** Spec "Limits": webhook url at most 500 characters. */
 export const MAX_WEBHOOK_URL_LENGTH = 500;
@@ -28,14 +28,6 @@ export const webhookRecord = (webhook: Webhook) => ({
   format: webhook.format,
   createdAt: webhook.createdAt,
 });
-
-/** Spec: an invalid topic gives code 400 with message `Topic noneffective`. */
-export const parseTopic = (topic: unknown): WebhookTopic => {
-  if (typeof topic !== 'string' || !WEBHOOK_TOPICS.includes(topic as WebhookTopic)) {
-    throw validationError('Topic noneffective');
-  }
-  return topic as WebhookTopic;
-};
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

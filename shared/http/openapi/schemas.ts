@@ -1,31 +1,17 @@
 /**
- * Schemas of what the API answers (records, pages, jobs) and of the few requests whose handlers validate by hand
- * (webhook subscriptions, the export query, the import upload), written with valibot over the domain's own constants so
- * a limit changed in the domain changes here. Used for the description only; the e2e tests check real answers against
- * them through the typed client.
+ * Schemas of what the API answers (records, pages, jobs) and of the multipart import upload, written with valibot over
+ * the domain's own constants so a limit changed in the domain changes here. Used for the description only; the e2e
+ * tests check real answers against them through the typed client. Requests are described by the schemas their
+ * handlers read them with (`shared/http/route-inputs.ts`, the domain's request schemas).
  */
 import * as v from 'valibot';
-import { EXPORT_PAGE_SIZE } from '#shared/domain/contacts/export-contacts.ts';
-import { DELIVERY_PAGE } from '#shared/domain/webhooks/manage-webhooks.ts';
 import { WEBHOOK_TOPICS } from '#shared/domain/webhooks/topics.ts';
-import { MAX_WEBHOOK_URL_LENGTH } from '#shared/domain/webhooks/webhook.ts';
 import type { JsonSchema } from './json-schema.ts';
 
 const seconds = (what: string) => v.pipe(v.number(), v.integer(), v.description(`${what}, Unix epoch seconds`));
 const millis = (what: string) => v.pipe(v.number(), v.integer(), v.description(`${what}, Unix epoch milliseconds`));
 
 export const WebhookTopic = v.pipe(v.picklist(WEBHOOK_TOPICS), v.description('Webhook topic'));
-
-/** `POST`/`PUT /api/v1/webhooks`. */
-export const WebhookSubscription = v.object({
-  topic: v.pipe(WebhookTopic, v.description('Any other value answers 400 `Topic noneffective`')),
-  url: v.pipe(
-    v.string(),
-    v.minLength(1),
-    v.maxLength(MAX_WEBHOOK_URL_LENGTH),
-    v.description('Absolute https URL resolving to public addresses (locally also http://127.0.0.1 and localhost)'),
-  ),
-});
 
 /** Spec "Webhook record". */
 export const WebhookRecord = v.object({
@@ -67,14 +53,6 @@ export const DeliveryPage = v.object({
   nextCursor: v.optional(v.pipe(v.string(), v.description('Pass as `cursor` for the next page; absent on the last'))),
 });
 
-export const deliveryQuery = {
-  limit: {
-    description: `Deliveries per page, 1 to ${DELIVERY_PAGE.max} (default ${DELIVERY_PAGE.default})`,
-    schema: v.pipe(v.string(), v.regex(/^\d+$/)),
-  },
-  cursor: { description: 'The `nextCursor` of the previous page', schema: v.string() },
-} as const;
-
 /** Spec "Contact record (contact export)". */
 export const ContactRecord = v.object({
   id: v.pipe(v.string(), v.description('Internal contact id')),
@@ -102,26 +80,6 @@ export const ExportPage = v.object({
   total_pages: v.pipe(v.number(), v.integer(), v.description('total_count / page_size, rounded up')),
   data: v.array(ContactRecord),
 });
-
-const integerText = v.pipe(v.string(), v.regex(/^\d+$/));
-
-/** Spec "Contact export" query; `parseExportQuery` applies these rules. */
-export const exportQuery = {
-  page: { description: '1-based page number (default 1); a page past the end has empty `data`', schema: integerText },
-  page_size: {
-    description: `Contacts per page, 1 to ${EXPORT_PAGE_SIZE.max} (default ${EXPORT_PAGE_SIZE.default}); above answers 400`,
-    schema: integerText,
-  },
-  created_at_start: { description: 'Inclusive lower bound on contact creation, seconds', schema: integerText },
-  created_at_end: {
-    description: 'Inclusive upper bound, seconds; below created_at_start answers 400',
-    schema: integerText,
-  },
-} as const;
-
-export const appendQuery = {
-  append: { description: 'Must be `update`', schema: v.literal('update'), required: true },
-} as const;
 
 export const ImportCounts = v.object({
   lines: v.pipe(v.number(), v.integer()),

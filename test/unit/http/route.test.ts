@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
-import { FlowPath, PageQuery } from '#shared/http/route-inputs.ts';
+import { FlowPath, FlowRunsQuery } from '#shared/http/route-inputs.ts';
 import { apiEvent, lambdaContext } from '#test/support/events.ts';
 
 const Body = v.object({ name: v.pipe(v.string(), v.minLength(1, 'must not be empty')) });
@@ -16,7 +16,7 @@ const echo = httpRoute({
   api: 'webhooks',
   auth: 'none',
   path: FlowPath,
-  query: PageQuery,
+  query: FlowRunsQuery,
   body: Body,
   maxBodyBytes: 256,
   handle: async ({ body, path, query }) => webhooksReply.ok({ name: body.name, flowId: path.flowId, ...query }),
@@ -41,7 +41,7 @@ describe('httpRoute', () => {
   it('hands the handler the body, path and query as their schemas read them', async () => {
     expect(await call(post({ name: 'Ada' }))).toEqual({
       status: 200,
-      body: { code: 200, data: { name: 'Ada', flowId: 'fl_1', limit: '5' } },
+      body: { code: 200, data: { name: 'Ada', flowId: 'fl_1', limit: 5 } },
     });
   });
 

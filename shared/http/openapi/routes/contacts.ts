@@ -3,17 +3,10 @@ import { EXPORT_PAGE_SIZE } from '#shared/domain/contacts/export-contacts.ts';
 import { IMPORT_INTERVAL_SECONDS } from '#shared/domain/imports/model.ts';
 import { ref } from '#shared/http/openapi/components.ts';
 import { route } from '#shared/http/openapi/registry.ts';
-import {
-  appendQuery,
-  ExportPage,
-  exportQuery,
-  ImportJob,
-  ImportUpload,
-  ImportUploadForm,
-} from '#shared/http/openapi/schemas.ts';
+import { ExportPage, ImportJob, ImportUpload, ImportUploadForm } from '#shared/http/openapi/schemas.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
 import { exportReply, importReply } from '#shared/http/responses.ts';
-import { ImportJobPath, parametersOf } from '#shared/http/route-inputs.ts';
+import { AppendQuery, ExportQueryParameters, ImportJobPath, parametersOf } from '#shared/http/route-inputs.ts';
 
 const importOk = importReply.ok('Import started; bulk_operations/finish announces its end', DATA);
 const jobId = parametersOf(ImportJobPath);
@@ -29,7 +22,7 @@ export const CONTACT_ROUTES = {
       'so they need not form one snapshot. Leave at least one second between requests (faster answers 429). ' +
       'Bodies above 8 KiB are gzipped for clients sending `Accept-Encoding: gzip`.',
     api: 'export',
-    query: exportQuery,
+    query: parametersOf(ExportQueryParameters),
     ok: exportReply.page(DATA),
     data: ref('ExportPage', ExportPage),
     errors: ['validation', 'rate_limited'],
@@ -43,7 +36,7 @@ export const CONTACT_ROUTES = {
       'job runs in the background; `bulk_operations/finish` announces its end and `GET /api/v1/batch/{jobId}` shows ' +
       `its counts and line errors. Files above 4 MiB go through an upload URL. ${pace}`,
     api: 'import',
-    query: appendQuery,
+    query: parametersOf(AppendQuery),
     body: { schema: ImportUploadForm, contentType: 'multipart/form-data' },
     ok: importOk,
     data: ref('ImportJob', ImportJob),
@@ -59,7 +52,7 @@ export const CONTACT_ROUTES = {
     description:
       'Creates a job waiting for its file and a presigned URL (15 minutes) to PUT the JSONL file to; then start it.',
     api: 'import',
-    query: appendQuery,
+    query: parametersOf(AppendQuery),
     ok: importReply.ok(
       'PUT the JSONL file to uploadUrl, then POST /api/v1/batch/customers/uploads/{jobId}/start',
       DATA,

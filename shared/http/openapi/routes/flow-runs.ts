@@ -11,7 +11,7 @@ import { ref } from '#shared/http/openapi/components.ts';
 import { route } from '#shared/http/openapi/registry.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
-import { FlowPath, parametersOf } from '#shared/http/route-inputs.ts';
+import { FlowActivityQuery, FlowPath, FlowRunsQuery, parametersOf } from '#shared/http/route-inputs.ts';
 import { LIMITS } from '#shared/limits.ts';
 
 const millis = (what: string) => v.pipe(v.number(), v.integer(), v.description(`${what}, Unix epoch milliseconds`));
@@ -83,17 +83,6 @@ const FlowActivityPage = v.object({
   nextCursor: v.optional(v.pipe(v.string(), v.description('Pass as `cursor` for the next page; absent on the last'))),
 });
 
-const pageQuery = {
-  limit: {
-    description: `Items per page, 1 to ${EXPLAIN_PAGE.max} (default ${EXPLAIN_PAGE.default})`,
-    schema: v.pipe(v.string(), v.regex(/^\d+$/)),
-  },
-  cursor: {
-    description: 'The `nextCursor` of the previous page (one of another list answers 400)',
-    schema: v.string(),
-  },
-} as const;
-
 const page = () => ref('FlowActivityPage', FlowActivityPage);
 const LIMIT_MESSAGE = `limit must be an integer from 1 to ${EXPLAIN_PAGE.max}`;
 
@@ -106,7 +95,7 @@ export const FLOW_RUN_ROUTES = {
       `\`skipped\` ones with the reason and what it is about. Another store's flow answers like a missing one. ${pace}`,
     api: 'webhooks',
     path: parametersOf(FlowPath),
-    query: pageQuery,
+    query: parametersOf(FlowRunsQuery),
     ok: webhooksReply.ok(DATA),
     data: page(),
     errors: ['validation', 'not_found', 'rate_limited'],
@@ -119,10 +108,7 @@ export const FLOW_RUN_ROUTES = {
       "Every evaluation and run for one address across the store's flows, newest first, including triggers no flow " +
       `matched (\`no_matching_flow\`, \`flowId\` null). ${pace}`,
     api: 'webhooks',
-    query: {
-      email: { description: 'The address (any case)', schema: v.pipe(v.string(), v.maxLength(254)), required: true },
-      ...pageQuery,
-    },
+    query: parametersOf(FlowActivityQuery),
     ok: webhooksReply.ok(DATA),
     data: page(),
     errors: ['validation', 'rate_limited'],

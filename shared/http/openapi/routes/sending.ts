@@ -7,6 +7,7 @@
 import * as v from 'valibot';
 import { SENDING_LIMITS } from '#shared/domain/email/bulk-model.ts';
 import { RequestSchema } from '#shared/domain/email/bulk-request.ts';
+import { SenderRequest } from '#shared/domain/email/senders.ts';
 import { ref } from '#shared/http/openapi/components.ts';
 import { type JsonSchema, jsonSchemaOf } from '#shared/http/openapi/json-schema.ts';
 import { route } from '#shared/http/openapi/registry.ts';
@@ -21,21 +22,6 @@ const count = (what: string) => v.pipe(v.number(), v.integer(), v.minValue(0), v
 // ── Sending domains ──
 
 const senderPace = `At most ${LIMITS.webhookManagementPerSecond} calls per second per store.`;
-
-/** `POST /api/v1/senders`: `registerSender` checks it by hand (a string naming a host name); other keys are ignored. */
-const SenderRequest = v.object({
-  domain: v.pipe(
-    v.string(),
-    v.minLength(1),
-    v.maxLength(253),
-    v.description(
-      'A host name of at least two labels, e.g. `mail.example.com` (a trailing dot and surrounding spaces are ' +
-        'ignored, international names are stored in their ASCII form). Exactly this domain: a subdomain is ' +
-        'registered on its own.',
-    ),
-    v.examples(['mail.shop.example']),
-  ),
-});
 
 const SenderRecord = v.object({
   domain: v.pipe(v.string(), v.description('Lower case, without a trailing dot, in its ASCII (IDNA) form')),

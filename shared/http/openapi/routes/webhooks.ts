@@ -1,18 +1,12 @@
 /** Webhook management on `{base_url}`, `{code, data}` answers (spec "Webhook management", docs/webhooks.md). */
 
+import { WebhookSubscription } from '#shared/domain/webhooks/manage-webhooks.ts';
 import { ref } from '#shared/http/openapi/components.ts';
 import { route } from '#shared/http/openapi/registry.ts';
-import {
-  DeliveryPage,
-  DeliveryRecord,
-  deliveryQuery,
-  WebhookList,
-  WebhookRecord,
-  WebhookSubscription,
-} from '#shared/http/openapi/schemas.ts';
+import { DeliveryPage, DeliveryRecord, WebhookList, WebhookRecord } from '#shared/http/openapi/schemas.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
-import { DeliveryPath, parametersOf, WebhookPath } from '#shared/http/route-inputs.ts';
+import { DeliveryPageQuery, DeliveryPath, parametersOf, WebhookPath } from '#shared/http/route-inputs.ts';
 import { LIMITS } from '#shared/limits.ts';
 
 const ok = webhooksReply.ok(DATA);
@@ -83,7 +77,7 @@ export const WEBHOOK_ROUTES = {
     description: `Every delivery with every attempt (status, latency, answer excerpt), newest first. ${pace}`,
     api: 'webhooks',
     path: webHookId,
-    query: deliveryQuery,
+    query: parametersOf(DeliveryPageQuery),
     ok,
     data: ref('DeliveryPage', DeliveryPage),
     errors: ['validation', 'not_found', 'rate_limited'],
