@@ -68,6 +68,16 @@ export const isTransientDependencyError = (error: unknown): boolean => {
   return typeof status === 'number' && status >= 500;
 };
 
+/**
+ * A dependency's refusal that no retry can change: DynamoDB's `ValidationException` (an item over 400 KB, an attribute
+ * it cannot store). Retrying it only holds the message (and, on a FIFO queue, its group) until the DLQ takes it.
+ */
+export const isPermanentDependencyError = (error: unknown): boolean => {
+  if (typeof error !== 'object' || error === null || isTransientDependencyError(error)) return false;
+  const name = (error as { name?: unknown }).name;
+  return name === 'ValidationException';
+};
+
 /** Thrown by a queue record handler for input that no retry can fix: logged and acknowledged, never retried. */
 export class PermanentError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -3,6 +3,12 @@ export const LIMITS = {
   /** Event rate: 40 requests per second per store, on each event interface. */
   eventsPerSecond: 40,
   /**
+   * Duplicates (a `source_id` already seen, answered 304) per second per store and interface, counted apart from new
+   * events: a client retrying a whole burst at the event rate stays inside it (50 identical requests racing still get
+   * one 200 and 49 304s), a loop re-sending old events at any rate does not.
+   */
+  duplicatesPerSecond: 50,
+  /**
    * Webhook management: the spec answers 429 "too frequent" without a number; 10 calls per second per store is far
    * above what configuring subscriptions needs and keeps a runaway script from hammering the table.
    */

@@ -2,10 +2,11 @@
 
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { applyEvent } from '#shared/domain/ingest/apply-event.ts';
+import { failEvent } from '#shared/domain/ingest/fail-event.ts';
 import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
 import { logger } from '#shared/observability.ts';
 import { fifoQueueWorker } from '#shared/queue/batch.ts';
-import { applyDeps } from '#shared/wiring/ingest.ts';
+import { applyDeps, failEventDeps } from '#shared/wiring/ingest.ts';
 
 export const handler = fifoQueueWorker({
   queue: QUEUES.ingest,
@@ -20,4 +21,6 @@ export const handler = fifoQueueWorker({
       ...outcome,
     });
   },
+  // An event that can never apply is recorded as failed on the store's event record, then acknowledged.
+  onPermanent: (message, error) => failEvent(failEventDeps(), message, error),
 });

@@ -12,6 +12,11 @@ export const BUSINESS_METRICS = {
   eventsDuplicate: 'EventsDuplicate',
   /** An event refused by validation (412), before anything was stored. */
   eventsRejected: 'EventsRejected',
+  /**
+   * An accepted event the worker could never apply (dimension `interface`), recorded as failed on the event and not
+   * retried: an entity over its size budget, an item the table refuses.
+   */
+  eventsFailed: 'EventsFailed',
   /** A flow run started (dimension `kind`: the flow kind). */
   flowRunsStarted: 'FlowRunsStarted',
   /** An email a flow step sent. */

@@ -1,8 +1,10 @@
 /**
  * The one queue wrapper: Powertools batch processing with partial batch responses, so only failed records return to the
- * queue. For FIFO queues a failure also fails every later record of the batch (`SqsFifoPartialProcessorAsync`), which
- * keeps each group's order. A permanent error (a message that can never succeed) is logged and acknowledged; anything
- * else is thrown so the queue retries and, after `maxReceiveCount`, moves the message to the DLQ.
+ * queue. For FIFO queues a failure also fails the later records of its own message group (`SqsFifoPartialProcessorAsync`
+ * with `skipGroupOnError`), which keeps that group's order; other groups (other stores, other entities) go on. A
+ * permanent error (a message that can never succeed: `PermanentError`, or a dependency's refusal no retry changes, such
+ * as an item over DynamoDB's 400 KB) is handed to `onPermanent`, logged and acknowledged, so it never holds its group;
+ * anything else is thrown so the queue retries and, after `maxReceiveCount`, moves the message to the DLQ.
  */
 import {
   BatchProcessor,
@@ -11,7 +13,7 @@ import {
   SqsFifoPartialProcessorAsync,
 } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { PermanentError, RetryLater } from '#shared/errors.ts';
+import { isPermanentDependencyError, PermanentError, RetryLater } from '#shared/errors.ts';
 import { logger } from '#shared/observability.ts';
 
 /** One delivery of a message, as the queue handed it over. */
@@ -31,16 +33,25 @@ export interface QueueWorkerOptions<T> {
   /** Turns the raw body into a message; throw `PermanentError` for a malformed one (see `queueMessage`). */
   readonly parse: (body: string) => T;
   readonly handle: (message: T, delivery: Delivery) => Promise<void>;
+  /**
+   * Called with a parsed message whose handling failed permanently, before it is acknowledged (e.g. to record the
+   * failure where its owner can see it). If this throws, the message is retried like any failure.
+   */
+  readonly onPermanent?: (message: T, error: unknown, delivery: Delivery) => Promise<void>;
 }
 
 const recordHandlerOf =
-  <T>({ queue, parse, handle }: QueueWorkerOptions<T>) =>
+  <T>({ queue, parse, handle, onPermanent }: QueueWorkerOptions<T>) =>
   async (record: SQSRecord, context: Context): Promise<void> => {
+    let message: { value: T } | undefined;
+    const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
+    const delivery = { record, context, attempt, lastAttempt: attempt >= queue.maxReceiveCount };
     try {
-      const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
-      await handle(parse(record.body), { record, context, attempt, lastAttempt: attempt >= queue.maxReceiveCount });
+      message = { value: parse(record.body) };
+      await handle(message.value, delivery);
     } catch (error) {
-      if (error instanceof PermanentError) {
+      if (error instanceof PermanentError || isPermanentDependencyError(error)) {
+        if (message && onPermanent) await onPermanent(message.value, error, delivery);
         logger.error('Message dropped: permanent error', { messageId: record.messageId, error });
         return;
       }
@@ -61,12 +72,19 @@ const recordHandlerOf =
  */
 const OPTIONS = { throwOnFullBatchFailure: false } as const;
 
-/** A FIFO queue's consumer: records in order, a failure fails the rest of the batch. */
+/**
+ * A FIFO queue's consumer: records in order; a failure fails the rest of its message group in the batch (they return to
+ * the queue behind it, in order) and no other group.
+ */
 export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
   const recordHandler = recordHandlerOf(options);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
-    return processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), { context, ...OPTIONS });
+    return processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), {
+      context,
+      skipGroupOnError: true,
+      ...OPTIONS,
+    });
   };
 };
 

@@ -20,10 +20,11 @@ import { config } from '#shared/config.ts';
 import { newId } from '#shared/domain/ids.ts';
 import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
+import type { FailEventDeps } from '#shared/domain/ingest/fail-event.ts';
 import type { FireTimerDeps } from '#shared/domain/timers/fire-timer.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import { lazy } from '#shared/lazy.ts';
-import { logger } from '#shared/observability.ts';
+import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 import { emitDeps } from './webhooks.ts';
 
@@ -56,6 +57,14 @@ export const applyDeps = lazy(
     clock: systemClock,
     newContactId: () => newId('ct'),
     checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,
+  }),
+);
+
+export const failEventDeps = lazy(
+  (): FailEventDeps => ({
+    events: dynamoEventLog(),
+    clock: systemClock,
+    count: (event) => metrics.count(BUSINESS_METRICS.eventsFailed, 1, { interface: event.interface }),
   }),
 );
 

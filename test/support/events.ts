@@ -53,6 +53,8 @@ export interface SqsEventOptions {
   readonly fifo?: boolean;
   /** FIFO message group of every record (default `g1`). */
   readonly groupId?: string;
+  /** FIFO message group of each record by position (over `groupId`). */
+  readonly groupIds?: readonly string[];
   /** `ApproximateReceiveCount` of every record (default 1). */
   readonly receiveCount?: number;
 }
@@ -71,7 +73,7 @@ export const sqsEvent = (bodies: readonly unknown[], options: SqsEventOptions = 
         ApproximateFirstReceiveTimestamp: '0',
         ...(options.fifo
           ? {
-              MessageGroupId: options.groupId ?? 'g1',
+              MessageGroupId: options.groupIds?.[i] ?? options.groupId ?? 'g1',
               MessageDeduplicationId: `d${i + 1}`,
               SequenceNumber: String(i + 1),
             }

@@ -1,6 +1,6 @@
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import type { AcceptedEvent } from '#shared/domain/ingest/model.ts';
+import type { AcceptedEvent, EventFailure } from '#shared/domain/ingest/model.ts';
 import type { EventLog } from '#shared/domain/ingest/ports.ts';
 import { itemMeta, keys } from './keys.ts';
 import { putIfAbsent, tableName } from './table.ts';
@@ -12,18 +12,41 @@ export const dynamoEventLog = (): EventLog => ({
   async forget(storeId: string, sourceId: string) {
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.event(storeId, sourceId) }));
   },
+  async markFailed(storeId: string, sourceId: string, failure: EventFailure) {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.event(storeId, sourceId),
+        UpdateExpression: 'SET failure = :failure',
+        ExpressionAttributeValues: { ':failure': failure },
+      }),
+    );
+  },
+  async markRequeued(storeId: string, sourceId: string) {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.event(storeId, sourceId),
+        UpdateExpression: 'SET requeued = :yes',
+        ExpressionAttributeValues: { ':yes': true },
+      }),
+    );
+  },
   async recorded(storeId: string, sourceId: string) {
     const { Item } = await dynamo().send(
       new GetCommand({
         TableName: tableName(),
         Key: keys.event(storeId, sourceId),
-        ProjectionExpression: 'acceptedAt, dataHash',
+        ProjectionExpression: 'acceptedAt, dataHash, requeued, failure',
         ConsistentRead: true,
       }),
     );
     if (typeof Item?.acceptedAt !== 'number') return undefined;
-    return typeof Item.dataHash === 'string'
-      ? { acceptedAt: Item.acceptedAt, dataHash: Item.dataHash }
-      : { acceptedAt: Item.acceptedAt };
+    return {
+      acceptedAt: Item.acceptedAt,
+      ...(typeof Item.dataHash === 'string' ? { dataHash: Item.dataHash } : {}),
+      ...(Item.requeued === true ? { requeued: true } : {}),
+      ...(Item.failure ? { failure: Item.failure as EventFailure } : {}),
+    };
   },
 });

@@ -6,6 +6,7 @@
  * days) so that its revision keeps counting — a cart written again under the same token is a new cart whose timer and
  * trigger ids cannot collide with the old one's — and so the recovery check can tell the customer reached checkout.
  */
+import { mergeExtraProperties } from '#shared/domain/events/extra-properties.ts';
 import type { CartData } from '#shared/domain/events/payloads/carts.ts';
 import type { HeadlessCartData } from '#shared/domain/events/payloads/headless.ts';
 
@@ -103,7 +104,7 @@ export const applyCartData = (
     token: cartTokenOf(data as { token?: string; id?: string }),
     lineItems: data.line_items ?? previous?.lineItems ?? [],
     ignoreFlow: general.ignore_flow === 'Y',
-    attributes: { ...previous?.attributes, ...extra },
+    attributes: mergeExtraProperties('cart', previous?.attributes, extra),
     createdAt: previous?.createdAt ?? context.now,
     updatedAt: context.now,
     revision: (existing?.revision ?? 0) + 1,

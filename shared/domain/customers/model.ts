@@ -5,6 +5,7 @@
  * and `customers/create` create the customer or, when the `id` exists, update it; `created_at` in seconds or
  * milliseconds; `tags` are the platform tags; `tag_value` holds category tags as `category:value` pairs.
  */
+import { mergeExtraProperties } from '#shared/domain/events/extra-properties.ts';
 import type { ConsentState } from '#shared/domain/events/fields.ts';
 import type { CustomerCreateData, CustomerUpdateData } from '#shared/domain/events/payloads/customers.ts';
 
@@ -143,7 +144,7 @@ export const applyCustomerData = (
     const customer: Customer = {
       ...existing,
       ...changes,
-      attributes: { ...existing.attributes, ...attributes },
+      attributes: mergeExtraProperties('customer', existing.attributes, attributes ?? {}),
       updatedAt: context.now,
       revision: existing.revision + 1,
     };
@@ -156,7 +157,7 @@ export const applyCustomerData = (
     storeId: context.storeId,
     id: context.newId(),
     originId: String(data.id),
-    attributes: attributes ?? {},
+    attributes: mergeExtraProperties('customer', {}, attributes ?? {}),
     createdAt: changes.createdAt ?? Math.floor(context.now / 1000),
     updatedAt: context.now,
     revision: 1,

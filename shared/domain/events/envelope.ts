@@ -11,6 +11,7 @@ import {
   type HeadlessEndpoint,
   SOURCE_ID_MAX_CHARS,
 } from './endpoints.ts';
+import { checkExtraProperties } from './extra-properties.ts';
 import { jsonObject, text } from './fields.ts';
 import { CartData, CheckoutData } from './payloads/carts.ts';
 import { CustomerCreateData, CustomerUpdateData } from './payloads/customers.ts';
@@ -91,7 +92,14 @@ export type HeadlessEnvelope = v.InferOutput<typeof HeadlessEnvelope>;
 
 /** Validates `data` for its endpoint and returns the normalised payload (paths in messages start at `data`). */
 export const parseGeneralData = (endpoint: GeneralEndpoint, data: Record<string, unknown>): Record<string, unknown> =>
-  parseOrThrow(GENERAL_PAYLOADS[endpoint], data, 'data') as Record<string, unknown>;
+  parsePayload(GENERAL_PAYLOADS[endpoint], data);
+
+/** The payload by its schema, then its extra properties by their budget (`extra-properties.ts`). */
+const parsePayload = (schema: v.GenericSchema, data: Record<string, unknown>): Record<string, unknown> => {
+  const parsed = parseOrThrow(schema, data, 'data') as Record<string, unknown>;
+  checkExtraProperties(schema, parsed);
+  return parsed;
+};
 
 /** The whole general-interface request: envelope, then payload. */
 export const parseGeneralEvent = (body: unknown): GeneralEnvelope => {
@@ -104,6 +112,6 @@ export const parseHeadlessEvent = (body: unknown): HeadlessEnvelope => {
   const event = parseOrThrow(HeadlessEnvelope, body);
   return {
     ...event,
-    data: parseOrThrow(HEADLESS_PAYLOADS[event.endpoint], event.data, 'data') as Record<string, unknown>,
+    data: parsePayload(HEADLESS_PAYLOADS[event.endpoint], event.data),
   };
 };

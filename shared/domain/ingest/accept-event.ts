@@ -4,17 +4,19 @@
  * it, the record is removed again and the caller gets a retryable error, so its retry is accepted instead of being
  * answered 304 for an event that was never queued.
  *
- * The spec's 40 requests/second per store and interface is charged to new events only: a duplicate is answered 304
- * whatever the rate ("duplicate ignored, normal"), so 50 identical requests racing get one 200 and 49 304s. A window
- * already known full is refused before any write, so a flood costs no table writes.
+ * The spec's 40 requests/second per store and interface is charged to new events only; duplicates ("ignored, normal")
+ * have a budget of their own (`LIMITS.duplicatesPerSecond`), so 50 identical requests racing get one 200 and 49 304s
+ * while a loop re-sending old events is answered 429. A window already known full is refused before any write, so a
+ * flood costs no table writes.
  *
  * A crash (or a table that failed twice) between the record and the send leaves a record whose event was never queued;
  * the caller, who got no answer, retries and would be told 304 for an event nobody will apply. So a retry of the same
  * event (same data: the record keeps its hash) within `REQUEUE_WINDOW_MS` of the record is sent to the queue again,
  * with the same deduplication id (store + `source_id`): SQS FIFO drops it when the first send went through (its window
  * is five minutes) and queues it when it did not. Were it queued twice all the same, it is the same event delivered
- * twice, which the worker tolerates as it does SQS's own redeliveries. A duplicate with other data, or an older one, is
- * answered 304 and changes nothing.
+ * twice, which the worker tolerates as it does SQS's own redeliveries. Once such a re-send went through, the record
+ * says so, and later duplicates cost no send. A duplicate with other data, or an older one, is answered 304 and changes
+ * nothing.
  */
 import { createHash } from 'node:crypto';
 import type { Clock } from '#shared/domain/clock.ts';
@@ -89,6 +91,7 @@ export const acceptEvent = async (
   if (deps.limiter.isSaturated(rateKey)) throw rateLimited(1);
   const dataHash = hashOf(event.data);
   if (!(await deps.events.record(accepted, dataHash))) {
+    await chargeDuplicate(deps, `${rateKey}#duplicates`);
     await requeueRetry(deps, accepted, event, dataHash);
     return 'duplicate';
   }
@@ -120,7 +123,8 @@ const hashOf = (data: Record<string, unknown>) => createHash('sha256').update(JS
  */
 const requeueRetry = async (deps: AcceptDeps, accepted: AcceptedEvent, event: IncomingEvent, dataHash: string) => {
   const recorded = await deps.events.recorded(accepted.storeId, accepted.sourceId);
-  if (recorded?.dataHash !== dataHash || deps.clock.now() - recorded.acceptedAt > REQUEUE_WINDOW_MS) return;
+  if (recorded?.dataHash !== dataHash || recorded.requeued) return;
+  if (deps.clock.now() - recorded.acceptedAt > REQUEUE_WINDOW_MS) return;
   try {
     await deps.queue.send(
       { ...accepted, acceptedAt: recorded.acceptedAt, v: 1, data: event.data },
@@ -129,6 +133,15 @@ const requeueRetry = async (deps: AcceptDeps, accepted: AcceptedEvent, event: In
   } catch (sendError) {
     throw unavailable('The event could not be queued; retry the request', sendError);
   }
+  // The event is queued now, whatever happened to the first send: later duplicates need no send.
+  await deps.events.markRequeued(accepted.storeId, accepted.sourceId);
+};
+
+/** A duplicate counts against its own per-second budget (429 beyond it), never against the event rate. */
+const chargeDuplicate = async (deps: AcceptDeps, key: string) => {
+  if (deps.limiter.isSaturated(key)) throw rateLimited(1);
+  const verdict = await deps.limiter.take(key, LIMITS.duplicatesPerSecond);
+  if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
 };
 
 /** Removes the record of an event that was not queued, so the caller's retry is accepted. */

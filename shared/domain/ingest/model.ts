@@ -18,3 +18,10 @@ export interface IngestMessage extends AcceptedEvent {
   readonly v: 1;
   readonly data: Record<string, unknown>;
 }
+
+/** Why an accepted event could not be applied, as its store is shown it. */
+export interface EventFailure {
+  readonly reason: string;
+  /** Epoch milliseconds. */
+  readonly failedAt: number;
+}

@@ -1,5 +1,5 @@
 /** Ports of the ingest area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
-import type { AcceptedEvent, IngestMessage } from './model.ts';
+import type { AcceptedEvent, EventFailure, IngestMessage } from './model.ts';
 
 /** De-duplication record per store + `source_id` (spec: a `source_id` already seen answers 304). */
 export interface EventLog {
@@ -10,8 +10,18 @@ export interface EventLog {
   record(event: AcceptedEvent, dataHash: string): Promise<boolean>;
   /** Removes the record again (the event could not be queued, so a retry must be accepted). */
   forget(storeId: string, sourceId: string): Promise<void>;
+  /**
+   * Marks the store's event as failed for good (it can never be applied: an entity over its budget, an item DynamoDB
+   * refuses), with the reason the store is shown. One write; the record keeps answering 304 to a repeat.
+   */
+  markFailed(storeId: string, sourceId: string, failure: EventFailure): Promise<void>;
   /** The store's record of `source_id` (when, and the hash of the data it came with); one consistent read. */
-  recorded(storeId: string, sourceId: string): Promise<{ acceptedAt: number; dataHash?: string } | undefined>;
+  recorded(
+    storeId: string,
+    sourceId: string,
+  ): Promise<{ acceptedAt: number; dataHash?: string; requeued?: boolean; failure?: EventFailure } | undefined>;
+  /** Notes that a retry re-sent the event and the queue took it: it is known queued, and no later retry sends it. */
+  markRequeued(storeId: string, sourceId: string): Promise<void>;
 }
 
 export interface IngestQueue {

@@ -1,5 +1,5 @@
 /** In-memory doubles of the ingest area's ports (`shared/domain/ingest/ports.ts`), for unit tests. */
-import type { AcceptedEvent, IngestMessage } from '#shared/domain/ingest/model.ts';
+import type { AcceptedEvent, EventFailure, IngestMessage } from '#shared/domain/ingest/model.ts';
 import type { EventLog, IngestQueue } from '#shared/domain/ingest/ports.ts';
 
 /** The event log: one record per store and `source_id`, with its data's hash. `failForget` makes `forget` throw. */
@@ -19,9 +19,29 @@ export class MemoryEventLog implements EventLog {
     this.records.delete(`${storeId}\n${sourceId}`);
   }
 
+  readonly failures = new Map<string, EventFailure>();
+  readonly requeued = new Set<string>();
+
+  async markRequeued(storeId: string, sourceId: string) {
+    this.requeued.add(`${storeId}\n${sourceId}`);
+  }
+
+  async markFailed(storeId: string, sourceId: string, failure: EventFailure) {
+    this.failures.set(`${storeId}\n${sourceId}`, failure);
+  }
+
   async recorded(storeId: string, sourceId: string) {
     const record = this.records.get(`${storeId}\n${sourceId}`);
-    return record && { acceptedAt: record.acceptedAt, dataHash: record.dataHash };
+    const failure = this.failures.get(`${storeId}\n${sourceId}`);
+    const requeued = this.requeued.has(`${storeId}\n${sourceId}`);
+    return (
+      record && {
+        acceptedAt: record.acceptedAt,
+        dataHash: record.dataHash,
+        ...(requeued ? { requeued } : {}),
+        ...(failure ? { failure } : {}),
+      }
+    );
   }
 }
 

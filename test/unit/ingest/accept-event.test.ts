@@ -11,6 +11,7 @@ import {
 } from '#shared/domain/ingest/accept-event.ts';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
 import { AppError } from '#shared/errors.ts';
+import { LIMITS } from '#shared/limits.ts';
 import { MemoryEventLog, MemoryIngestQueue } from '#test/support/memory/ingest.ts';
 import { MemoryRateLimiter } from '#test/support/memory/stores.ts';
 
@@ -94,11 +95,28 @@ describe('acceptEvent', () => {
     expect(queue.sent).toHaveLength(1);
   });
 
-  it('charges new events to the rate limit and duplicates nothing', async () => {
+  it('charges new events to the rate limit and duplicates to a budget of their own', async () => {
     const { deps, limiter } = setup();
     await acceptEvent(deps, store, 'general', event());
     for (let i = 0; i < 5; i++) expect(await acceptEvent(deps, store, 'general', event())).toBe('duplicate');
-    expect([...limiter.taken.values()]).toEqual([1]);
+    expect(Object.fromEntries(limiter.taken)).toEqual({
+      [`${store.storeId}#general`]: 1,
+      [`${store.storeId}#general#duplicates`]: 5,
+    });
+  });
+
+  it('sends a flood of duplicates to the queue at most once, and answers 429 past their budget', async () => {
+    const { deps, limiter, queue } = setup();
+    limiter.honourLimits = true;
+    await acceptEvent(deps, store, 'general', event());
+    const answers: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      answers.push(await acceptEvent(deps, store, 'general', event()).catch((error: AppError) => `${error.kind}`));
+    }
+    expect(answers.filter((answer) => answer === 'duplicate')).toHaveLength(LIMITS.duplicatesPerSecond);
+    expect(answers.filter((answer) => answer === 'rate_limited')).toHaveLength(400 - LIMITS.duplicatesPerSecond);
+    // The event and one re-send by the first duplicate (in case the first send was lost); none after that.
+    expect(queue.calls).toBe(2);
   });
 
   it('refuses a new event over the rate limit with a retry-after and forgets its record', async () => {

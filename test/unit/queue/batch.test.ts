@@ -1,6 +1,7 @@
 /**
  * The queue wrapper without the runtime, fed SQS events: partial batch responses, permanent errors acknowledged, the
- * last attempt known to the handler, and a FIFO failure holding back the rest of its batch.
+ * last attempt known to the handler, a FIFO failure holding back the rest of its own group only, and a permanent
+ * failure (a DynamoDB refusal no retry changes) handed to its owner and acknowledged.
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
@@ -47,7 +48,7 @@ describe('queueWorker', () => {
 });
 
 describe('fifoQueueWorker', () => {
-  it('fails every later record of the batch after a failure, keeping the group in order', async () => {
+  it('fails every later record of the group after a failure, keeping the group in order', async () => {
     const seen: number[] = [];
     const worker = fifoQueueWorker({
       queue: { maxReceiveCount: 5 },
@@ -60,5 +61,49 @@ describe('fifoQueueWorker', () => {
     const answer = await worker(sqsEvent([{ n: 1 }, { n: 2 }, { n: 3 }], { fifo: true }), lambdaContext());
     expect(seen).toEqual([1]);
     expect(answer.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m2', 'm3']);
+  });
+
+  it("holds back only the failing record's group: another store's records in the batch are applied", async () => {
+    const seen: number[] = [];
+    const worker = fifoQueueWorker({
+      queue: { maxReceiveCount: 5 },
+      parse,
+      handle: async ({ n }) => {
+        if (n === 1) throw new Error('transient');
+        seen.push(n);
+      },
+    });
+    const event = sqsEvent([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }], {
+      fifo: true,
+      groupIds: ['attacker', 'victim', 'attacker', 'victim'],
+    });
+    const answer = await worker(event, lambdaContext());
+    expect(seen).toEqual([2, 4]);
+    expect(answer.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m1', 'm3']);
+  });
+
+  it('acknowledges an item DynamoDB refuses as too large, after handing it to onPermanent; its group goes on', async () => {
+    const seen: number[] = [];
+    const permanent: { n: number; error: string }[] = [];
+    const worker = fifoQueueWorker({
+      queue: { maxReceiveCount: 5 },
+      parse,
+      handle: async ({ n }) => {
+        if (n === 1) {
+          throw Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+            name: 'ValidationException',
+            $metadata: { httpStatusCode: 400 },
+          });
+        }
+        seen.push(n);
+      },
+      onPermanent: async ({ n }, error) => {
+        permanent.push({ n, error: (error as Error).message });
+      },
+    });
+    const answer = await worker(sqsEvent([{ n: 1 }, { n: 2 }], { fifo: true }), lambdaContext());
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(seen).toEqual([2]);
+    expect(permanent).toEqual([{ n: 1, error: 'Item size has exceeded the maximum allowed size' }]);
   });
 });
