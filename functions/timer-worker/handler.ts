@@ -13,9 +13,15 @@ import { fireTimerDeps } from '#shared/wiring/ingest.ts';
 export const handler = queueWorker({
   queue: QUEUES.timers,
   parse: parseTimerMessage,
-  handle: async (timer) => {
-    const outcome = await fireTimer(fireTimerDeps(), timer);
-    const subject = timer.kind === 'flow' ? { runId: timer.runId, step: timer.step } : { token: timer.token };
+  handle: async (timer, { context }) => {
+    // A tick releasing a large minute stops with time to spare and goes on in the queue's retry.
+    const outcome = await fireTimer(fireTimerDeps(), timer, () => context.getRemainingTimeInMillis() > 10_000);
+    const subject =
+      timer.kind === 'flow'
+        ? { runId: timer.runId, step: timer.step }
+        : timer.kind === 'tick'
+          ? { minute: new Date(timer.minute).toISOString() }
+          : { token: timer.token };
     logger.info('Timer fired', { storeId: timer.storeId, timer: timer.kind, ...subject, ...outcome });
   },
 });

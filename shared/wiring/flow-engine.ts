@@ -14,6 +14,7 @@ import {
   dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
+import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
@@ -21,6 +22,7 @@ import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
 import type { EngineDeps } from '#shared/domain/flows/engine.ts';
 import type { ExplainDeps } from '#shared/domain/flows/explain.ts';
 import type { TriggerLog } from '#shared/domain/flows/ports.ts';
+import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 import { senderDeps } from './sending.ts';
@@ -42,7 +44,8 @@ export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog } => 
   suppressions: dynamoSuppressions(),
   mailer: sesMailer(),
   sent: dynamoSentMessages(),
-  timers: schedulerTimers(),
+  // Flow waits through the timer wheel: one Scheduler schedule per store and due minute, not per waiting run.
+  timers: wheelTimers({ buckets: dynamoTimerBuckets(), schedules: schedulerTimers(), clock: systemClock }),
   unsubscribe: unsubscribeLinks(),
   senders: { requireVerified: (storeId, fromEmail) => requireVerifiedSender(senderDeps(), storeId, fromEmail) },
   clock: systemClock,

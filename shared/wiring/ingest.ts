@@ -13,6 +13,7 @@ import {
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
 import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { queuedFlowTriggers, sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
 import { sqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
@@ -75,6 +76,7 @@ export const fireTimerDeps = lazy(
     customers: dynamoCustomerRepository(),
     triggers: queuedFlowTriggers(),
     flowQueue: sqsFlowQueue(),
+    buckets: dynamoTimerBuckets(),
     clock: systemClock,
   }),
 );

@@ -34,11 +34,15 @@ const eachChunk = async <T>(chunks: readonly T[], work: (chunk: T) => Promise<vo
   await Promise.all(Array.from({ length: Math.min(PARALLEL, chunks.length) }, lane));
 };
 
-/** Puts every item (each a full item with its keys). */
-export const batchPut = async (items: readonly Record<string, unknown>[]): Promise<void> => {
+type WriteRequest =
+  | { PutRequest: { Item: Record<string, unknown> } }
+  | { DeleteRequest: { Key: Record<string, unknown> } };
+
+/** Every write, 25 per call, retrying what DynamoDB leaves unprocessed. */
+const batchWrite = async (writes: readonly WriteRequest[]): Promise<void> => {
   const table = tableName();
-  await eachChunk(chunked(items, WRITE_LIMIT), async (chunk) => {
-    let requests = chunk.map((Item) => ({ PutRequest: { Item } }));
+  await eachChunk(chunked(writes, WRITE_LIMIT), async (chunk) => {
+    let requests = [...chunk];
     for (let attempt = 0; requests.length > 0; attempt++) {
       if (attempt > RETRIES) throw new Error(`DynamoDB left ${requests.length} writes unprocessed after retries`);
       if (attempt > 0) await pause(attempt);
@@ -47,6 +51,14 @@ export const batchPut = async (items: readonly Record<string, unknown>[]): Promi
     }
   });
 };
+
+/** Puts every item (each a full item with its keys). */
+export const batchPut = (items: readonly Record<string, unknown>[]): Promise<void> =>
+  batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+
+/** Deletes the items of `keys` (`pk`/`sk` pairs); a missing one is no error. */
+export const batchDelete = (keys: readonly { pk: string; sk: string }[]): Promise<void> =>
+  batchWrite(keys.map((Key) => ({ DeleteRequest: { Key } })));
 
 /** Reads the items of `keys` (`pk`/`sk` pairs); missing items are simply absent from the answer, in no given order. */
 export const batchGet = async (

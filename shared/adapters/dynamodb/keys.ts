@@ -32,6 +32,7 @@
  * | flow     | STORE#<storeId>#FLOWS                | FLOW#<flowId> |                                     |                                      |
  * | flowRun  | STORE#<storeId>#RUN#<runId>          | RUN       | STORE#<storeId>#FLOW#<flowId>#RUNS / <startedAt>#<runId> | STORE#<storeId>#CONTACT#<email>#RUNS / <startedAt>#<runId> |
  * | flowEntry | STORE#<storeId>#FLOW#<flowId>#ENTRY#<entryKey> | ENTRY |                               |                                      |
+ * | wheelEntry | STORE#<storeId>#WHEEL#<minute>    | <timer name> |                                      |                                      |
  * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
  * | contactActivity | STORE#<storeId>#ACTIVITY#<email> | <at>#<triggerId> |                           |                                      |
  * | recoveryMark | STORE#<storeId>#RECOVERY#<email>#<productId> | MARK |                             |                                      |
@@ -71,6 +72,7 @@ export type Entity =
   | 'senderDomain'
   | 'flow'
   | 'flowRun'
+  | 'wheelEntry'
   | 'flowEntry'
   | 'flowEvaluation'
   | 'contactActivity'
@@ -180,6 +182,8 @@ export const keys = {
   flows: (storeId: string) => ({ pk: `STORE#${storeId}#FLOWS` }),
   flow: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#FLOWS`, sk: `FLOW#${flowId}` }),
   flowRun: (storeId: string, runId: string) => ({ pk: `STORE#${storeId}#RUN#${runId}`, sk: 'RUN' }),
+  /** A flow wait kept in the timer wheel's bucket of its store and due minute (epoch ms). */
+  wheelEntry: (storeId: string, minute: number, name: string) => ({ pk: `STORE#${storeId}#WHEEL#${minute}`, sk: name }),
   flowRunsByFlow: (storeId: string, flowId: string, startedAt: number, runId: string) => ({
     gsi1pk: `STORE#${storeId}#FLOW#${flowId}#RUNS`,
     gsi1sk: `${pad(startedAt, 15)}#${runId}`,

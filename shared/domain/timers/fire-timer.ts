@@ -7,6 +7,7 @@
  * Checkout (after the recovery wait): no paid order matched its `checkout_token`, and an email is known on the
  * checkout or its customer → checkout-recovery trigger.
  * Flow wait (a run's wait step ended): handed to the flows queue, where the flow worker resumes the run.
+ * Wheel tick (a store's due minute): every flow wait of that minute handed to the flows queue (`wheel.ts`).
  */
 
 import type { CartRepository } from '#shared/domain/carts/ports.ts';
@@ -16,6 +17,8 @@ import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
 import type { FlowQueue, FlowTriggers } from '#shared/domain/flows/ports.ts';
 import type { FlowKind } from '#shared/domain/flows/trigger.ts';
 import type { TimerPayload } from './model.ts';
+import type { TimerBuckets } from './ports.ts';
+import { releaseTick } from './wheel.ts';
 
 export interface FireTimerDeps {
   readonly carts: CartRepository;
@@ -24,13 +27,24 @@ export interface FireTimerDeps {
   readonly triggers: FlowTriggers;
   /** Where a flow run's ended wait goes (the flow worker resumes the run). */
   readonly flowQueue: FlowQueue;
+  /** The timer wheel's buckets, released by a tick. */
+  readonly buckets: Pick<TimerBuckets, 'due' | 'remove'>;
   readonly clock: Clock;
 }
 
 /** Why a fired timer started nothing (for logs), or the flow it started. */
-export type FireOutcome = { readonly started: FlowKind } | { readonly skipped: string } | { readonly resumed: string };
+export type FireOutcome =
+  | { readonly started: FlowKind }
+  | { readonly skipped: string }
+  | { readonly resumed: string }
+  | { readonly released: number };
 
-export const fireTimer = async (deps: FireTimerDeps, timer: TimerPayload): Promise<FireOutcome> => {
+export const fireTimer = async (
+  deps: FireTimerDeps,
+  timer: TimerPayload,
+  hasTime?: () => boolean,
+): Promise<FireOutcome> => {
+  if (timer.kind === 'tick') return { released: await releaseTick(deps, timer, hasTime) };
   if (timer.kind === 'flow') {
     await deps.flowQueue.resume(timer.storeId, timer.runId, timer.step);
     return { resumed: timer.runId };

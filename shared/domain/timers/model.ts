@@ -31,7 +31,19 @@ export interface FlowTimerPayload {
   readonly step: string;
 }
 
-export type TimerPayload = CartTimerPayload | CheckoutTimerPayload | FlowTimerPayload;
+/**
+ * A tick of the timer wheel: the one schedule of a store's due minute, releasing every flow wait kept for that minute
+ * (see `wheel.ts`).
+ */
+export interface WheelTickPayload {
+  readonly v: 1;
+  readonly kind: 'tick';
+  readonly storeId: string;
+  /** The due minute, epoch milliseconds (a whole minute). */
+  readonly minute: number;
+}
+
+export type TimerPayload = CartTimerPayload | CheckoutTimerPayload | FlowTimerPayload | WheelTickPayload;
 
 export interface Timer {
   /** Deterministic per subject, so re-setting moves the one timer instead of adding another. */

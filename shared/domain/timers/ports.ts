@@ -1,7 +1,25 @@
 /** Ports of the timers area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
-import type { Timer } from './model.ts';
+import type { FlowTimerPayload, Timer } from './model.ts';
 
 /** One-time timers (EventBridge Scheduler `at()` schedules): one per name, re-setting it moves it. */
 export interface Timers {
   set(timer: Timer): Promise<void>;
+}
+
+/** A page of the flow waits kept for one store's due minute, each with the timer name that keys it. */
+export interface DuePage {
+  readonly items: readonly { readonly name: string; readonly payload: FlowTimerPayload }[];
+}
+
+/**
+ * The timer wheel's buckets: flow waits kept in the table by store and due minute, so the Scheduler holds one schedule
+ * per store and minute instead of one per waiting run.
+ */
+export interface TimerBuckets {
+  /** Keeps the wait in its store's bucket for `minute` (one write; the same timer name again overwrites it). */
+  add(minute: number, timer: Timer & { readonly payload: FlowTimerPayload }): Promise<void>;
+  /** The first waits still in one store's bucket (a consistent read of at most one page). */
+  due(storeId: string, minute: number): Promise<DuePage>;
+  /** Removes released waits from the bucket, so a release that stops part-way goes on where it stopped. */
+  remove(storeId: string, minute: number, names: readonly string[]): Promise<void>;
 }

@@ -6,6 +6,7 @@ const TimerMessage = v.variant('kind', [
   v.object({ v: v.literal(1), kind: v.literal('cart'), storeId: v.string(), token: v.string(), revision: v.number() }),
   v.object({ v: v.literal(1), kind: v.literal('checkout'), storeId: v.string(), token: v.string() }),
   v.object({ v: v.literal(1), kind: v.literal('flow'), storeId: v.string(), runId: v.string(), step: v.string() }),
+  v.object({ v: v.literal(1), kind: v.literal('tick'), storeId: v.string(), minute: v.number() }),
 ]);
 
 /** Reads a fired timer off the timers queue; anything else is permanent (no retry can fix it). */

@@ -2,6 +2,7 @@
  * Issue 13, replayed against the local runtime: what one hostile store tries in a shared deployment, and the victim
  * store beside it unaffected.
  */
+import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
@@ -19,12 +20,14 @@ import {
   uid,
   until,
 } from '#test/support/harness.ts';
+import { api } from '#test/support/webhooks.ts';
 
 let runtime: LocalRuntime;
 let attacker: TestStore;
 let victim: TestStore;
 const customers = dynamoCustomerRepository();
 const events = dynamoEventLog();
+const scheduler = new SchedulerClient({});
 
 beforeAll(async () => {
   runtime = await startRuntime();
@@ -75,5 +78,58 @@ describe('poison events', () => {
     const fifth = await events.recorded(attacker.storeId, growth[4] as string);
     expect(fifth?.failure?.reason).toMatch(/^the customer's extra properties would take \d+ bytes; at most 32768/);
     for (const id of growth.slice(0, 4)) expect((await events.recorded(attacker.storeId, id))?.failure).toBeUndefined();
+  });
+});
+
+const EMAIL = {
+  type: 'email',
+  from: { email: 'hello@attacker.example', name: 'Attacker' },
+  subject: 'Hi',
+  html: '<p>Hi</p>',
+};
+
+/** The local Scheduler's schedules whose name starts with `prefix`. */
+const schedulesNamed = async (prefix: string): Promise<string[]> => {
+  const names: string[] = [];
+  let NextToken: string | undefined;
+  do {
+    const page = await scheduler.send(new ListSchedulesCommand({ NamePrefix: prefix, NextToken }));
+    for (const schedule of page.Schedules ?? []) if (schedule.Name) names.push(schedule.Name);
+    NextToken = page.NextToken;
+  } while (NextToken);
+  return names;
+};
+
+describe('the Scheduler quota', () => {
+  it('keeps fifty 90-day flows entered by ten customers behind one schedule per due minute', async () => {
+    const flows = [];
+    for (let i = 0; i < 50; i++) {
+      const answer = await api(runtime, attacker.apiKey, 'POST', '/api/v1/flows', {
+        name: `Far future ${i}`,
+        trigger: 'customer_created',
+        consent: 'not_unsubscribed',
+        steps: [{ type: 'wait', seconds: 90 * 86_400 }, EMAIL],
+      });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      flows.push(answer.body);
+    }
+    for (let i = 0; i < 10; i++)
+      await acceptedGeneral(runtime, attacker, 'customers/create', customerData(uid('cust')));
+    await drained(runtime);
+    const flowIds = flows.map((flow) => (flow as { data: { id: string } }).data.id);
+    await until('every flow with ten runs waiting', async () => {
+      for (const flowId of flowIds) {
+        const page = await api(runtime, attacker.apiKey, 'GET', `/api/v1/flows/${flowId}/runs?limit=100`);
+        const list = (page.body as { data: { list: { run?: { status: string } }[] } }).data.list;
+        if (list.filter((evaluation) => evaluation.run?.status === 'waiting').length < 10) return undefined;
+      }
+      return true;
+    });
+
+    const ticks = await schedulesNamed(`tick-${attacker.storeId}-`);
+    // Ten events accepted within a few seconds: their waits end in one or two whole minutes.
+    expect(ticks.length).toBeGreaterThanOrEqual(1);
+    expect(ticks.length).toBeLessThanOrEqual(2);
+    expect(await schedulesNamed('flow-')).toEqual([]);
   });
 });

@@ -1,0 +1,41 @@
+/** In-memory doubles of the timers area's ports (`shared/domain/timers/ports.ts`), for unit tests. */
+import type { FlowTimerPayload, Timer } from '#shared/domain/timers/model.ts';
+import type { DuePage, TimerBuckets, Timers } from '#shared/domain/timers/ports.ts';
+
+/** One-time schedules by name, as the Scheduler keeps them: setting a name again moves it. `calls` counts every set. */
+export class MemorySchedules implements Timers {
+  readonly live = new Map<string, Timer>();
+  calls = 0;
+
+  async set(timer: Timer) {
+    this.calls++;
+    this.live.set(timer.name, timer);
+  }
+}
+
+/** The wheel's buckets: per store and minute, one wait per timer name; pages of `pageSize` (to exercise paging). */
+export class MemoryTimerBuckets implements TimerBuckets {
+  readonly buckets = new Map<string, Map<string, FlowTimerPayload>>();
+  readonly pageSize: number;
+
+  constructor(pageSize = 100) {
+    this.pageSize = pageSize;
+  }
+
+  async add(minute: number, timer: Timer & { readonly payload: FlowTimerPayload }) {
+    const key = `${timer.payload.storeId}\n${minute}`;
+    const bucket = this.buckets.get(key) ?? new Map<string, FlowTimerPayload>();
+    bucket.set(timer.name, timer.payload);
+    this.buckets.set(key, bucket);
+  }
+
+  async due(storeId: string, minute: number): Promise<DuePage> {
+    const entries = [...(this.buckets.get(`${storeId}\n${minute}`) ?? new Map()).entries()];
+    return { items: entries.slice(0, this.pageSize).map(([name, payload]) => ({ name, payload })) };
+  }
+
+  async remove(storeId: string, minute: number, names: readonly string[]) {
+    const bucket = this.buckets.get(`${storeId}\n${minute}`);
+    for (const name of names) bucket?.delete(name);
+  }
+}
