@@ -14,11 +14,20 @@ import { RESPONSE_EXCERPT_CHARS } from '#shared/domain/webhooks/delivery.ts';
 import type { AddressGuard, PostResult, WebhookSender } from '#shared/domain/webhooks/ports.ts';
 import { validationError } from '#shared/errors.ts';
 
-/** Only globally routable unicast addresses receive webhooks. */
+/** IANA's global unicast block, 2000::/3: every other IPv6 address is special-purpose or embeds another address. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Only globally routable unicast addresses receive webhooks. IPv4-mapped IPv6 (`::ffff:a.b.c.d`) is judged as its IPv4
+ * address; any other IPv6 must be global unicast (2000::/3) and not a transition form: the deprecated IPv4-compatible
+ * `::a.b.c.d` (`[::127.0.0.1]`, `[::169.254.169.254]`) falls outside 2000::/3, and 6to4 and Teredo, which carry an IPv4
+ * address inside, are ranges of their own.
+ */
 export const isPublicAddress = (address: string): boolean => {
   if (!ipaddr.isValid(address)) return false;
   const parsed = ipaddr.process(address); // IPv4-mapped IPv6 becomes IPv4
-  return parsed.range() === 'unicast';
+  if (parsed.range() !== 'unicast') return false;
+  return parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6);
 };
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');

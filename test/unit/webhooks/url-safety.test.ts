@@ -57,6 +57,14 @@ describe('isPublicAddress', () => {
     ['::ffff:127.0.0.1', 'IPv4-mapped loopback'],
     ['::ffff:10.0.0.1', 'IPv4-mapped private'],
     ['::ffff:169.254.169.254', 'IPv4-mapped metadata endpoint'],
+    ['::127.0.0.1', 'IPv4-compatible loopback'],
+    ['::169.254.169.254', 'IPv4-compatible metadata endpoint'],
+    ['::10.0.0.1', 'IPv4-compatible private'],
+    ['::7f00:1', 'IPv4-compatible loopback in hex'],
+    ['0:0:0:0:0:0:a9fe:a9fe', 'IPv4-compatible metadata endpoint, written out'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64 of the metadata endpoint'],
+    ['2002:7f00:1::1', '6to4 of loopback'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
   ])('refuses %s (%s)', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -150,6 +158,9 @@ describe('addressGuard', () => {
     'https://10.1.2.3/x',
     'https://169.254.169.254/latest/meta-data/',
     'https://[::ffff:127.0.0.1]/x',
+    'https://[::127.0.0.1]/x',
+    'https://[::169.254.169.254]/latest/meta-data/',
+    'https://[::10.0.0.1]/x',
     'https://0.0.0.0/x',
   ])('rejects %s, which is not publicly reachable', async (raw) => {
     const error = await guard.assertPublic(new URL(raw)).then(
