@@ -2,6 +2,7 @@
  * The local HTTP gateway: one server per host, turning requests into API Gateway v2 (payload format 2.0) events for the
  * catalog's handlers and their results back into HTTP, as API Gateway HTTP APIs do.
  */
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -69,7 +70,8 @@ const toEvent = (request: IncomingMessage, body: Buffer, route: CompiledRoute, m
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams)
     query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
-  const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
+  // A text body that is not valid UTF-8 goes over base64-encoded, bytes as sent, for the handler to judge.
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body);
   const now = new Date();
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',

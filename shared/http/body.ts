@@ -15,7 +15,7 @@ export const readJsonBody = (event: APIGatewayProxyEventV2, maxBytes: number): u
     throw validationError('Content-Type must be application/json');
   }
   if (raw.byteLength === 0) throw validationError('body is required: a JSON object');
-  const text = raw.toString('utf8');
+  const text = utf8Text(raw);
   if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
     throw validationError(`body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of objects and arrays`);
   }
@@ -27,6 +27,20 @@ export const readJsonBody = (event: APIGatewayProxyEventV2, maxBytes: number): u
     throw validationError('body is not valid JSON');
   }
   return parsed;
+};
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The body as text, refusing bytes that are not UTF-8: JSON text is UTF-8 (RFC 8259 §8.1), and decoding them leniently
+ * would store replacement characters, data other than what was sent.
+ */
+const utf8Text = (raw: Buffer): string => {
+  try {
+    return strictUtf8.decode(raw);
+  } catch {
+    throw validationError('body is not valid UTF-8 (JSON text must be UTF-8)');
+  }
 };
 
 /**
