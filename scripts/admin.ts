@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { MASTER_KEY_SECRET_ID, REGION, TABLE_NAME } from '#local/resources.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
 import { isRunning, LOCAL_DIR, readStackFile } from '#local/stack-file.ts';
-import { ENV } from '#shared/config.ts';
+import { DEFAULT_AUTH_CACHE_SECONDS, ENV } from '#shared/config.ts';
 import {
   createMainAccount,
   createSubAccount,
@@ -101,7 +101,11 @@ const run = async () => {
     } else if (action === 'rotate-key') {
       const storeId = values.store ?? fail('--store is required');
       const { apiKey } = await rotateStoreKey(deps, storeId);
-      console.log(`New API key for ${storeId}\n  API key  ${apiKey}\nThe previous key no longer works.`);
+      console.log(
+        `New API key for ${storeId}\n  API key  ${apiKey}\n` +
+          `The previous key stops working within ${DEFAULT_AUTH_CACHE_SECONDS} seconds (functions trust a verified key ` +
+          'that long).',
+      );
     } else if (action === 'list') {
       for (const store of await deps.stores.list()) {
         console.log(

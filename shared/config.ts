@@ -32,6 +32,12 @@ export const ENV = {
   publicFrontUrl: 'PUBLIC_FRONT_URL',
 } as const;
 
+/**
+ * How long a warm function trusts a verified store key without reading it again: a rotated key stops working
+ * everywhere within this many seconds, and a busy store costs one key read per warm instance per period.
+ */
+export const DEFAULT_AUTH_CACHE_SECONDS = 5;
+
 const intFromString = (fallback: number) =>
   v.pipe(v.optional(v.string(), String(fallback)), v.transform(Number), v.number(), v.integer(), v.minValue(0));
 
@@ -40,7 +46,7 @@ const ConfigSchema = v.object({
   [ENV.tableName]: v.optional(v.string()),
   [ENV.ingestQueueUrl]: v.optional(v.string()),
   [ENV.masterKeySecretId]: v.optional(v.string()),
-  [ENV.authCacheSeconds]: intFromString(60),
+  [ENV.authCacheSeconds]: intFromString(DEFAULT_AUTH_CACHE_SECONDS),
   [ENV.timersQueueArn]: v.optional(v.string()),
   [ENV.schedulerRoleArn]: v.optional(v.string()),
   [ENV.scheduleGroup]: v.optional(v.string(), 'default'),

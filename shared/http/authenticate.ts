@@ -1,7 +1,7 @@
 /**
  * Store authentication from `X-Service-Access-Token` (spec "Authentication"): the key's SHA-256 is looked up, with a
  * short in-memory cache per warm function so a busy store costs no read per request. A rotated key keeps working in
- * warm functions for at most `AUTH_CACHE_SECONDS` (default 60).
+ * warm functions for at most `AUTH_CACHE_SECONDS` (default 5), which `store rotate-key` tells the operator.
  */
 import { config } from '#shared/config.ts';
 import { hashApiKey, looksLikeApiKey } from '#shared/domain/stores/api-key.ts';
