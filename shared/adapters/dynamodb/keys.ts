@@ -29,6 +29,7 @@
  * | sendRecipient | STORE#<storeId>#SEND#<batchId>  | RCPT#<index> |                                      |                                      |
  * | sendChunk | STORE#<storeId>#SEND#<batchId>      | CHUNK#<n> |                                         |                                      |
  * | senderDomain | SENDER-DOMAIN#<domain>           | OWNER     |                                         |                                      |
+ * | senderSubdomain | SENDER-UNDER#<parent domain>  | <storeId>#<domain> |                                |                                      |
  * | flow     | STORE#<storeId>#FLOWS                | FLOW#<flowId> |                                     |                                      |
  * | flowRun  | STORE#<storeId>#RUN#<runId>          | RUN       | STORE#<storeId>#FLOW#<flowId>#RUNS / <startedAt>#<runId> | STORE#<storeId>#CONTACT#<email>#RUNS / <startedAt>#<runId> |
  * | flowEntry | STORE#<storeId>#FLOW#<flowId>#ENTRY#<entryKey> | ENTRY |                               |                                      |
@@ -70,6 +71,7 @@ export type Entity =
   | 'sendRecipient'
   | 'sendChunk'
   | 'senderDomain'
+  | 'senderSubdomain'
   | 'flow'
   | 'flowRun'
   | 'wheelEntry'
@@ -178,6 +180,11 @@ export const keys = {
   }),
   /** Which store registered a sending domain (SES identities are account-wide: one store per domain). */
   senderDomain: (domain: string) => ({ pk: `SENDER-DOMAIN#${domain.toLowerCase()}`, sk: 'OWNER' }),
+  /** Under a parent domain: one item per subdomain registered below it, so registering the parent can find them. */
+  senderSubdomain: (parent: string, storeId: string, domain: string) => ({
+    pk: `SENDER-UNDER#${parent.toLowerCase()}`,
+    sk: `${storeId}#${domain.toLowerCase()}`,
+  }),
   // ── Flows (issue 4): definitions, runs, re-entry guards, explain records ──
   flows: (storeId: string) => ({ pk: `STORE#${storeId}#FLOWS` }),
   flow: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#FLOWS`, sk: `FLOW#${flowId}` }),

@@ -10,12 +10,12 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.ts';
 import type { ChunkClaim, SendBatchRepository, SenderRepository } from '#shared/domain/email/ports.ts';
-import type { Sender } from '#shared/domain/email/sender.ts';
-import { batchPut } from './batch.ts';
+import { parentDomains, type Sender } from '#shared/domain/email/sender.ts';
+import { batchDelete, batchPut } from './batch.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryAll, queryItems } from './query.ts';
 import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
@@ -23,10 +23,13 @@ import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, tableNa
 /** Batches and their recipients are kept for a year (the email events of a send refer to them). */
 const BATCH_TTL_SECONDS = 365 * 24 * 3600;
 
+const parentsOf = (domain: string) => parentDomains(domain);
+
 export const dynamoSenders = (): SenderRepository => ({
-  async claim(sender) {
+  async claim(sender, lapsedBefore) {
+    let previous: Record<string, unknown> | undefined;
     try {
-      await dynamo().send(
+      const answer = await dynamo().send(
         new PutCommand({
           TableName: tableName(),
           Item: {
@@ -34,17 +37,71 @@ export const dynamoSenders = (): SenderRepository => ({
             ...itemMeta('senderDomain'),
             domain: sender.domain,
             storeId: sender.storeId,
+            claimedAt: sender.createdAt,
           },
-          ConditionExpression: 'attribute_not_exists(pk) OR storeId = :me',
-          ExpressionAttributeValues: { ':me': sender.storeId },
+          // Free, ours, or another store's claim that was never verified and has lapsed.
+          ConditionExpression:
+            'attribute_not_exists(pk) OR storeId = :me OR (attribute_not_exists(verified) AND (attribute_not_exists(claimedAt) OR claimedAt < :lapsed))',
+          ExpressionAttributeValues: { ':me': sender.storeId, ':lapsed': lapsedBefore },
+          ReturnValues: 'ALL_OLD',
         }),
       );
+      previous = answer.Attributes;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error)) return { claimed: false };
       throw error;
     }
+    const lapsedFrom =
+      typeof previous?.storeId === 'string' && previous.storeId !== sender.storeId ? previous.storeId : undefined;
+    if (lapsedFrom) {
+      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.sender(lapsedFrom, sender.domain) }));
+      await batchDelete(
+        parentsOf(sender.domain).map((parent) => keys.senderSubdomain(parent, lapsedFrom, sender.domain)),
+      );
+    }
+    await batchPut(
+      parentsOf(sender.domain).map((parent) => ({
+        ...keys.senderSubdomain(parent, sender.storeId, sender.domain),
+        ...itemMeta('senderSubdomain'),
+        storeId: sender.storeId,
+        domain: sender.domain,
+      })),
+    );
     await dynamoSenders().put(sender);
-    return true;
+    return lapsedFrom ? { claimed: true, lapsedFrom } : { claimed: true };
+  },
+
+  async markVerified(storeId, domain) {
+    await dynamo()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.senderDomain(domain),
+          UpdateExpression: 'SET verified = :yes',
+          ConditionExpression: 'storeId = :me',
+          ExpressionAttributeValues: { ':yes': true, ':me': storeId },
+        }),
+      )
+      .catch(ignoreConditionFailure);
+  },
+
+  async heldNearby(storeId, domain, parents) {
+    for (const parent of parents) {
+      const owner = await getItem(keys.senderDomain(parent));
+      if (typeof owner?.storeId === 'string' && owner.storeId !== storeId) return parent;
+    }
+    const below = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.senderSubdomain(domain, '', '').pk },
+        ProjectionExpression: 'storeId, #domain',
+        ExpressionAttributeNames: { '#domain': 'domain' },
+        ConsistentRead: true,
+      }),
+    );
+    const other = (below.Items ?? []).find((item) => item.storeId !== storeId);
+    return typeof other?.domain === 'string' ? other.domain : undefined;
   },
 
   get: (storeId, domain) => getRecord<Sender>(keys.sender(storeId, domain)),
@@ -62,6 +119,7 @@ export const dynamoSenders = (): SenderRepository => ({
 
   async release(storeId, domain) {
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.sender(storeId, domain) }));
+    await batchDelete(parentsOf(domain).map((parent) => keys.senderSubdomain(parent, storeId, domain)));
     // Last, and only if this store holds it: a crash before this leaves the domain with this store, which may retry.
     await dynamo()
       .send(

@@ -8,9 +8,28 @@ import type { BulkEntryResult, OutboundBulk, OutboundEmail, SentMessage, Suppres
 import type { IdentityState, Sender } from './sender.ts';
 
 /** The store's sending domains; a domain belongs to one store at a time. */
+/** The outcome of claiming a domain for a store. */
+export type DomainClaim =
+  | {
+      readonly claimed: true /** The store whose unverified claim had lapsed and was taken over. */;
+      readonly lapsedFrom?: string;
+    }
+  | { readonly claimed: false };
+
 export interface SenderRepository {
-  /** Records the domain for the store; `false` when another store holds it. Idempotent for the same store. */
-  claim(sender: Sender): Promise<boolean>;
+  /**
+   * Records the domain for the store; `{claimed: false}` when another store holds it, unless that store's claim is
+   * still unverified and older than `lapsedBefore` (epoch ms): then this store takes it over. Idempotent for the same
+   * store. Also marks each parent domain as having this subdomain registered (see `heldNearby`).
+   */
+  claim(sender: Sender, lapsedBefore: number): Promise<DomainClaim>;
+  /** Marks the store's domain verified on its owner item (a verified claim never lapses). */
+  markVerified(storeId: string, domain: string): Promise<void>;
+  /**
+   * A parent or subdomain of `domain` that another store holds, if any: the owners of `parents`, then the subdomains
+   * registered under `domain`.
+   */
+  heldNearby(storeId: string, domain: string, parents: readonly string[]): Promise<string | undefined>;
   get(storeId: string, domain: string): Promise<Sender | undefined>;
   list(storeId: string): Promise<Sender[]>;
   /** Writes a sender the store already holds (status refresh). */

@@ -74,3 +74,16 @@ export const senderView = (sender: Sender): SenderView => ({
   createdAt: Math.floor(sender.createdAt / 1000),
   ...(sender.verifiedAt !== undefined ? { verifiedAt: Math.floor(sender.verifiedAt / 1000) } : {}),
 });
+
+/**
+ * The domains above `domain` that could be a registered sending domain (at least two labels): `a.b.shop.example` →
+ * `b.shop.example`, `shop.example`. SES treats a verified parent as covering its subdomains, so a domain and its
+ * parents and subdomains belong to one store at most.
+ */
+export const parentDomains = (domain: string): string[] => {
+  const labels = domain.split('.');
+  return labels.slice(1, -1).map((_, i) => labels.slice(i + 1).join('.'));
+};
+
+/** An unverified claim on a domain lapses after this long: another store may then register it. */
+export const UNVERIFIED_CLAIM_MS = 72 * 3600_000;

@@ -12,10 +12,12 @@ import type { SenderRepository, SendingIdentities } from './ports.ts';
 import {
   type IdentityState,
   normalizeDomain,
+  parentDomains,
   type Sender,
   type SenderStatus,
   type SenderView,
   senderView,
+  UNVERIFIED_CLAIM_MS,
 } from './sender.ts';
 
 export interface SenderDeps {
@@ -49,6 +51,8 @@ const refreshed = async (deps: SenderDeps, sender: Sender): Promise<Sender> => {
     ...(status === 'verified' ? { verifiedAt: sender.verifiedAt ?? now } : {}),
   };
   await deps.senders.put(next);
+  if (status === 'verified' && sender.status !== 'verified')
+    await deps.senders.markVerified(sender.storeId, sender.domain);
   return next;
 };
 
@@ -84,18 +88,27 @@ export const registerSender = async (
   const known = await deps.senders.get(storeId, domain);
   if (known && known.dkimTokens.length > 0) return senderView(known);
   const now = deps.clock.now();
+  let lapsedFrom: string | undefined;
   if (!known) {
-    const claimed = await deps.senders.claim({
-      storeId,
-      domain,
-      status: 'pending',
-      dkimTokens: [],
-      createdAt: now,
-      checkedAt: now,
-    });
-    if (!claimed) {
+    const claim = await deps.senders.claim(
+      { storeId, domain, status: 'pending', dkimTokens: [], createdAt: now, checkedAt: now },
+      now - UNVERIFIED_CLAIM_MS,
+    );
+    if (!claim.claimed) {
       throw conflict(`The domain ${domain} is registered by another store; a domain can send for one store only`);
     }
+    lapsedFrom = claim.lapsedFrom;
+    // Checked after the claim, so of two stores racing for a parent and its subdomain at least one sees the other.
+    const nearby = await deps.senders.heldNearby(storeId, domain, parentDomains(domain));
+    if (nearby) {
+      await deps.senders.release(storeId, domain);
+      throw conflict(
+        `The domain ${domain} is related to ${nearby}, registered by another store: a domain, its parents and its ` +
+          'subdomains send for one store only',
+      );
+    }
+    // The lapsed claim's identity (and its DKIM tokens, which the squatter saw) goes; this store gets fresh ones.
+    if (lapsedFrom) await deps.identities.delete(domain);
   }
   let state: IdentityState;
   try {
@@ -106,7 +119,7 @@ export const registerSender = async (
     if (!known) await deps.senders.release(storeId, domain);
     throw error;
   }
-  if (state.preexisting && !known) {
+  if (state.preexisting && !known && !lapsedFrom) {
     // Not an earlier attempt of this store (that would have left its claim): the identity belongs to someone else in
     // the SES account (the operator, another application). Adopting it would let this store send as, and delete, it.
     await deps.senders.release(storeId, domain);
@@ -124,6 +137,7 @@ export const registerSender = async (
     ...(state.status === 'verified' ? { verifiedAt: now } : {}),
   };
   await deps.senders.put(sender);
+  if (sender.status === 'verified') await deps.senders.markVerified(storeId, domain);
   return senderView(sender);
 };
 

@@ -127,16 +127,62 @@ describe('senders', () => {
       createdAt: 1,
       checkedAt: 1,
     });
-    expect(await senders.claim(sender(a))).toBe(true);
-    expect(await senders.claim(sender(a))).toBe(true);
-    expect(await senders.claim(sender(b))).toBe(false);
+    const claimed = { claimed: true };
+    expect(await senders.claim(sender(a), 0)).toEqual(claimed);
+    expect(await senders.claim(sender(a), 0)).toEqual(claimed);
+    expect(await senders.claim(sender(b), 0)).toEqual({ claimed: false });
     expect(await senders.get(b, 'one-owner.example')).toBeUndefined();
     // Releasing from the wrong store frees nothing.
     await senders.release(b, 'one-owner.example');
-    expect(await senders.claim(sender(b))).toBe(false);
+    expect(await senders.claim(sender(b), 0)).toEqual({ claimed: false });
     await senders.release(a, 'one-owner.example');
     expect(await senders.list(a)).toEqual([]);
-    expect(await senders.claim(sender(b))).toBe(true);
+    expect(await senders.claim(sender(b), 0)).toEqual(claimed);
     expect(await senders.list(b)).toEqual([sender(b)]);
+  });
+
+  it('lets another store take over a claim never verified once it lapsed, never a verified one', async () => {
+    const senders = dynamoSenders();
+    const [squatter, owner] = [`st_${randomUUID()}`, `st_${randomUUID()}`];
+    const domain = `lapse-${randomUUID().slice(0, 8)}.example`;
+    const sender = (storeId: string, createdAt: number) => ({
+      storeId,
+      domain,
+      status: 'pending' as const,
+      dkimTokens: [],
+      createdAt,
+      checkedAt: createdAt,
+    });
+    expect(await senders.claim(sender(squatter, 1_000), 0)).toEqual({ claimed: true });
+    // Not lapsed yet (claimed at 1,000; lapsed means before 500): refused.
+    expect(await senders.claim(sender(owner, 2_000), 500)).toEqual({ claimed: false });
+    // Lapsed: taken over, and the squatter's record is gone.
+    expect(await senders.claim(sender(owner, 2_000), 1_500)).toEqual({ claimed: true, lapsedFrom: squatter });
+    expect(await senders.get(squatter, domain)).toBeUndefined();
+    // Verified, a claim never lapses.
+    await senders.markVerified(owner, domain);
+    expect(await senders.claim(sender(squatter, 3_000), Number.MAX_SAFE_INTEGER)).toEqual({ claimed: false });
+  });
+
+  it("finds another store's parent or subdomain of a domain, not the store's own", async () => {
+    const senders = dynamoSenders();
+    const [victim, attacker] = [`st_${randomUUID()}`, `st_${randomUUID()}`];
+    const base = `victim-${randomUUID().slice(0, 8)}.example`;
+    const sender = (storeId: string, domain: string) => ({
+      storeId,
+      domain,
+      status: 'pending' as const,
+      dkimTokens: [],
+      createdAt: 1,
+      checkedAt: 1,
+    });
+    await senders.claim(sender(victim, `mail.${base}`), 0);
+    expect(await senders.heldNearby(attacker, base, [])).toBe(`mail.${base}`);
+    expect(await senders.heldNearby(victim, base, [])).toBeUndefined();
+    await senders.claim(sender(victim, base), 0);
+    expect(await senders.heldNearby(attacker, `news.${base}`, [base])).toBe(base);
+    await senders.release(victim, `mail.${base}`);
+    await senders.release(victim, base);
+    expect(await senders.heldNearby(attacker, base, [])).toBeUndefined();
   });
 });

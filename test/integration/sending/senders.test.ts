@@ -76,6 +76,30 @@ describe('sending domains', () => {
     expect((await senders(other, 'POST', '', { domain: 'taken.example' })).status).toBe(200);
   });
 
+  it("refuses a subdomain or a parent of another store's domain (409), creating no identity", async () => {
+    const victim = await newStore('Victim');
+    const attacker = await newStore('Squatter');
+    await registerDomain(runtime, victim, 'victim-shop.example');
+    await registerDomain(runtime, victim, 'mail.other-victim.example');
+    const before = runtime.sesCalls().CreateEmailIdentity ?? 0;
+
+    const child = await senders(attacker, 'POST', '', { domain: 'mail.victim-shop.example' });
+    expect(child.status).toBe(409);
+    expect(child.body).toEqual({
+      code: 409,
+      message:
+        'The domain mail.victim-shop.example is related to victim-shop.example, registered by another store: a ' +
+        'domain, its parents and its subdomains send for one store only',
+    });
+    const parent = await senders(attacker, 'POST', '', { domain: 'other-victim.example' });
+    expect(parent.status).toBe(409);
+    expect(parent.body.message).toContain('related to mail.other-victim.example');
+    expect(runtime.sesCalls().CreateEmailIdentity ?? 0).toBe(before);
+    expect((await senders(attacker, 'GET')).body).toMatchObject({ data: { total: 0 } });
+    // The victim itself may add its own subdomains.
+    expect((await senders(victim, 'POST', '', { domain: 'news.victim-shop.example' })).status).toBe(200);
+  });
+
   it('refuses a domain that is already an SES identity of the account outside Storeflow (409), adopting nothing', async () => {
     // The operator (or another application) verified this domain in the same SES account.
     await sesv2().send(new CreateEmailIdentityCommand({ EmailIdentity: 'operator.example' }));
