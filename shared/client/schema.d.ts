@@ -666,7 +666,7 @@ export interface components {
                 /** @description The address as accepted, or as given when it is invalid */
                 email: string;
                 /** @enum {string} */
-                reason: "invalid_address" | "duplicate" | "suppressed";
+                reason: "invalid_address" | "duplicate" | "suppressed" | "header_line_break";
             }[];
             /**
              * @example 200
@@ -713,7 +713,7 @@ export interface components {
                 /** @description The address as accepted, or as given when it is invalid */
                 email: string;
                 /** @enum {string} */
-                reason: "invalid_address" | "duplicate" | "suppressed";
+                reason: "invalid_address" | "duplicate" | "suppressed" | "header_line_break";
             }[];
             failures: {
                 /** @description Position in the request’s `recipients` */

@@ -31,7 +31,7 @@ export const BUSINESS_METRICS = {
   webhookExhausted: 'WebhookExhausted',
   /** Bulk-send recipients accepted by `POST /api/v1/sending`. */
   bulkRecipientsAccepted: 'BulkRecipientsAccepted',
-  /** Bulk-send recipients rejected (dimension `reason`: invalid_address, duplicate, suppressed). */
+  /** Bulk-send recipients rejected (dimension `reason`: one of `REJECTION_REASONS`). */
   bulkRecipientsRejected: 'BulkRecipientsRejected',
   /**
    * An SES event handled by the email-events worker (dimension `type`: delivery, bounce, complaint, open, click,

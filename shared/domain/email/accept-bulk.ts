@@ -10,6 +10,7 @@ import { randomBase62 } from '#shared/domain/ids.ts';
 import { unavailable } from '#shared/errors.ts';
 import { type AcceptedBatch, normalizeAddress, planChunks, type SendBatch, type SendRecipient } from './bulk-model.ts';
 import type { BulkRequest } from './bulk-request.ts';
+import { lineBreakInHeaders } from './header-values.ts';
 import type { SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
 import { requireVerifiedSender, type SenderDeps } from './senders.ts';
 
@@ -31,6 +32,14 @@ export const acceptBulk = async (
   await requireVerifiedSender(deps.senders, storeId, fromEmail);
 
   const seen = new Set<string>();
+  // Every field that ends up in a header, as a template: checked per recipient after substitution.
+  const headerTemplates = [
+    request.subject,
+    request.from.name,
+    request.replyTo ?? '',
+    ...Object.values(request.headers ?? {}),
+  ];
+  const common = request.substitutionData ?? {};
   const candidates = request.recipients.map((recipient, index): SendRecipient => {
     const { email: raw, name, substitutionData } = recipient.address;
     const email = normalizeAddress(raw);
@@ -38,6 +47,9 @@ export const acceptBulk = async (
     const key = email.toLowerCase();
     if (seen.has(key)) return { index, email, status: 'rejected', reason: 'duplicate' };
     seen.add(key);
+    if (lineBreakInHeaders(headerTemplates, { ...common, ...substitutionData })) {
+      return { index, email, status: 'rejected', reason: 'header_line_break' };
+    }
     return {
       index,
       email,

@@ -26,7 +26,8 @@ export const SENDING_LIMITS = {
 } as const;
 
 export type RecipientStatus = 'queued' | 'sent' | 'failed' | 'rejected';
-export type RejectionReason = 'invalid_address' | 'duplicate' | 'suppressed';
+export const REJECTION_REASONS = ['invalid_address', 'duplicate', 'suppressed', 'header_line_break'] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
 export interface SendRecipient {
   /** Position in the request's `recipients`. */
@@ -128,6 +129,7 @@ const REASON_TEXT: Record<RejectionReason, string> = {
   invalid_address: 'invalid address',
   duplicate: 'repeated address',
   suppressed: 'suppressed (unsubscribed, bounced or complained)',
+  header_line_break: 'substitution data putting a line break in a header',
 };
 
 /** How many recipients were rejected for each reason (only the reasons that occurred, in order of first occurrence). */

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { describeIssues } from '#shared/domain/validation.ts';
 import { validationError } from '#shared/errors.ts';
 import { normalizeAddress, SENDING_LIMITS } from './bulk-model.ts';
+import { ALLOWED_CUSTOM_HEADERS_TEXT, isAllowedCustomHeader } from './header-values.ts';
 
 const LINE_BREAK = /[\r\n]/;
 const noLineBreak = v.check((value: string) => !LINE_BREAK.test(value), 'must not contain line breaks (CR or LF)');
@@ -51,35 +52,6 @@ export const RequestSchema = v.object({
 
 export type BulkRequest = v.InferOutput<typeof RequestSchema>;
 
-/**
- * Headers the service or SES writes, or that change who receives or how the message is read: refused as extra
- * headers (case-insensitive). `List-Unsubscribe` is set per recipient by the service.
- */
-const RESERVED_HEADERS = new Set(
-  [
-    'from',
-    'to',
-    'cc',
-    'bcc',
-    'subject',
-    'reply-to',
-    'sender',
-    'return-path',
-    'date',
-    'message-id',
-    'mime-version',
-    'content-type',
-    'content-transfer-encoding',
-    'content-disposition',
-    'content-id',
-    'list-unsubscribe',
-    'list-unsubscribe-post',
-    'dkim-signature',
-    'received',
-    'feedback-id',
-    'x-ses-configuration-set',
-  ].map((name) => name.toLowerCase()),
-);
 const HEADER_NAME = /^[A-Za-z0-9][A-Za-z0-9-]{0,75}$/;
 /** SES: header values are printable ASCII (and the tab), at most 995 characters. */
 const HEADER_VALUE = /^[\t\x20-\x7e]{0,995}$/;
@@ -98,8 +70,10 @@ const checkHeaders = (headers: Readonly<Record<string, string>>) => {
         `headers.${JSON.stringify(name)} is not an allowed header name (letters, digits and '-', at most 76 characters)`,
       );
     }
-    if (RESERVED_HEADERS.has(name.toLowerCase()) || name.toLowerCase().startsWith('x-ses-')) {
-      throw validationError(`headers.${name} is set by the service and cannot be given`);
+    if (!isAllowedCustomHeader(name)) {
+      throw validationError(
+        `headers.${name} is not a custom header the service passes on (${ALLOWED_CUSTOM_HEADERS_TEXT})`,
+      );
     }
     if (!HEADER_VALUE.test(value)) {
       throw validationError(`headers.${name} must be printable ASCII of at most 995 characters`);

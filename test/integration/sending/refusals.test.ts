@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
-import { newStore, type TestStore } from '#test/support/local.ts';
+import { mailsTo } from '#test/integration/flows/engine-support.ts';
+import { eventually, newStore, type TestStore } from '#test/support/local.ts';
 import { bulk, call, readBatch, recipients, registerDomain, send } from '#test/support/sending.ts';
 
 let runtime: LocalRuntime;
@@ -86,12 +87,35 @@ describe('POST /api/v1/sending refuses', () => {
   });
 
   it('headers the service or SES owns, and names outside the safe token set', async () => {
-    for (const name of ['From', 'to', 'Subject', 'List-Unsubscribe', 'Reply-To', 'X-SES-Whatever', 'X Spaced', 'X:Y']) {
+    for (const name of [
+      'From',
+      'to',
+      'Subject',
+      'List-Unsubscribe',
+      'Reply-To',
+      'X-SES-Whatever',
+      'X Spaced',
+      'X:Y',
+      // Not on any deny-list before: custom headers now come from an allow-list.
+      'Disposition-Notification-To',
+      'Resent-To',
+      'Resent-From',
+      'Authentication-Results',
+      'DKIM-Signature',
+      'Received',
+      'Return-Path',
+      'ARC-Seal',
+      'Importance',
+    ]) {
       const answer = await send(runtime, store, bulk(DOMAIN, { headers: { [name]: 'v' } }));
       expect(answer.status, name).toBe(400);
       expect(String(answer.body.message)).toContain('headers.');
     }
-    const accepted = await send(runtime, store, bulk(DOMAIN, { headers: { 'X-Campaign': 'spring-2026' } }));
+    const accepted = await send(
+      runtime,
+      store,
+      bulk(DOMAIN, { headers: { 'X-Campaign': 'spring-2026', 'List-Id': '<news.shop.example>' } }),
+    );
     expect(accepted.status).toBe(200);
   });
 
@@ -147,6 +171,35 @@ describe('recipients rejected one by one', () => {
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ id: answer.body.id, totalAccepted: 1, totalRejected: 3, succeed: true });
     expect(read.body.rejections).toEqual(answer.body.rejections);
+  });
+
+  it('rejects a recipient whose substitution data puts a line break in a header, and sends the rest', async () => {
+    const answer = await send(
+      runtime,
+      store,
+      bulk(DOMAIN, {
+        subject: 'Hello {{name}}',
+        recipients: [
+          { address: { email: 'hdr-ada@example.com', substitutionData: { name: 'Ada\r\nBcc: stolen@evil.example' } } },
+          { address: { email: 'hdr-bob@example.com', substitutionData: { name: 'Bob' } } },
+          {
+            address: {
+              email: 'hdr-cy@example.com',
+              substitutionData: { name: 'Cy', note: 'line\nbreak in the body is fine' },
+            },
+          },
+        ],
+      }),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ totalAccepted: 2, totalRejected: 1 });
+    expect(answer.body.rejections).toEqual([{ index: 0, email: 'hdr-ada@example.com', reason: 'header_line_break' }]);
+    const mails = await eventually('the two clean emails', async () => {
+      const found = await mailsTo(runtime, 'hdr-bob@example.com');
+      return found.length > 0 ? found : undefined;
+    });
+    expect(mails[0]?.subject).toBe('Hello Bob');
+    expect(await mailsTo(runtime, 'hdr-ada@example.com')).toEqual([]);
   });
 
   it('accepts a call whose every recipient is rejected, with nothing to send', async () => {

@@ -5,7 +5,7 @@
  * take from a valibot action (html or text, no CR/LF, refused header names) added back beside it.
  */
 import * as v from 'valibot';
-import { SENDING_LIMITS } from '#shared/domain/email/bulk-model.ts';
+import { REJECTION_REASONS, SENDING_LIMITS } from '#shared/domain/email/bulk-model.ts';
 import { RequestSchema } from '#shared/domain/email/bulk-request.ts';
 import { SenderRequest } from '#shared/domain/email/senders.ts';
 import { ref } from '#shared/http/openapi/components.ts';
@@ -142,7 +142,7 @@ const BulkEmailRequest: JsonSchema = {
 const Rejection = v.object({
   index: v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Position in the request’s `recipients`')),
   email: v.pipe(v.string(), v.description('The address as accepted, or as given when it is invalid')),
-  reason: v.picklist(['invalid_address', 'duplicate', 'suppressed']),
+  reason: v.picklist(REJECTION_REASONS),
 });
 
 const Failure = v.object({
