@@ -15,6 +15,7 @@
  * answer and that write: the recipients of that chunk are sent again (at-least-once, as SQS itself is).
  */
 
+import { persistAfterSend } from '#shared/domain/after-send.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { PermanentError } from '#shared/errors.ts';
 import type { ChunkRange, SendBatch, SendRecipient } from './bulk-model.ts';
@@ -157,6 +158,8 @@ const sendChunk = async (
   const claim = await deps.batches.claimChunk(batch.storeId, batch.id, chunk, deps.leaseMs);
   if (!claim.claimed) return { done: 'skipped' };
   const { lease } = claim;
+  // Once SES accepted the chunk's emails, the chunk is never given back: a retry would send them again.
+  let accepted = false;
   try {
     const inRange = await deps.batches.recipientsBetween(batch.storeId, batch.id, range.first, range.last);
     const queued = inRange.filter((r) => r.status === 'queued');
@@ -173,18 +176,25 @@ const sendChunk = async (
       updated = await sendQueued(deps, batch, queued, attempt.receiveCount >= attempt.maxReceiveCount);
       // Sent messages first: an email event may arrive as soon as SES has the message.
       const sent = updated.filter((r) => r.status === 'sent' && r.messageId);
-      await deps.sentMessages.record(
-        sent.map((r) => ({
-          messageId: r.messageId as string,
-          storeId: batch.storeId,
-          transmissionId: batch.id,
-          kind: 'bulk',
-          rcptTo: r.email,
-          msgFrom: batch.from.email,
-          sentAt: r.sentAt ?? deps.clock.now(),
-        })),
+      accepted = sent.length > 0;
+      const retry = { sleep: deps.sleep };
+      await persistAfterSend(
+        () =>
+          deps.sentMessages.record(
+            sent.map((r) => ({
+              messageId: r.messageId as string,
+              storeId: batch.storeId,
+              transmissionId: batch.id,
+              kind: 'bulk',
+              rcptTo: r.email,
+              msgFrom: batch.from.email,
+              sentAt: r.sentAt ?? deps.clock.now(),
+            })),
+          ),
+        retry,
       );
-      await deps.batches.saveRecipients(batch.storeId, batch.id, updated);
+      await persistAfterSend(() => deps.batches.saveRecipients(batch.storeId, batch.id, updated), retry);
+      accepted = false;
     }
     const byIndex = new Map(updated.map((r) => [r.index, r]));
     const final = inRange.map((r) => byIndex.get(r.index) ?? r);
@@ -198,8 +208,9 @@ const sendChunk = async (
     });
     return { done: 'sent' };
   } catch (error) {
-    // Let the next attempt start at once instead of waiting out the lease.
-    await deps.batches.releaseChunk(batch.storeId, batch.id, chunk, lease).catch(() => undefined);
+    // Let the next attempt start at once instead of waiting out the lease, unless SES took emails whose states could
+    // not be saved: then the lease runs out first (docs/sending.md, "Exactly once").
+    if (!accepted) await deps.batches.releaseChunk(batch.storeId, batch.id, chunk, lease).catch(() => undefined);
     throw error;
   }
 };

@@ -5,6 +5,7 @@
  * a worker dies between SES accepting the message and the one write that records it.
  */
 
+import { persistAfterSend } from '#shared/domain/after-send.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { EMAIL_TAGS, listUnsubscribeHeaders } from '#shared/domain/email/model.ts';
@@ -195,18 +196,21 @@ export const sendEmailStep = async (
   }
 
   const sentAt = deps.clock.now();
-  await deps.sent.record([
-    {
-      messageId,
-      storeId,
-      transmissionId: run.id,
-      kind: 'flow',
-      rcptTo: run.email,
-      msgFrom: step.from.email,
-      flowId: run.flowId,
-      sentAt,
-    },
-  ]);
+  // SES has the email: retry the record before anything could give the claim back and send it again.
+  await persistAfterSend(() =>
+    deps.sent.record([
+      {
+        messageId,
+        storeId,
+        transmissionId: run.id,
+        kind: 'flow',
+        rcptTo: run.email,
+        msgFrom: step.from.email,
+        flowId: run.flowId,
+        sentAt,
+      },
+    ]),
+  );
   const emailed: Omit<RunEvent, 'at'> = { type: 'emailed', stepId: step.id, messageId };
   // The claim is ours: a conflict here can only be a concurrent no-op write; re-read and record on the fresh state.
   for (let attempt = 0; ; attempt++) {
@@ -215,8 +219,8 @@ export const sendEmailStep = async (
       after.change.nextStepId === undefined
         ? finished(run, sentAt, 'completed', undefined, undefined, [emailed])
         : next(run, sentAt, after.change, ['sending', ...after.drop], [emailed]);
-    if (await saveRun(deps.runs, run, done)) return { run: done };
-    const fresh = await deps.runs.get(storeId, run.id);
+    if (await persistAfterSend(() => saveRun(deps.runs, run, done))) return { run: done };
+    const fresh = await persistAfterSend(() => deps.runs.get(storeId, run.id));
     if (!fresh || fresh.sending?.stepId !== step.id || attempt >= 3) return { run: undefined };
     run = fresh;
   }

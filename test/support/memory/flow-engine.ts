@@ -91,6 +91,8 @@ export interface Fakes {
   readonly marks: Map<string, RecoveryMark>;
   /** Makes the next Mailer calls throw this (one call each). */
   readonly failures: Error[];
+  /** Errors the sent-message record throws, one per call, before it records. */
+  readonly recordFailures: Error[];
   /** Domains the store has verified for sending (`shop.example`, the fakes' sender, at first). */
   readonly verifiedDomains: Set<string>;
   readonly clock: { now: number };
@@ -114,6 +116,7 @@ export const fakes = (): Fakes => {
   const timers: Timer[] = [];
   const triggers = new Map<string, FlowTrigger>();
   const failures: Error[] = [];
+  const recordFailures: Error[] = [];
   const verifiedDomains = new Set<string>(['shop.example']);
   const clock = { now: 2_000_000 };
   // Every port call yields once, so concurrent callers interleave as they would against a real table.
@@ -226,6 +229,8 @@ export const fakes = (): Fakes => {
     },
     sent: {
       async record(messages) {
+        const failure = recordFailures.shift();
+        if (failure) throw failure;
         recorded.push(...messages);
       },
     },
@@ -262,6 +267,7 @@ export const fakes = (): Fakes => {
     activity,
     marks,
     failures,
+    recordFailures,
     verifiedDomains,
     clock,
   };

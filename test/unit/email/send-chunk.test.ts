@@ -183,6 +183,57 @@ describe('send worker', () => {
     expect(waits).toEqual([3_000]);
   });
 
+  it('retries the record of what SES took before giving anything back: a failing write sends nothing twice', async () => {
+    const store = memoryBatches(batchOf(2), queued(2));
+    const { mailer, calls } = scriptedMailer([allSent, allSent]);
+    let failures = 2;
+    const recorded: SentMessage[] = [];
+    const waits: number[] = [];
+    const { deps } = depsWith(store.repo, mailer, {
+      sentMessages: {
+        record: async (messages) => {
+          if (failures-- > 0) throw Object.assign(new Error('throttled'), { name: 'ThrottlingException' });
+          recorded.push(...messages);
+        },
+        get: async () => undefined,
+        firstOpen: async () => false,
+      },
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ done: 'sent' });
+    expect(calls).toHaveLength(1);
+    expect(recorded).toHaveLength(2);
+    expect(waits).toEqual([100, 200]);
+  });
+
+  it('keeps the lease of a chunk SES took when its states cannot be saved, so no retry sends it again', async () => {
+    const store = memoryBatches(batchOf(2), queued(2));
+    const { mailer, calls } = scriptedMailer([allSent, allSent]);
+    const down = Object.assign(new Error('table unavailable'), { name: 'InternalServerError' });
+    const { deps } = depsWith(
+      store.repo,
+      { ...mailer },
+      {
+        batches: {
+          ...store.repo,
+          saveRecipients: async () => {
+            throw down;
+          },
+        },
+      },
+    );
+    await expect(handleSendMessage(deps, chunkMessage, first)).rejects.toBe(down);
+    expect(calls).toHaveLength(1);
+    // The queue's retry finds the lease held (until it runs out) rather than sending the two emails again.
+    const { deps: retry } = depsWith(store.repo, mailer);
+    expect(await handleSendMessage(retry, chunkMessage, { receiveCount: 2, maxReceiveCount: 5 })).toEqual({
+      done: 'skipped',
+    });
+    expect(calls).toHaveLength(1);
+  });
+
   it('drops a duplicate delivery while another attempt holds the chunk', async () => {
     const store = memoryBatches(batchOf(1), queued(1));
     await store.repo.claimChunk('st_1', 'sb_1', 0, 90_000);

@@ -309,6 +309,17 @@ describe('runs', () => {
     });
   });
 
+  it('retries recording an email SES took rather than giving the claim back: a failing write sends nothing twice', async () => {
+    const f = fakes();
+    f.flows.set('fl_a', flowOf('fl_a', 'order_paid'));
+    const trigger = triggerOf('order_paid');
+    f.recordFailures.push(new Error('Throttling'), new Error('Throttling'));
+    await handleTrigger(f.deps, trigger);
+    await handleTrigger(f.deps, trigger);
+    expect(f.sent).toHaveLength(1);
+    expect(f.runs.get(runIdOf(STORE, 'fl_a', trigger.id))?.status).toBe('completed');
+  });
+
   it('never sends from a domain that is not a verified sender of the store: the run fails and says why', async () => {
     const f = fakes();
     // Another store's (or nobody's) domain: SES identities are account-wide, so only this check stops it.
