@@ -24,4 +24,6 @@ export const LIMITS = {
    * flood is refused before hashing; the per-username lockout (docs/oauth.md) handles guessing, this handles load.
    */
   oauthPerSecond: 20,
+  /** Import upload URLs per second per store: each is a job and a signed URL; more than a script needs. */
+  uploadUrlsPerSecond: 2,
 } as const;

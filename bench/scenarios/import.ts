@@ -54,7 +54,7 @@ const importFile = async (
     runtime,
     apiKey,
     'POST',
-    '/api/v1/batch/customers/uploads?append=update',
+    `/api/v1/batch/customers/uploads?append=update&size=${fileBytes}`,
   );
   started = performance.now();
   const put = await putFile(upload.uploadUrl, path, fileBytes);

@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Get an upload URL for a large import file
-         * @description Creates a job waiting for its file and a presigned URL (15 minutes) to PUT the JSONL file to; then start it.
+         * @description Creates a job waiting for its file and a presigned URL (15 minutes) to PUT the JSONL file to; then start it. The URL is signed for the declared `size` (S3 refuses a PUT of another length; the start refuses a larger file). At most 2 upload URLs per second per store.
          *
          *     Host: main.
          */
@@ -2604,6 +2604,8 @@ export interface operations {
             query: {
                 /** @description Must be `update` */
                 append: "update";
+                /** @description The file's size in bytes (at most 536870912): the URL takes a PUT of exactly this length */
+                size: string;
             };
             header?: never;
             path?: never;
@@ -2657,6 +2659,25 @@ export interface operations {
                         message: string;
                         /** @constant */
                         state: 401;
+                        /** @constant */
+                        success: false;
+                        timestamp: number;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Too many requests */
+                        message: string;
+                        /** @constant */
+                        state: 429;
                         /** @constant */
                         success: false;
                         timestamp: number;

@@ -7,6 +7,7 @@
 import * as v from 'valibot';
 import { EXPORT_PAGE_SIZE, parseExportQuery } from '#shared/domain/contacts/export-contacts.ts';
 import { EXPLAIN_PAGE } from '#shared/domain/flows/explain.ts';
+import { MAX_UPLOAD_BYTES } from '#shared/domain/imports/model.ts';
 import { specMessage } from '#shared/domain/validation.ts';
 import { DELIVERY_PAGE } from '#shared/domain/webhooks/manage-webhooks.ts';
 
@@ -104,10 +105,32 @@ export const ExportQuery = v.pipe(ExportQueryParameters, v.transform(parseExport
 
 /** Batch import: the spec's `append=update` (the only mode), required. */
 const APPEND_UPDATE = specMessage('append must be "update"');
+const append = v.pipe(v.picklist(['update'], APPEND_UPDATE), v.description('Must be `update`'));
 export const AppendQuery = v.object(
-  { append: v.pipe(v.picklist(['update'], APPEND_UPDATE), v.description('Must be `update`')) },
+  { append },
   // The object's own message is the one for its missing key: no `append` at all.
   APPEND_UPDATE,
+);
+
+const SIZE = specMessage(`size must be the file's size in bytes, an integer from 1 to ${MAX_UPLOAD_BYTES}`);
+
+/** An upload URL: `append=update` and the file's `size`, which the URL is signed for. */
+export const UploadQuery = v.object(
+  {
+    append,
+    size: v.pipe(
+      v.string(SIZE),
+      v.description(
+        `The file's size in bytes (at most ${MAX_UPLOAD_BYTES}): the URL takes a PUT of exactly this length`,
+      ),
+      v.metadata({ pattern: '^[0-9]+$' }),
+      v.transform(Number),
+      v.integer(SIZE),
+      v.minValue(1, SIZE),
+      v.maxValue(MAX_UPLOAD_BYTES, SIZE),
+    ),
+  },
+  (issue) => (issue.expected === '"size"' ? SIZE : APPEND_UPDATE),
 );
 
 /** The single-use sign-in link's token. */

@@ -8,12 +8,11 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config, required } from '#shared/config.ts';
+import { readLines } from '#shared/domain/imports/line-reader.ts';
 import type { ImportFiles } from '#shared/domain/imports/ports.ts';
 import { lazy } from '#shared/lazy.ts';
 
 const s3 = lazy(() => new S3Client({ forcePathStyle: config().s3ForcePathStyle }));
-
-const NEWLINE = 0x0a;
 
 export const s3ImportFiles = (): ImportFiles => ({
   async put(key, content) {
@@ -44,33 +43,22 @@ export const s3ImportFiles = (): ImportFiles => ({
     }
     if (!Body) return;
     // Split on bytes, not characters, so each line's end offset is exact for a ranged resume.
-    let pending = Buffer.alloc(0);
-    let position = offset;
-    for await (const chunk of Body as AsyncIterable<Uint8Array>) {
-      pending = pending.length === 0 ? Buffer.from(chunk) : Buffer.concat([pending, chunk]);
-      let start = 0;
-      for (let at = pending.indexOf(NEWLINE); at !== -1; at = pending.indexOf(NEWLINE, start)) {
-        const line = pending.subarray(start, at);
-        position += at - start + 1;
-        start = at + 1;
-        yield { text: line.toString('utf8').replace(/\r$/, ''), end: position };
-      }
-      pending = pending.subarray(start);
-    }
-    if (pending.length > 0) yield { text: pending.toString('utf8').replace(/\r$/, ''), end: position + pending.length };
+    yield* readLines(Body as AsyncIterable<Uint8Array>, offset);
   },
 
-  uploadUrl: (key, expiresInSeconds) =>
-    getSignedUrl(s3(), new PutObjectCommand({ Bucket: required('importsBucket'), Key: key }), {
+  uploadUrl: (key, expiresInSeconds, bytes) =>
+    getSignedUrl(s3(), new PutObjectCommand({ Bucket: required('importsBucket'), Key: key, ContentLength: bytes }), {
       expiresIn: expiresInSeconds,
+      // Signed: S3 refuses a PUT of any other length, so the URL cannot take a file larger than the job declared.
+      signableHeaders: new Set(['content-length']),
     }),
 
-  async exists(key) {
+  async size(key) {
     try {
-      await s3().send(new HeadObjectCommand({ Bucket: required('importsBucket'), Key: key }));
-      return true;
+      const head = await s3().send(new HeadObjectCommand({ Bucket: required('importsBucket'), Key: key }));
+      return head.ContentLength ?? 0;
     } catch (error) {
-      if (error instanceof Error && (error.name === 'NotFound' || error.name === 'NoSuchKey')) return false;
+      if (error instanceof Error && (error.name === 'NotFound' || error.name === 'NoSuchKey')) return undefined;
       throw error;
     }
   },

@@ -12,6 +12,11 @@ import type { StoreType } from '#shared/domain/stores/model.ts';
 export const MAX_RECORDED_LINE_ERRORS = 1000;
 /** Spec "Limits": about once every 10 seconds per store. */
 export const IMPORT_INTERVAL_SECONDS = 10;
+/**
+ * The largest file an upload URL takes: a million customer lines of about 500 bytes. The URL is signed for the size
+ * the client declares (S3 refuses a PUT of any other length) and the start checks the stored file against it.
+ */
+export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 
 export type ImportStatus = 'uploading' | 'queued' | 'running' | 'finished';
 export type ImportResult = 'SUCCESS' | 'FAIL';
@@ -32,6 +37,8 @@ export interface ImportJob {
   readonly result?: ImportResult;
   /** Where the file is (the storage's key). */
   readonly fileKey: string;
+  /** The size the client declared for its upload URL (uploads only). */
+  readonly uploadBytes?: number;
   readonly counts: {
     readonly lines: number;
     readonly imported: number;

@@ -1,16 +1,18 @@
 /** Ports of the imports area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
 
 import type { Repository } from '#shared/domain/repository.ts';
+import type { FileLine } from './line-reader.ts';
 import type { ImportJob } from './model.ts';
 
 /** Import files (S3). */
 export interface ImportFiles {
   put(key: string, content: Buffer): Promise<void>;
-  /** The file's lines from `offset` (bytes) on, each with the byte offset just after it. */
-  lines(key: string, offset: number): AsyncIterable<{ text: string; end: number }>;
-  /** A URL the client PUTs a large file to, valid `expiresInSeconds`. */
-  uploadUrl(key: string, expiresInSeconds: number): Promise<string>;
-  exists(key: string): Promise<boolean>;
+  /** The file's lines from `offset` (bytes) on, each with the byte offset just after it (see `line-reader.ts`). */
+  lines(key: string, offset: number): AsyncIterable<FileLine>;
+  /** A URL the client PUTs a file of exactly `bytes` to (the length is signed), valid `expiresInSeconds`. */
+  uploadUrl(key: string, expiresInSeconds: number, bytes: number): Promise<string>;
+  /** The stored file's size in bytes; undefined when there is none. */
+  size(key: string): Promise<number | undefined>;
 }
 
 export interface ImportJobRepository extends Repository<ImportJob> {}

@@ -8,8 +8,11 @@
 
 import * as v from 'valibot';
 import { type ContactWriteDeps, upsertContact } from '#shared/domain/contacts/upsert-contact.ts';
+import { checkExtraProperties } from '#shared/domain/events/extra-properties.ts';
 import { CustomerCreateData } from '#shared/domain/events/payloads/customers.ts';
 import { describeIssues } from '#shared/domain/validation.ts';
+import { isAppError, PermanentError } from '#shared/errors.ts';
+import { MAX_LINE_BYTES } from './line-reader.ts';
 import { type ImportJob, type LineError, MAX_RECORDED_LINE_ERRORS, resultOf } from './model.ts';
 import type { ImportFiles, ImportJobRepository, ImportQueue } from './ports.ts';
 
@@ -38,6 +41,13 @@ const importLine = async (deps: RunImportDeps, job: ImportJob, lineNo: number, t
   const parsed = v.safeParse(CustomerCreateData, json);
   if (!parsed.success) return { error: describeIssues(parsed.issues) };
   try {
+    // The extra-property budget of the event interfaces (docs/limits.md): a line over it fails alone.
+    checkExtraProperties(CustomerCreateData, parsed.output as Record<string, unknown>, 'line');
+  } catch (error) {
+    if (isAppError(error)) return { error: error.message };
+    throw error;
+  }
+  try {
     const write = await upsertContact(
       deps,
       { storeId: job.storeId, storeType: job.storeType, eventId: `import#${job.id}#${lineNo}` },
@@ -50,6 +60,8 @@ const importLine = async (deps: RunImportDeps, job: ImportJob, lineNo: number, t
     if (error instanceof Error && error.name === 'ValidationException') {
       return { error: `the contact could not be stored: ${error.message}` };
     }
+    // The contact would pass its stored budget (its extra properties merged with the line's).
+    if (error instanceof PermanentError) return { error: error.message };
     throw error;
   }
 };
@@ -59,11 +71,17 @@ const MAX_REASON_CHARS = 200;
 const shortReason = (reason: string) =>
   reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS - 1)}…` : reason;
 
+/** A line to import, or one the reader already refused (too long). */
+type BatchLine = { readonly line: number; readonly text: string } | { readonly line: number; readonly error: string };
+
 /** Runs a batch: lines with distinct ids in parallel, repeats of an id after the line before them. */
-const runBatch = async (deps: RunImportDeps, job: ImportJob, batch: { line: number; text: string }[]) => {
+const runBatch = async (deps: RunImportDeps, job: ImportJob, batch: BatchLine[]) => {
   const chains = new Map<string, Promise<unknown>>();
   return Promise.all(
-    batch.map(({ line, text }) => {
+    batch.map((entry) => {
+      const { line } = entry;
+      if ('error' in entry) return { line, outcome: { error: entry.error } as Outcome };
+      const { text } = entry;
       let id = `#line${line}`;
       try {
         const parsed: unknown = JSON.parse(text);
@@ -131,7 +149,7 @@ export const runImport = async (
 
   await save({ status: 'running', ...(job.startedAt ? {} : { startedAt: deps.clock.now() }) });
 
-  let batch: { line: number; text: string }[] = [];
+  let batch: BatchLine[] = [];
   let batchEnd = resumeAt.offset;
   let lineNo = resumeAt.line;
   let sinceSave = 0;
@@ -157,11 +175,19 @@ export const runImport = async (
   };
 
   try {
-    for await (const { text, end } of deps.files.lines(job.fileKey, resumeAt.offset)) {
+    for await (const read of deps.files.lines(job.fileKey, resumeAt.offset)) {
       lineNo += 1;
-      batchEnd = end;
-      if (text.trim() === '') continue;
-      batch.push({ line: lineNo, text });
+      batchEnd = read.end;
+      if ('tooLongBytes' in read) {
+        batch.push({
+          line: lineNo,
+          error: `line is ${read.tooLongBytes} bytes, over the ${MAX_LINE_BYTES}-byte maximum; skipped`,
+        });
+      } else if (read.text.trim() === '') {
+        continue;
+      } else {
+        batch.push({ line: lineNo, text: read.text });
+      }
       if (batch.length < BATCH_LINES) continue;
       await flush();
       if (remainingMs() < RESERVE_MS) {

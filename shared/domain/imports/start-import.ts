@@ -8,7 +8,7 @@ import type { Clock } from '#shared/domain/clock.ts';
 import { randomBase62 } from '#shared/domain/ids.ts';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
 import { conflict, notFound, rateLimited, validationError } from '#shared/errors.ts';
-import { IMPORT_INTERVAL_SECONDS, type ImportJob, importJobView } from './model.ts';
+import { IMPORT_INTERVAL_SECONDS, type ImportJob, importJobView, MAX_UPLOAD_BYTES } from './model.ts';
 import type { ImportFiles, ImportJobRepository, ImportQueue, ImportThrottle } from './ports.ts';
 
 export interface ImportDeps {
@@ -83,12 +83,12 @@ export const startImport = async (deps: ImportDeps, store: AuthenticatedStore, f
 };
 
 /** `POST /batch/customers/uploads?append=update`: a job waiting for its file, and where to PUT it. */
-export const requestUpload = async (deps: ImportDeps, store: AuthenticatedStore) => {
-  const job = newJob(deps, store, 'uploading');
+export const requestUpload = async (deps: ImportDeps, store: AuthenticatedStore, bytes: number) => {
+  const job: ImportJob = { ...newJob(deps, store, 'uploading'), uploadBytes: bytes };
   await deps.jobs.save(job, 0);
   return {
     ...importJobView(job),
-    uploadUrl: await deps.files.uploadUrl(job.fileKey, UPLOAD_URL_SECONDS),
+    uploadUrl: await deps.files.uploadUrl(job.fileKey, UPLOAD_URL_SECONDS, bytes),
     uploadMethod: 'PUT',
     expiresInSeconds: UPLOAD_URL_SECONDS,
   };
@@ -99,7 +99,13 @@ export const startUploaded = async (deps: ImportDeps, storeId: string, jobId: st
   const job = jobId ? await deps.jobs.get(storeId, jobId) : undefined;
   if (!job) throw notFound('Import job not found');
   if (job.status !== 'uploading') throw conflict(`The job is already ${job.status}`);
-  if (!(await deps.files.exists(job.fileKey))) throw validationError('dataFile has not been uploaded yet');
+  const stored = await deps.files.size(job.fileKey);
+  if (stored === undefined) throw validationError('dataFile has not been uploaded yet');
+  // S3 refuses another length on the signed URL; checked here too, whatever stored the file.
+  const declared = job.uploadBytes ?? MAX_UPLOAD_BYTES;
+  if (stored > declared) {
+    throw validationError(`dataFile is ${stored} bytes; the upload URL was for at most ${declared}`);
+  }
   await claimSlot(deps, storeId);
   const queued: ImportJob = { ...job, status: 'queued', updatedAt: deps.clock.now(), revision: job.revision + 1 };
   await deps.jobs.save(queued, job.revision);

@@ -86,7 +86,9 @@ beforeAll(async () => {
       .list as { id: string }[];
     return list[0];
   });
-  const job = dataOf(await ok(call(a, 'POST', 'main', '/api/v1/batch/customers/uploads?append=update'), 'upload'));
+  const job = dataOf(
+    await ok(call(a, 'POST', 'main', '/api/v1/batch/customers/uploads?append=update&size=1000'), 'upload'),
+  );
   await ok(call(a, 'POST', 'main', '/api/v1/senders', { domain }), 'sender');
   const flow = dataOf(
     await ok(
@@ -212,7 +214,7 @@ const MATRIX: Record<string, Row> = {
   },
   'POST main /api/v1/batch/customers/uploads': {
     kind: 'store',
-    path: '/api/v1/batch/customers/uploads?append=update',
+    path: '/api/v1/batch/customers/uploads?append=update&size=1000',
     mustNotShow: A_IDS,
   },
   'POST main /api/v1/batch/customers/uploads/{jobId}/start': { kind: 'id', id: (r) => r.jobId },

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { MAX_UPLOAD_BYTES } from '#shared/domain/imports/model.ts';
 import { newStore, type TestStore } from '#test/support/local.ts';
 import {
   type Answer,
@@ -17,6 +18,7 @@ import {
   jobIdOf,
   jsonl,
   postImport,
+  sleep,
   storedJobs,
   uid,
 } from './support.ts';
@@ -38,11 +40,18 @@ interface UploadView extends JobView {
   readonly expiresInSeconds: number;
 }
 
-const requestUpload = (store: TestStore, append: string | null = 'update'): Promise<Answer> =>
-  call(runtime, store.apiKey, 'POST', `/api/v1/batch/customers/uploads${append === null ? '' : `?append=${append}`}`);
+const requestUpload = (
+  store: TestStore,
+  append: string | null = 'update',
+  size: string | null = '1000',
+): Promise<Answer> => {
+  const query = [append === null ? '' : `append=${append}`, size === null ? '' : `size=${size}`].filter(Boolean);
+  return call(runtime, store.apiKey, 'POST', `/api/v1/batch/customers/uploads?${query.join('&')}`);
+};
 
-const uploadOf = async (store: TestStore): Promise<UploadView> => {
-  const answer = await requestUpload(store);
+/** An upload URL for `content` (its size declared). */
+const uploadOf = async (store: TestStore, content: string): Promise<UploadView> => {
+  const answer = await requestUpload(store, 'update', String(Buffer.byteLength(content)));
   jobIdOf(answer);
   return answer.body.data as UploadView;
 };
@@ -62,7 +71,12 @@ const statusOf = async (store: TestStore, jobId: string) =>
 describe('the upload path', () => {
   it('imports a file PUT to the upload URL once started, and refuses an early or a second start', async () => {
     const store = await newStore('Import upload');
-    const upload = await uploadOf(store);
+    const p = uid('up');
+    const lines: (Record<string, unknown> | string)[] = [];
+    for (let n = 1; n <= 120; n++) lines.push(customer(`${p}-${n}`, { city: `City ${n}` }));
+    lines[59] = '{broken';
+    const content = jsonl(lines);
+    const upload = await uploadOf(store, content);
     expect(upload).toMatchObject({
       endpoint: 'customers',
       status: 'uploading',
@@ -80,11 +94,7 @@ describe('the upload path', () => {
     expect(early.body).toMatchObject({ state: 400, success: false, message: expect.stringMatching(/upload/) });
     expect(await statusOf(store, upload.jobId)).toBe('uploading');
 
-    const p = uid('up');
-    const lines: (Record<string, unknown> | string)[] = [];
-    for (let n = 1; n <= 120; n++) lines.push(customer(`${p}-${n}`, { city: `City ${n}` }));
-    lines[59] = '{broken';
-    expect(await put(upload.uploadUrl, jsonl(lines))).toBe(200);
+    expect(await put(upload.uploadUrl, content)).toBe(200);
 
     const started = await start(store, upload.jobId);
     expect(started.status).toBe(200);
@@ -110,8 +120,9 @@ describe('the upload path', () => {
 
   it('answers 404 for an unknown job and for another store’s, for start and for GET', async () => {
     const [owner, stranger] = [await newStore('Import owner'), await newStore('Import stranger')];
-    const upload = await uploadOf(owner);
-    expect(await put(upload.uploadUrl, jsonl([customer(uid('own'))]))).toBe(200);
+    const content = jsonl([customer(uid('own'))]);
+    const upload = await uploadOf(owner, content);
+    expect(await put(upload.uploadUrl, content)).toBe(200);
 
     for (const [who, jobId] of [
       [owner, 'im_doesnotexist00000000'],
@@ -137,20 +148,33 @@ describe('the upload path', () => {
 
   it('refuses an upload URL without append=update or without a key, creating no job', async () => {
     const store = await newStore('Import upload refused');
+    // Paced under the store's 2 upload URLs a second (the limit is counted before the query is read).
+    const paced = async (append: string | null, size: string | null) => {
+      await sleep(550);
+      return requestUpload(store, append, size);
+    };
     for (const append of ['insert', null] as const) {
-      const answer = await requestUpload(store, append);
+      const answer = await paced(append, '1000');
       expect(answer.status, String(append)).toBe(400);
       expect(answer.body).toMatchObject({ state: 400, success: false, message: expect.stringMatching(/append/) });
     }
-    const anonymous = await call(runtime, null, 'POST', '/api/v1/batch/customers/uploads?append=update');
+    for (const size of [null, '0', '-5', '1.5', 'big', String(MAX_UPLOAD_BYTES + 1)]) {
+      const answer = await paced('update', size);
+      expect(answer.status, String(size)).toBe(400);
+      expect(answer.body.message).toBe(
+        `size must be the file's size in bytes, an integer from 1 to ${MAX_UPLOAD_BYTES}`,
+      );
+    }
+    const anonymous = await call(runtime, null, 'POST', '/api/v1/batch/customers/uploads?append=update&size=10');
     expect(anonymous.status).toBe(401);
     expect(await storedJobs(store.storeId)).toEqual([]);
   });
 
   it('counts the start against the store’s import slot: 429 right after a direct import, the job still waiting', async () => {
     const store = await newStore('Import upload slot');
-    const upload = await uploadOf(store);
-    expect(await put(upload.uploadUrl, jsonl([customer(uid('slot'))]))).toBe(200);
+    const content = jsonl([customer(uid('slot'))]);
+    const upload = await uploadOf(store, content);
+    expect(await put(upload.uploadUrl, content)).toBe(200);
     jobIdOf(await postImport(runtime, jsonl([customer(uid('direct'))]), { apiKey: store.apiKey }));
 
     const refused = await start(store, upload.jobId);
@@ -158,5 +182,27 @@ describe('the upload path', () => {
     expect(refused.body).toMatchObject({ state: 429, success: false });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await statusOf(store, upload.jobId)).toBe('uploading');
+  });
+
+  it('signs the declared size into the URL, and refuses to start a stored file larger than declared', async () => {
+    const store = await newStore('Import upload size');
+    const upload = await uploadOf(store, 'x'.repeat(10));
+    // S3 checks the signed Content-Length; the local S3 checks no signature, so the start checks the stored size too.
+    expect(new URL(upload.uploadUrl).searchParams.get('X-Amz-SignedHeaders')?.split(';')).toContain('content-length');
+    expect(await put(upload.uploadUrl, jsonl([customer(uid('big')), customer(uid('big'))]))).toBe(200);
+    const refused = await start(store, upload.jobId);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/^dataFile is \d+ bytes; the upload URL was for at most 10$/);
+    expect(await statusOf(store, upload.jobId)).toBe('uploading');
+  });
+
+  it('rate-limits upload URLs per store (429 with Retry-After)', async () => {
+    const store = await newStore('Import upload flood');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => requestUpload(store)));
+    const limited = answers.filter((answer) => answer.status === 429);
+    // 2 a second: eight at once span at most two windows.
+    expect(answers.filter((answer) => answer.status === 200).length).toBeLessThanOrEqual(4);
+    expect(limited.length).toBeGreaterThanOrEqual(4);
+    expect(Number(limited[0]?.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });

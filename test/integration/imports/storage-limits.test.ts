@@ -47,6 +47,24 @@ describe('storage limits', () => {
     expect(await dynamoCustomerRepository().get(store.storeId, `${p}-3`)).toBeDefined();
   });
 
+  it('a line over the maximum length is skipped to the next newline with its reason; the next line imports', async () => {
+    const store = await newStore('Import endless line');
+    const p = uid('endless');
+    const endless = 'x'.repeat(2 * 1024 * 1024);
+    const job = await seedJob(
+      store.storeId,
+      `${JSON.stringify(customer(`${p}-1`))}\n${endless}\n${JSON.stringify(customer(`${p}-2`))}\n`,
+    );
+    expect(await run(store.storeId, job.id)).toBe('finished');
+    expect(await importDeps().jobs.get(store.storeId, job.id)).toMatchObject({
+      status: 'finished',
+      result: 'SUCCESS',
+      counts: { lines: 3, imported: 2, failed: 1 },
+      errors: [{ line: 2, reason: `line is ${endless.length} bytes, over the 1048576-byte maximum; skipped` }],
+    });
+    expect(await dynamoCustomerRepository().get(store.storeId, `${p}-2`)).toBeDefined();
+  });
+
   it('1,000 recorded errors with long reasons still fit in the job; the job finishes', async () => {
     const store = await newStore('Import long reasons');
     // Five failing fields whose messages are long: a 435-character reason per line; 1,000 of them exceed 400 KB.

@@ -103,7 +103,7 @@ const fakes = (bytes: Buffer) => {
         });
       },
       uploadUrl: async () => 'unused',
-      exists: async () => true,
+      size: async () => 1,
     },
     jobs: {
       get: async (storeId, id) => {

@@ -6,7 +6,14 @@ import { route } from '#shared/http/openapi/registry.ts';
 import { ExportPage, ImportJob, ImportUpload, ImportUploadForm } from '#shared/http/openapi/schemas.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
 import { exportReply, importReply } from '#shared/http/responses.ts';
-import { AppendQuery, ExportQueryParameters, ImportJobPath, parametersOf } from '#shared/http/route-inputs.ts';
+import {
+  AppendQuery,
+  ExportQueryParameters,
+  ImportJobPath,
+  parametersOf,
+  UploadQuery,
+} from '#shared/http/route-inputs.ts';
+import { LIMITS } from '#shared/limits.ts';
 
 const importOk = importReply.ok('Import started; bulk_operations/finish announces its end', DATA);
 const jobId = parametersOf(ImportJobPath);
@@ -50,15 +57,17 @@ export const CONTACT_ROUTES = {
     tag: 'Contacts',
     summary: 'Get an upload URL for a large import file',
     description:
-      'Creates a job waiting for its file and a presigned URL (15 minutes) to PUT the JSONL file to; then start it.',
+      'Creates a job waiting for its file and a presigned URL (15 minutes) to PUT the JSONL file to; then start it. ' +
+      'The URL is signed for the declared `size` (S3 refuses a PUT of another length; the start refuses a larger ' +
+      `file). At most ${LIMITS.uploadUrlsPerSecond} upload URLs per second per store.`,
     api: 'import',
-    query: parametersOf(AppendQuery),
+    query: parametersOf(UploadQuery),
     ok: importReply.ok(
       'PUT the JSONL file to uploadUrl, then POST /api/v1/batch/customers/uploads/{jobId}/start',
       DATA,
     ),
     data: ref('ImportUpload', ImportUpload),
-    errors: ['validation'],
+    errors: ['validation', 'rate_limited'],
     errorMessages: { validation: 'append must be "update"' },
   }),
   'batch-upload-start': route({
