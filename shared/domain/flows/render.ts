@@ -11,13 +11,16 @@
  * - reads no files: `include`, `render` and `layout` are refused when parsed (and would resolve against an empty
  *   in-memory map anyway), so `{% include '/etc/passwd' %}` is a validation error, not a disclosure;
  * - refuses unknown filters when the template is saved (`strictFilters`), so a typo is a validation error, not an
- *   email with a hole in it; undefined variables render empty (a contact without a first name is normal).
+ *   email with a hole in it; undefined variables render empty (a contact without a first name is normal);
+ * - refuses what its render time limit cannot interrupt (a filter runs to its end): expression filters and ranges
+ *   whose size is not a small literal (`template-cost.ts`).
  * Parsed templates are cached per engine by source text (a flow's templates are parsed once per warm worker).
  */
 import { Liquid, type Template } from 'liquidjs';
 import { validationError } from '#shared/errors.ts';
 import type { FlowStep } from './flow.ts';
 import type { TemplateContext } from './template-context.ts';
+import { unboundedConstruct } from './template-cost.ts';
 
 export type EmailStep = Extract<FlowStep, { type: 'email' }>;
 
@@ -121,6 +124,9 @@ const parsed = (field: TemplateField, source: string): Template[] => {
   if (source.length > TEMPLATE_LIMITS.parseChars) {
     throw new TemplateError(field, `is longer than ${TEMPLATE_LIMITS.parseChars} characters`);
   }
+  // Refused when saved, and when a flow saved before this rule renders (that run fails alone, with the reason).
+  const unbounded = unboundedConstruct(source);
+  if (unbounded) throw new TemplateError(field, unbounded);
   let templates: Template[];
   try {
     templates = engines[mode].parse(source);
