@@ -27,6 +27,7 @@ export const ENV = {
   emailEventsQueueUrl: 'EMAIL_EVENTS_QUEUE_URL',
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   sesSendRatePerSecond: 'SES_SEND_RATE_PER_SECOND',
+  storeDailySendCap: 'STORE_DAILY_SEND_CAP',
   publicMainUrl: 'PUBLIC_MAIN_URL',
   publicSendingUrl: 'PUBLIC_SENDING_URL',
   publicFrontUrl: 'PUBLIC_FRONT_URL',
@@ -63,6 +64,7 @@ const ConfigSchema = v.object({
   [ENV.emailEventsQueueUrl]: v.optional(v.string()),
   [ENV.sesConfigurationSet]: v.optional(v.string()),
   [ENV.sesSendRatePerSecond]: intFromString(14),
+  [ENV.storeDailySendCap]: intFromString(100_000),
   [ENV.publicMainUrl]: v.optional(v.string()),
   [ENV.publicSendingUrl]: v.optional(v.string()),
   [ENV.publicFrontUrl]: v.optional(v.string()),
@@ -107,6 +109,8 @@ export interface Config {
   readonly sesConfigurationSet: string | undefined;
   /** Messages per second the SES account allows (its sending quota); bulk chunks are paced to stay under it. */
   readonly sesSendRatePerSecond: number;
+  /** Marketing emails (bulk and consent flows) one store may send per UTC day; 0 for no cap (`pacing.ts`). */
+  readonly storeDailySendCap: number;
   /** Public base URL of the main host (OAuth links, back office). */
   readonly publicMainUrl: string | undefined;
   /** Public base URL of the sending host (unsubscribe links in every email). */
@@ -148,6 +152,7 @@ export const config = (): Config => {
     emailEventsQueueUrl: env[ENV.emailEventsQueueUrl],
     sesConfigurationSet: env[ENV.sesConfigurationSet],
     sesSendRatePerSecond: env[ENV.sesSendRatePerSecond],
+    storeDailySendCap: env[ENV.storeDailySendCap],
     publicMainUrl: env[ENV.publicMainUrl],
     publicSendingUrl: env[ENV.publicSendingUrl],
     publicFrontUrl: env[ENV.publicFrontUrl],

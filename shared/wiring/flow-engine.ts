@@ -13,11 +13,13 @@ import {
   dynamoRecoveryMarks,
   dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
+import { config } from '#shared/config.ts';
 import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
 import type { EngineDeps } from '#shared/domain/flows/engine.ts';
 import type { ExplainDeps } from '#shared/domain/flows/explain.ts';
@@ -25,7 +27,7 @@ import type { TriggerLog } from '#shared/domain/flows/ports.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
-import { senderDeps } from './sending.ts';
+import { PACING_HORIZON_SECONDS, senderDeps } from './sending.ts';
 
 export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog } => ({
   flows: dynamoFlows(),
@@ -48,6 +50,11 @@ export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog } => 
   timers: wheelTimers({ buckets: dynamoTimerBuckets(), schedules: schedulerTimers(), clock: systemClock }),
   unsubscribe: unsubscribeLinks(),
   senders: { requireVerified: (storeId, fromEmail) => requireVerifiedSender(senderDeps(), storeId, fromEmail) },
+  // One pacer for bulk and flow mail: the account's SES rate, transactional first, a fair share per store.
+  pacer: dynamoSendPacer(systemClock, { horizonSeconds: PACING_HORIZON_SECONDS }),
+  sendRatePerSecond: config().sesSendRatePerSecond,
+  dailySends: dynamoDailySends(),
+  dailySendCap: config().storeDailySendCap,
   clock: systemClock,
 }));
 

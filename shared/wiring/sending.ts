@@ -1,7 +1,7 @@
 /** Wiring of the senders, bulk sending and send worker use cases to their adapters (built once per warm function). */
 
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
-import { dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
+import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { sesIdentities } from '#shared/adapters/ses/identities.ts';
@@ -21,6 +21,8 @@ export const senderDeps = lazy(
 export const acceptBulkDeps = lazy(
   (): AcceptBulkDeps => ({
     senders: senderDeps(),
+    dailySends: dynamoDailySends(),
+    dailySendCap: config().storeDailySendCap,
     suppressions: dynamoSuppressions(),
     batches: dynamoSendBatches(systemClock),
     queue: sqsSendQueue(),
@@ -31,7 +33,7 @@ export const acceptBulkDeps = lazy(
 export const batchReadDeps = () => ({ batches: dynamoSendBatches(systemClock) });
 
 /** Slots are reserved at most this far ahead: a wait of this length fits well within the worker's timeout. */
-const PACING_HORIZON_SECONDS = 20;
+export const PACING_HORIZON_SECONDS = 20;
 /** Longer than one attempt of the worker (60 s timeout), shorter than the queue's 180 s visibility timeout. */
 const CHUNK_LEASE_MS = 90_000;
 

@@ -34,6 +34,7 @@
  * | flowRun  | STORE#<storeId>#RUN#<runId>          | RUN       | STORE#<storeId>#FLOW#<flowId>#RUNS / <startedAt>#<runId> | STORE#<storeId>#CONTACT#<email>#RUNS / <startedAt>#<runId> |
  * | flowEntry | STORE#<storeId>#FLOW#<flowId>#ENTRY#<entryKey> | ENTRY |                               |                                      |
  * | wheelEntry | STORE#<storeId>#WHEEL#<minute>    | <timer name> |                                      |                                      |
+ * | dailySends | STORE#<storeId>#DAILY-SENDS#<day> | COUNT     |                                         |                                      |
  * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
  * | contactActivity | STORE#<storeId>#ACTIVITY#<email> | <at>#<triggerId> |                           |                                      |
  * | recoveryMark | STORE#<storeId>#RECOVERY#<email>#<productId> | MARK |                             |                                      |
@@ -75,6 +76,7 @@ export type Entity =
   | 'flow'
   | 'flowRun'
   | 'wheelEntry'
+  | 'dailySends'
   | 'flowEntry'
   | 'flowEvaluation'
   | 'contactActivity'
@@ -189,6 +191,8 @@ export const keys = {
   flows: (storeId: string) => ({ pk: `STORE#${storeId}#FLOWS` }),
   flow: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#FLOWS`, sk: `FLOW#${flowId}` }),
   flowRun: (storeId: string, runId: string) => ({ pk: `STORE#${storeId}#RUN#${runId}`, sk: 'RUN' }),
+  /** A store's marketing sends of one UTC day (`yyyymmdd`), counted against the daily cap. */
+  dailySends: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#DAILY-SENDS#${day}`, sk: 'COUNT' }),
   /** A flow wait kept in the timer wheel's bucket of its store and due minute (epoch ms). */
   wheelEntry: (storeId: string, minute: number, name: string) => ({ pk: `STORE#${storeId}#WHEEL#${minute}`, sk: name }),
   flowRunsByFlow: (storeId: string, flowId: string, startedAt: number, runId: string) => ({

@@ -1,18 +1,23 @@
 /**
- * The account's send rate, shared by every send worker: one counter item per second (`keys.rate('ses-send', second)`,
- * the rate limiter's counters), into which each chunk reserves as many message slots as it sends with a conditional
- * `ADD` that never takes a second past the rate. A chunk larger than what is left in a second spreads its slots over
- * the next seconds and is sent when its last second starts, so over any few seconds the account never exceeds its
- * rate. SES quotas are per account and region, so the counter is not per store.
+ * The account's send rate, shared by every send worker and by flow emails: per second, one counter item for the
+ * account (`keys.rate('ses-send', second)`, the rate limiter's counters) and one per store
+ * (`ses-send#<storeId>`). A reservation adds its slots to both with conditional `ADD`s that never take a second past
+ * its limit: the store's fair share, and the account rate (less the transactional reserve for marketing mail), see
+ * `shared/domain/email/pacing.ts`. A request larger than what is left in a second spreads its slots over the next
+ * seconds and is sent when its last second starts, so over any few seconds neither the account nor one store exceeds
+ * its rate. SES quotas are per account and region, hence the account counter.
  */
 
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { Clock } from '#shared/domain/clock.ts';
-import type { SendPacer } from '#shared/domain/email/ports.ts';
+import { slotLimits } from '#shared/domain/email/pacing.ts';
+import type { DailySends, SendPacer } from '#shared/domain/email/ports.ts';
 import { keys } from './keys.ts';
 import { addToRateCounter } from './rate-limiter.ts';
-import { getItem } from './table.ts';
+import { getItem, isConditionFailure, tableName } from './table.ts';
 
-const KEY = 'ses-send';
+const ACCOUNT = 'ses-send';
 
 export interface PacerOptions {
   /** Slots are reserved at most this many seconds ahead; beyond, the work is put off instead (a worker waits). */
@@ -20,39 +25,46 @@ export interface PacerOptions {
 }
 
 export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer => {
-  /** Adds `count` slots to `second` (negative to give back); false when the second has not that much room. */
-  const add = (second: number, count: number, perSecond: number) =>
-    addToRateCounter(KEY, second, count, count > 0 ? perSecond : undefined);
+  /** Adds `count` slots to a counter's second (negative to give back); false when the second has not that much room. */
+  const add = (key: string, second: number, count: number, limit: number) =>
+    addToRateCounter(key, second, count, count > 0 ? limit : undefined);
 
-  const used = async (second: number): Promise<number> => {
-    const hits = (await getItem(keys.rate(KEY, second)))?.hits;
+  const used = async (key: string, second: number): Promise<number> => {
+    const hits = (await getItem(keys.rate(key, second)))?.hits;
     return typeof hits === 'number' ? hits : 0;
   };
 
+  /** Takes up to `want` slots of one counter's second: what it got (0 when the second is full). */
+  const take = async (key: string, second: number, want: number, limit: number): Promise<number> => {
+    if (await add(key, second, want, limit)) return want;
+    const room = Math.min(want, limit - (await used(key, second)));
+    return room > 0 && (await add(key, second, room, limit)) ? room : 0;
+  };
+
   return {
-    async reserve(count, perSecond) {
-      const rate = Math.max(1, perSecond);
+    async reserve(count, perSecond, owner) {
+      const limits = slotLimits(perSecond, owner.sendClass);
+      const storeKey = `${ACCOUNT}#${owner.storeId}`;
       const first = Math.floor(clock.now() / 1000);
-      const taken: [number, number][] = [];
+      const taken: [string, number, number][] = [];
       let remaining = count;
       let second = first;
       while (remaining > 0) {
         if (second > first + options.horizonSeconds) {
           // Not within reach: give the slots back (best effort; unused slots only slow others down) and put it off.
-          await Promise.allSettled(taken.map(([s, n]) => add(s, -n, rate)));
+          await Promise.allSettled(taken.map(([key, s, n]) => add(key, s, -n, 0)));
           // Spread over a second horizon, so put-off chunks do not all come back in the same second.
           return { retryInSeconds: options.horizonSeconds + Math.ceil(Math.random() * options.horizonSeconds) };
         }
-        let want = Math.min(remaining, rate);
-        let got = (await add(second, want, rate)) ? want : 0;
-        if (got === 0) {
-          // The second is partly taken: take what is left of it, if anything.
-          want = Math.min(remaining, rate - (await used(second)));
-          if (want > 0 && (await add(second, want, rate))) got = want;
-        }
-        if (got > 0) {
-          taken.push([second, got]);
-          remaining -= got;
+        // The store's share first (a busy store waits on its own counter), then the account.
+        const fromStore = await take(storeKey, second, Math.min(remaining, limits.store), limits.store);
+        if (fromStore > 0) {
+          const fromAccount = await take(ACCOUNT, second, fromStore, limits.account);
+          if (fromAccount < fromStore) await add(storeKey, second, fromAccount - fromStore, 0);
+          if (fromAccount > 0) {
+            taken.push([storeKey, second, fromAccount], [ACCOUNT, second, fromAccount]);
+            remaining -= fromAccount;
+          }
         }
         if (remaining > 0) second += 1;
       }
@@ -60,3 +72,32 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
     },
   };
 };
+
+/** The daily cap's counters: one item per store and UTC day, a conditional `ADD` that never passes the cap. */
+export const dynamoDailySends = (): DailySends => ({
+  async take(storeId, day, count, cap) {
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.dailySends(storeId, day),
+          UpdateExpression: 'ADD sends :count SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
+          ConditionExpression: 'attribute_not_exists(sends) OR sends <= :room',
+          ExpressionAttributeValues: {
+            ':count': count,
+            ':room': cap - count,
+            // Kept two days past its own, then removed.
+            ':ttl':
+              Math.floor(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6))) / 1000) +
+              3 * 86_400,
+            ':entity': 'dailySends',
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+});

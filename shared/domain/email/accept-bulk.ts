@@ -7,20 +7,35 @@
  */
 import type { Clock } from '#shared/domain/clock.ts';
 import { randomBase62 } from '#shared/domain/ids.ts';
-import { unavailable } from '#shared/errors.ts';
+import { rateLimited, unavailable } from '#shared/errors.ts';
 import { type AcceptedBatch, normalizeAddress, planChunks, type SendBatch, type SendRecipient } from './bulk-model.ts';
 import type { BulkRequest } from './bulk-request.ts';
 import { lineBreakInHeaders } from './header-values.ts';
-import type { SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
+import { secondsToNextDay, sendDay } from './pacing.ts';
+import type { DailySends, SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
 import { requireVerifiedSender, type SenderDeps } from './senders.ts';
 
 export interface AcceptBulkDeps {
   readonly senders: SenderDeps;
+  readonly dailySends: DailySends;
+  /** Marketing emails per store per UTC day; 0 for no cap. */
+  readonly dailySendCap: number;
   readonly suppressions: Suppressions;
   readonly batches: SendBatchRepository;
   readonly queue: SendQueue;
   readonly clock: Clock;
 }
+
+/** Counts the batch against the store's daily cap, or refuses it whole (429 until the next UTC day). */
+const chargeDailyCap = async (deps: AcceptBulkDeps, storeId: string, count: number) => {
+  if (deps.dailySendCap <= 0 || count === 0) return;
+  const now = deps.clock.now();
+  if (await deps.dailySends.take(storeId, sendDay(now), count, deps.dailySendCap)) return;
+  throw rateLimited(
+    secondsToNextDay(now),
+    `The store's daily cap of ${deps.dailySendCap} marketing emails does not leave room for ${count} more today; retry after midnight UTC`,
+  );
+};
 
 /** `POST {sending_url}/api/v1/sending`. */
 export const acceptBulk = async (
@@ -71,6 +86,7 @@ export const acceptBulk = async (
   const rejections = recipients.flatMap((r) =>
     r.status === 'rejected' && r.reason ? [{ index: r.index, email: r.email, reason: r.reason }] : [],
   );
+  await chargeDailyCap(deps, storeId, recipients.length - rejections.length);
   const chunks = planChunks(recipients);
   const batch: SendBatch = {
     storeId,

@@ -5,6 +5,7 @@
 
 import type { SendBatch, SendRecipient } from './bulk-model.ts';
 import type { BulkEntryResult, OutboundBulk, OutboundEmail, SentMessage, Suppression } from './model.ts';
+import type { SlotOwner } from './pacing.ts';
 import type { IdentityState, Sender } from './sender.ts';
 
 /** The store's sending domains; a domain belongs to one store at a time. */
@@ -90,11 +91,22 @@ export interface SendQueue {
 /** Keeps the account's send rate: messages are sent only once their send slots are reserved. */
 export interface SendPacer {
   /**
-   * Reserves `count` message slots at `perSecond` across every instance: answers when the last slot's second starts
-   * (epoch milliseconds; wait until then, then send), or, when the slots are not free within the next seconds, how
-   * long to put the work off (nothing stays reserved then).
+   * Reserves `count` message slots for `owner` across every instance, within the account rate `perSecond` and the
+   * limits of `slotLimits` (the owner's class and store share): answers when the last slot's second starts (epoch
+   * milliseconds; wait until then, then send), or, when the slots are not free within the next seconds, how long to
+   * put the work off (nothing stays reserved then).
    */
-  reserve(count: number, perSecond: number): Promise<{ readonly at: number } | { readonly retryInSeconds: number }>;
+  reserve(
+    count: number,
+    perSecond: number,
+    owner: SlotOwner,
+  ): Promise<{ readonly at: number } | { readonly retryInSeconds: number }>;
+}
+
+/** Each store's marketing sends of a UTC day, counted against the operator's daily cap. */
+export interface DailySends {
+  /** Counts `count` sends of `day` (`yyyymmdd`) for the store if they fit under `cap`; false (nothing counted) if not. */
+  take(storeId: string, day: string, count: number, cap: number): Promise<boolean>;
 }
 
 /** The mail engine (SESv2). Transient failures throw (the queue retries); permanent ones throw `PermanentError`. */

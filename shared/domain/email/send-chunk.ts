@@ -165,7 +165,10 @@ const sendChunk = async (
     const queued = inRange.filter((r) => r.status === 'queued');
     let updated: SendRecipient[] = [];
     if (queued.length > 0) {
-      const slots = await deps.pacer.reserve(queued.length, deps.sendRatePerSecond);
+      const slots = await deps.pacer.reserve(queued.length, deps.sendRatePerSecond, {
+        storeId: batch.storeId,
+        sendClass: 'marketing',
+      });
       if ('retryInSeconds' in slots) {
         await deps.batches.releaseChunk(batch.storeId, batch.id, chunk, lease);
         await deps.queue.enqueueChunks(batch.storeId, batch.id, [chunk], slots.retryInSeconds);

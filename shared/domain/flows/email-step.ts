@@ -9,7 +9,8 @@ import { persistAfterSend } from '#shared/domain/after-send.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { EMAIL_TAGS, listUnsubscribeHeaders } from '#shared/domain/email/model.ts';
-import type { Mailer, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
+import { type SendClass, sendDay } from '#shared/domain/email/pacing.ts';
+import type { DailySends, Mailer, SendPacer, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
 import type { Store } from '#shared/domain/stores/model.ts';
 import { isAppError, PermanentError } from '#shared/errors.ts';
 import { type ContactLookup, consentAllows, findContact } from './contact-facts.ts';
@@ -36,8 +37,18 @@ export interface EmailStepDeps extends ContactLookup {
    * address's domain is not a verified sender of the store.
    */
   readonly senders: { requireVerified(storeId: string, fromEmail: string): Promise<unknown> };
+  /** Every email takes a slot of the account's SES rate (transactional first, a fair share per store: `pacing.ts`). */
+  readonly pacer: SendPacer;
+  readonly sendRatePerSecond: number;
+  /** Marketing flow emails count against the store's daily cap (`dailySendCap`, 0 for none). */
+  readonly dailySends: DailySends;
+  readonly dailySendCap: number;
   readonly clock: Clock;
+  /** Waits for a send slot (default: a timer). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** How a run moves on once its email step is done: the fields to set and the ones to drop. */
 export interface AfterStep {
@@ -109,6 +120,14 @@ export const sendEmailStep = async (
     );
   }
 
+  // Transactional flows (consent not required: order messages, back-in-stock) go first and have no daily cap.
+  const sendClass: SendClass = flow.consent === 'transactional' ? 'transactional' : 'marketing';
+  if (sendClass === 'marketing' && deps.dailySendCap > 0) {
+    if (!(await deps.dailySends.take(storeId, sendDay(now), 1, deps.dailySendCap))) {
+      return end(finished(run, now, 'exited', 'daily_send_cap', { stepId: step.id, cap: deps.dailySendCap }));
+    }
+  }
+
   const claimed = next(run, now, { sending: { stepId: step.id, claimedAt: now } }, []);
   if (!(await saveRun(deps.runs, run, claimed))) return { run: undefined };
   run = claimed;
@@ -172,6 +191,10 @@ export const sendEmailStep = async (
   const name = [contact?.firstName, contact?.lastName].filter(Boolean).join(' ');
   let messageId: string;
   try {
+    const slot = await deps.pacer.reserve(1, deps.sendRatePerSecond, { storeId, sendClass });
+    if ('retryInSeconds' in slot) throw new Error('No SES send slot free within the pacing horizon; retrying');
+    const wait = slot.at - deps.clock.now();
+    if (wait > 0) await (deps.sleep ?? pause)(wait);
     ({ messageId } = await deps.mailer.send({
       from: step.from,
       to: { email: run.email, ...(name ? { name } : {}) },

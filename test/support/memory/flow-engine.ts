@@ -93,6 +93,10 @@ export interface Fakes {
   readonly failures: Error[];
   /** Errors the sent-message record throws, one per call, before it records. */
   readonly recordFailures: Error[];
+  /** Every send slot the pacer gave, with its owner. */
+  readonly slots: { count: number; storeId: string; sendClass: string }[];
+  /** Marketing sends counted per `storeId#day` against the daily cap (set `deps.dailySendCap` to turn it on). */
+  readonly daily: Map<string, number>;
   /** Domains the store has verified for sending (`shop.example`, the fakes' sender, at first). */
   readonly verifiedDomains: Set<string>;
   readonly clock: { now: number };
@@ -117,6 +121,8 @@ export const fakes = (): Fakes => {
   const triggers = new Map<string, FlowTrigger>();
   const failures: Error[] = [];
   const recordFailures: Error[] = [];
+  const slots: { count: number; storeId: string; sendClass: string }[] = [];
+  const daily = new Map<string, number>();
   const verifiedDomains = new Set<string>(['shop.example']);
   const clock = { now: 2_000_000 };
   // Every port call yields once, so concurrent callers interleave as they would against a real table.
@@ -248,6 +254,23 @@ export const fakes = (): Fakes => {
         if (!verifiedDomains.has(domain)) throw validationError(`from.email domain ${domain} is not a sending domain`);
       },
     },
+    pacer: {
+      reserve: async (count, _perSecond, owner) => {
+        slots.push({ count, ...owner });
+        return { at: clock.now };
+      },
+    },
+    sendRatePerSecond: 14,
+    dailySends: {
+      take: async (storeId, day, count, cap) => {
+        const key = `${storeId}#${day}`;
+        const used = daily.get(key) ?? 0;
+        if (used + count > cap) return false;
+        daily.set(key, used + count);
+        return true;
+      },
+    },
+    dailySendCap: 0,
     clock: { now: () => clock.now },
   };
 
@@ -268,6 +291,8 @@ export const fakes = (): Fakes => {
     marks,
     failures,
     recordFailures,
+    slots,
+    daily,
     verifiedDomains,
     clock,
   };
