@@ -23,11 +23,13 @@ import {
 import { createStore, rotateStoreKey } from '#shared/domain/stores/manage-stores.ts';
 import { STORE_TYPES, type StoreType } from '#shared/domain/stores/model.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
+import { resumeSending } from '#shared/wiring/sending.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 const USAGE = `Usage:
   npm run admin -- store create --name <name> [--type direct|platform] [--account <mainAccountId>]
   npm run admin -- store rotate-key --store <storeId>
+  npm run admin -- store resume-sending --store <storeId>
   npm run admin -- store list
   npm run admin -- account create-main --name <name>
   npm run admin -- account link-store --main <mainAccountId> --store <storeId>
@@ -98,6 +100,12 @@ const run = async () => {
       console.log(`Created store "${store.name}" (${store.type})\n  storeId  ${store.storeId}\n  API key  ${apiKey}`);
       if (mainAccountId) console.log(`  owner    ${mainAccountId}`);
       console.log('The key is shown once; keep it secret. `store rotate-key` replaces it.');
+    } else if (action === 'resume-sending') {
+      const storeId = values.store ?? fail('--store is required');
+      await resumeSending(storeId);
+      console.log(
+        `Marketing email of ${storeId} resumes: its bounce and complaint counts start afresh (functions see it within a minute).`,
+      );
     } else if (action === 'rotate-key') {
       const storeId = values.store ?? fail('--store is required');
       const { apiKey } = await rotateStoreKey(deps, storeId);

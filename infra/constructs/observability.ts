@@ -7,6 +7,7 @@ import {
   GraphWidget,
   type IMetric,
   MathExpression,
+  Metric,
   TextWidget,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -119,6 +120,28 @@ export class Observability extends Construct {
       });
     }
 
+    // Both values of its `by` dimension: a paused store's refused bulk sends and skipped flow emails. Alarms cannot
+    // use SEARCH, so the metrics are named with the dimensions the functions emit (`service` is Powertools' own).
+    const paused = (by: string) =>
+      new Metric({
+        namespace: metricsNamespace(props.stage),
+        metricName: BUSINESS_METRICS.marketingSendsPaused,
+        dimensionsMap: { service: 'storeflow', by },
+        statistic: 'Sum',
+        period: FIVE_MINUTES,
+      });
+    this.alarm('MarketingSendsPaused', {
+      metric: new MathExpression({
+        expression: 'FILL(bulk, 0) + FILL(flow, 0)',
+        usingMetrics: { bulk: paused('bulk'), flow: paused('flow') },
+        period: FIVE_MINUTES,
+      }),
+      threshold: 0,
+      description:
+        "A store's marketing email is paused: its bounce or complaint rate is over the guard (docs/sending.md); " +
+        'resume it with `store resume-sending` once its list is cleaned',
+    });
+
     this.alarm('TableThrottles', {
       metric: props.table.metricThrottledRequestsForOperations({
         operations: TABLE_OPERATIONS as never,
@@ -214,6 +237,7 @@ export class Observability extends Construct {
         BUSINESS_METRICS.eventsAccepted,
         BUSINESS_METRICS.eventsDuplicate,
         BUSINESS_METRICS.eventsRejected,
+        BUSINESS_METRICS.eventsFailed,
       ]),
       business('Flows', [
         BUSINESS_METRICS.flowRunsStarted,
@@ -227,7 +251,11 @@ export class Observability extends Construct {
       ]),
     );
     dashboard.addWidgets(
-      business('Bulk sending', [BUSINESS_METRICS.bulkRecipientsAccepted, BUSINESS_METRICS.bulkRecipientsRejected]),
+      business('Bulk sending', [
+        BUSINESS_METRICS.bulkRecipientsAccepted,
+        BUSINESS_METRICS.bulkRecipientsRejected,
+        BUSINESS_METRICS.marketingSendsPaused,
+      ]),
       business('Email events', [BUSINESS_METRICS.emailEvents]),
       new GraphWidget({
         title: 'Function errors and throttles',

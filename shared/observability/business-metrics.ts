@@ -17,6 +17,11 @@ export const BUSINESS_METRICS = {
    * retried: an entity over its size budget, an item the table refuses.
    */
   eventsFailed: 'EventsFailed',
+  /**
+   * A store's marketing email refused because its bounce or complaint rate is over the guard's threshold (dimension
+   * `by`: bulk | flow). Alarmed: an operator looks at the store (docs/sending.md, "Bounce and complaint guard").
+   */
+  marketingSendsPaused: 'MarketingSendsPaused',
   /** A flow run started (dimension `kind`: the flow kind). */
   flowRunsStarted: 'FlowRunsStarted',
   /** An email a flow step sent. */

@@ -4,6 +4,7 @@ import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-ema
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
 import type { UnsubscribeDeps } from '#shared/domain/email/unsubscribe.ts';
@@ -25,7 +26,11 @@ export const unsubscribeDeps = lazy(
 );
 
 export const emailEventDeps = lazy(
-  (): EmailEventDeps => ({ ...unsubscribeDeps(), sentMessages: dynamoSentMessages() }),
+  (): EmailEventDeps => ({
+    ...unsubscribeDeps(),
+    sentMessages: dynamoSentMessages(),
+    reputation: dynamoStoreReputation(),
+  }),
 );
 
 /** The public unsubscribe pages: the link verifier and the store a link names. */

@@ -26,8 +26,9 @@ import type { ExplainDeps } from '#shared/domain/flows/explain.ts';
 import type { TriggerLog } from '#shared/domain/flows/ports.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
+import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
-import { PACING_HORIZON_SECONDS, senderDeps } from './sending.ts';
+import { PACING_HORIZON_SECONDS, senderDeps, storeStanding } from './sending.ts';
 
 export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog } => ({
   flows: dynamoFlows(),
@@ -55,6 +56,8 @@ export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog } => 
   sendRatePerSecond: config().sesSendRatePerSecond,
   dailySends: dynamoDailySends(),
   dailySendCap: config().storeDailySendCap,
+  standing: storeStanding(),
+  onPaused: () => metrics.count(BUSINESS_METRICS.marketingSendsPaused, 1, { by: 'flow' }),
   clock: systemClock,
 }));
 

@@ -3,15 +3,18 @@
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
+import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { sesIdentities } from '#shared/adapters/ses/identities.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsSendQueue } from '#shared/adapters/sqs/send-queue.ts';
 import { config } from '#shared/config.ts';
 import type { AcceptBulkDeps } from '#shared/domain/email/accept-bulk.ts';
+import { reputationDays, type StandingCheck, standingOf } from '#shared/domain/email/reputation.ts';
 import type { SendWorkerDeps } from '#shared/domain/email/send-chunk.ts';
 import type { SenderDeps } from '#shared/domain/email/senders.ts';
 import { lazy } from '#shared/lazy.ts';
+import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 
 export const senderDeps = lazy(
@@ -23,12 +26,32 @@ export const acceptBulkDeps = lazy(
     senders: senderDeps(),
     dailySends: dynamoDailySends(),
     dailySendCap: config().storeDailySendCap,
+    standing: storeStanding(),
+    onPaused: () => metrics.count(BUSINESS_METRICS.marketingSendsPaused, 1, { by: 'bulk' }),
     suppressions: dynamoSuppressions(),
     batches: dynamoSendBatches(systemClock),
     queue: sqsSendQueue(),
     clock: systemClock,
   }),
 );
+
+/** The bounce and complaint guard, read at most once a minute per store per warm function. */
+export const storeStanding = lazy((): StandingCheck => {
+  const check = standingOf(dynamoStoreReputation(), systemClock);
+  const cache = new Map<string, { value: string | undefined; until: number }>();
+  return async (storeId) => {
+    const hit = cache.get(storeId);
+    if (hit && hit.until > systemClock.now()) return hit.value;
+    const value = await check(storeId);
+    if (cache.size >= 10_000) cache.clear();
+    cache.set(storeId, { value, until: systemClock.now() + 60_000 });
+    return value;
+  };
+});
+
+/** `store resume-sending`: the store's guard counts start afresh (functions read them at most a minute late). */
+export const resumeSending = (storeId: string) =>
+  dynamoStoreReputation().reset(storeId, reputationDays(systemClock.now()));
 
 export const batchReadDeps = () => ({ batches: dynamoSendBatches(systemClock) });
 

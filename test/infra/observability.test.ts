@@ -97,6 +97,14 @@ describe('alarms', () => {
     }
   });
 
+  it("alarms when a store's marketing mail is paused by the sending guard", () => {
+    const guard = alarms.filter((alarm) =>
+      JSON.stringify(alarm.Properties.Metrics ?? []).includes('MarketingSendsPaused'),
+    );
+    expect(guard).toHaveLength(1);
+    expect(guard[0]?.Properties.Threshold).toBe(0);
+  });
+
   it('alarms on DynamoDB throttles of the service table', () => {
     const found = alarmsOn('ThrottledRequests', { Name: 'Operation', Value: 'PutItem' });
     expect(found).toHaveLength(1);
@@ -105,7 +113,8 @@ describe('alarms', () => {
 
   it('sends every alarm, and its recovery, to the one alarm topic', () => {
     const topic = topicId(prod.stacks);
-    expect(alarms.length).toBe(Object.keys(QUEUES).length + HOSTS.length + 2 * FUNCTIONS.length + 1);
+    // Per queue, per API, two per function, the table's throttles and the sending guard.
+    expect(alarms.length).toBe(Object.keys(QUEUES).length + HOSTS.length + 2 * FUNCTIONS.length + 2);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);

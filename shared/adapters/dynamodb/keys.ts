@@ -35,6 +35,7 @@
  * | flowEntry | STORE#<storeId>#FLOW#<flowId>#ENTRY#<entryKey> | ENTRY |                               |                                      |
  * | wheelEntry | STORE#<storeId>#WHEEL#<minute>    | <timer name> |                                      |                                      |
  * | dailySends | STORE#<storeId>#DAILY-SENDS#<day> | COUNT     |                                         |                                      |
+ * | reputation | STORE#<storeId>#REPUTATION#<day>  | COUNT     |                                         |                                      |
  * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
  * | contactActivity | STORE#<storeId>#ACTIVITY#<email> | <at>#<triggerId> |                           |                                      |
  * | recoveryMark | STORE#<storeId>#RECOVERY#<email>#<productId> | MARK |                             |                                      |
@@ -77,6 +78,7 @@ export type Entity =
   | 'flowRun'
   | 'wheelEntry'
   | 'dailySends'
+  | 'reputation'
   | 'flowEntry'
   | 'flowEvaluation'
   | 'contactActivity'
@@ -191,6 +193,8 @@ export const keys = {
   flows: (storeId: string) => ({ pk: `STORE#${storeId}#FLOWS` }),
   flow: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#FLOWS`, sk: `FLOW#${flowId}` }),
   flowRun: (storeId: string, runId: string) => ({ pk: `STORE#${storeId}#RUN#${runId}`, sk: 'RUN' }),
+  /** A store's deliveries, permanent bounces and complaints of one UTC day (the sending guard). */
+  reputation: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#REPUTATION#${day}`, sk: 'COUNT' }),
   /** A store's marketing sends of one UTC day (`yyyymmdd`), counted against the daily cap. */
   dailySends: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#DAILY-SENDS#${day}`, sk: 'COUNT' }),
   /** A flow wait kept in the timer wheel's bucket of its store and due minute (epoch ms). */

@@ -13,11 +13,16 @@ import type { BulkRequest } from './bulk-request.ts';
 import { lineBreakInHeaders } from './header-values.ts';
 import { secondsToNextDay, sendDay } from './pacing.ts';
 import type { DailySends, SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
+import { type StandingCheck, sendingPaused } from './reputation.ts';
 import { requireVerifiedSender, type SenderDeps } from './senders.ts';
 
 export interface AcceptBulkDeps {
   readonly senders: SenderDeps;
   readonly dailySends: DailySends;
+  /** The bounce and complaint guard: why the store's marketing mail is paused, if it is. */
+  readonly standing: StandingCheck;
+  /** Told when a paused store's send is refused (the alarmed metric). */
+  readonly onPaused?: (storeId: string) => void;
   /** Marketing emails per store per UTC day; 0 for no cap. */
   readonly dailySendCap: number;
   readonly suppressions: Suppressions;
@@ -45,6 +50,11 @@ export const acceptBulk = async (
 ): Promise<AcceptedBatch> => {
   const fromEmail = normalizeAddress(request.from.email) as string;
   await requireVerifiedSender(deps.senders, storeId, fromEmail);
+  const paused = await deps.standing(storeId);
+  if (paused) {
+    deps.onPaused?.(storeId);
+    throw sendingPaused(paused);
+  }
 
   const seen = new Set<string>();
   // Every field that ends up in a header, as a template: checked per recipient after substitution.

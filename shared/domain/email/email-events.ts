@@ -23,7 +23,9 @@ import type { Clock } from '#shared/domain/clock.ts';
 import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 import { PermanentError } from '#shared/errors.ts';
 import { EMAIL_TAGS } from './model.ts';
+import { sendDay } from './pacing.ts';
 import type { SentMessages, Suppressions } from './ports.ts';
+import type { StoreReputation } from './reputation.ts';
 import { bareAddress, type SesEvent, type SesMail } from './ses-event.ts';
 import { type UnsubscribeDeps, unsubscribe } from './unsubscribe.ts';
 
@@ -31,6 +33,8 @@ export interface EmailEventDeps extends UnsubscribeDeps {
   readonly sentMessages: SentMessages;
   readonly suppressions: Suppressions;
   readonly webhooks: WebhookEvents;
+  /** Deliveries, permanent bounces and complaints per store and day, for the sending guard (`reputation.ts`). */
+  readonly reputation: Pick<StoreReputation, 'count'>;
   readonly clock: Clock;
 }
 
@@ -105,8 +109,10 @@ export const handleSesEvent = async (
   };
   const done = { storeId, transmissionId };
 
+  const day = sendDay(event.at || deps.clock.now());
   switch (event.type) {
     case 'delivery':
+      await deps.reputation.count(storeId, day, 'delivered');
       await emit(
         'delivery',
         {
@@ -131,6 +137,7 @@ export const handleSesEvent = async (
       );
       // Only a permanent bounce says the address itself is bad; a soft one (mailbox full, greylisting) may clear.
       if (event.bounceType !== 'Permanent') return { ...done, emitted: 'bounce' };
+      await deps.reputation.count(storeId, day, 'bounced');
       await deps.suppressions.suppress({
         storeId,
         email: rcptTo,
@@ -183,6 +190,7 @@ export const handleSesEvent = async (
     case 'subscription': {
       if (event.type === 'subscription' && !event.unsubscribed) return { ...done, skipped: 'not an opt-out' };
       const reason = event.type === 'complaint' ? 'complaint' : 'unsubscribed';
+      if (event.type === 'complaint') await deps.reputation.count(storeId, day, 'complained');
       await unsubscribe(deps, { storeId, email: rcptTo, transmissionId, reason });
       return { ...done, emitted: 'list_unsubscribe', suppressed: reason };
     }

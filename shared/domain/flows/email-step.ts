@@ -11,6 +11,7 @@ import type { Customer } from '#shared/domain/customers/model.ts';
 import { EMAIL_TAGS, listUnsubscribeHeaders } from '#shared/domain/email/model.ts';
 import { type SendClass, sendDay } from '#shared/domain/email/pacing.ts';
 import type { DailySends, Mailer, SendPacer, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
+import type { StandingCheck } from '#shared/domain/email/reputation.ts';
 import type { Store } from '#shared/domain/stores/model.ts';
 import { isAppError, PermanentError } from '#shared/errors.ts';
 import { type ContactLookup, consentAllows, findContact } from './contact-facts.ts';
@@ -43,6 +44,9 @@ export interface EmailStepDeps extends ContactLookup {
   /** Marketing flow emails count against the store's daily cap (`dailySendCap`, 0 for none). */
   readonly dailySends: DailySends;
   readonly dailySendCap: number;
+  /** The bounce and complaint guard: a paused store's marketing flow email exits `sending_paused`. */
+  readonly standing: StandingCheck;
+  readonly onPaused?: (storeId: string) => void;
   readonly clock: Clock;
   /** Waits for a send slot (default: a timer). */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -122,6 +126,13 @@ export const sendEmailStep = async (
 
   // Transactional flows (consent not required: order messages, back-in-stock) go first and have no daily cap.
   const sendClass: SendClass = flow.consent === 'transactional' ? 'transactional' : 'marketing';
+  if (sendClass === 'marketing') {
+    const paused = await deps.standing(storeId);
+    if (paused) {
+      deps.onPaused?.(storeId);
+      return end(finished(run, now, 'exited', 'sending_paused', { stepId: step.id, reason: paused }));
+    }
+  }
   if (sendClass === 'marketing' && deps.dailySendCap > 0) {
     if (!(await deps.dailySends.take(storeId, sendDay(now), 1, deps.dailySendCap))) {
       return end(finished(run, now, 'exited', 'daily_send_cap', { stepId: step.id, cap: deps.dailySendCap }));

@@ -271,6 +271,7 @@ export const fakes = (): Fakes => {
       },
     },
     dailySendCap: 0,
+    standing: async () => undefined,
     clock: { now: () => clock.now },
   };
 

@@ -33,9 +33,15 @@ const SENT: SentMessage = {
 const fakes = (sent: SentMessage[] = [SENT], customers: Customer[] = []) => {
   const emitted: Emitted[] = [];
   const suppressed: Suppression[] = [];
+  const counted: { storeId: string; day: string; event: string }[] = [];
   const opened = new Set<string>();
   const byKey = new Map(customers.map((c) => [`${c.storeId}#${c.originId}`, c]));
   const deps: EmailEventDeps = {
+    reputation: {
+      count: async (storeId, day, event) => {
+        counted.push({ storeId, day, event });
+      },
+    },
     sentMessages: {
       record: async () => undefined,
       get: async (id) => sent.find((m) => m.messageId === id),
@@ -79,7 +85,7 @@ const fakes = (sent: SentMessage[] = [SENT], customers: Customer[] = []) => {
     const seen = new Set<string>();
     return emitted.filter((e) => !seen.has(e.eventId) && seen.add(e.eventId));
   };
-  return { deps, emitted, delivered, suppressed, byKey };
+  return { deps, emitted, delivered, suppressed, byKey, counted };
 };
 
 const mail: EventMail = {
@@ -181,6 +187,15 @@ describe('the spec eventData per eventType', () => {
     await handle(deps, notification({ type: 'bounce', bounceType: 'Transient', diagnostic: 'smtp; 452 4.2.2 full' }));
     expect(emitted[0]?.body).toMatchObject({ eventType: 'bounce', eventData: { error_code: '4.2.2' } });
     expect(suppressed).toEqual([]);
+  });
+
+  it("counts deliveries, hard bounces and complaints for the store's sending guard, not soft bounces", async () => {
+    const { deps, counted } = fakes();
+    await handle(deps, notification({ type: 'delivery' }));
+    await handle(deps, notification({ type: 'bounce', bounceType: 'Permanent', diagnostic: 'smtp; 550 5.1.1 x' }));
+    await handle(deps, notification({ type: 'bounce', bounceType: 'Transient', diagnostic: 'smtp; 452 4.2.2 full' }));
+    expect(counted.map((c) => c.event)).toEqual(['delivered', 'bounced']);
+    expect(counted.every((c) => c.storeId === SENT.storeId && /^\d{8}$/.test(c.day))).toBe(true);
   });
 
   it('initial_open for the first open only; a redelivered open may re-emit under the same id', async () => {

@@ -1,0 +1,38 @@
+/** The sending guard's counters (`shared/domain/email/reputation.ts`): one item per store and UTC day. */
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { ReputationCounts, StoreReputation } from '#shared/domain/email/reputation.ts';
+import { batchGet } from './batch.ts';
+import { keys } from './keys.ts';
+import { tableName } from './table.ts';
+
+const dayStart = (day: string) => Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6)));
+
+export const dynamoStoreReputation = (): StoreReputation => ({
+  async count(storeId, day, event) {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.reputation(storeId, day),
+        UpdateExpression: 'ADD #event :one SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
+        ExpressionAttributeNames: { '#event': event },
+        // Kept a week: the guard reads two days.
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':ttl': Math.floor(dayStart(day) / 1000) + 7 * 86_400,
+          ':entity': 'reputation',
+        },
+      }),
+    );
+  },
+  async counts(storeId, days): Promise<ReputationCounts> {
+    const items = await batchGet(days.map((day) => keys.reputation(storeId, day)));
+    const sum = (name: string) => items.reduce((total, item) => total + (Number(item[name]) || 0), 0);
+    return { delivered: sum('delivered'), bounced: sum('bounced'), complained: sum('complained') };
+  },
+  async reset(storeId, days) {
+    for (const day of days) {
+      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.reputation(storeId, day) }));
+    }
+  },
+});
