@@ -1,7 +1,7 @@
 /** Accounts, sign-in links, back-office sessions and failed-sign-in counters (OAuth sign-in, issue 7). */
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import type { MainAccount, Session, SignInLink, SubAccount } from '#shared/domain/accounts/model.ts';
+import type { LockoutPolicy, MainAccount, Session, SignInLink, SubAccount } from '#shared/domain/accounts/model.ts';
 import type { AccountRepository, Sessions, SignInLinks, SignInThrottle } from '#shared/domain/accounts/ports.ts';
 import { conflict } from '#shared/errors.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
@@ -170,30 +170,32 @@ export const dynamoSessions = (): Sessions => ({
 });
 
 /**
- * One counter item per scope: `failures` within a window that starts at the first failure, and `lockedUntil` once
- * the policy's count is reached. Conditional writes keep the count exact across concurrent instances.
+ * One counter item per scope: the attempts (`failures`, kept under that name) of a window that starts at the first
+ * one. An attempt is counted with a conditional write before the password is checked, so concurrent guesses can never
+ * take the count past the policy's limit; a successful one is given back.
  */
 export const dynamoSignInThrottle = (): SignInThrottle => {
-  const bump = async (scope: string, now: number, windowMs: number): Promise<number | undefined> => {
+  /** One more attempt in the running window, while it is under the limit. */
+  const bump = async (scope: string, now: number, policy: LockoutPolicy): Promise<boolean> => {
     try {
-      const { Attributes } = await dynamo().send(
+      await dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.signInFailures(scope),
           UpdateExpression: 'ADD failures :one',
-          ConditionExpression: 'windowStart > :floor',
-          ExpressionAttributeValues: { ':one': 1, ':floor': now - windowMs },
-          ReturnValues: 'ALL_NEW',
+          ConditionExpression: 'windowStart > :floor AND failures < :max',
+          ExpressionAttributeValues: { ':one': 1, ':floor': now - policy.windowMs, ':max': policy.maxFailures },
         }),
       );
-      return Number(Attributes?.failures ?? 1);
+      return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      return undefined;
+      return false;
     }
   };
 
-  const startWindow = async (scope: string, now: number, windowMs: number): Promise<boolean> => {
+  /** A new window with this attempt as its first: when there is none, or the last one is over. */
+  const startWindow = async (scope: string, now: number, policy: LockoutPolicy): Promise<boolean> => {
     try {
       await dynamo().send(
         new PutCommand({
@@ -203,12 +205,10 @@ export const dynamoSignInThrottle = (): SignInThrottle => {
             ...itemMeta('signInFailures'),
             failures: 1,
             windowStart: now,
-            expiresAt: ttlSeconds(now + windowMs),
+            expiresAt: ttlSeconds(now + policy.windowMs),
           },
-          // A lock still running is never replaced by a fresh window.
-          ConditionExpression:
-            'attribute_not_exists(pk) OR (windowStart <= :floor AND (attribute_not_exists(lockedUntil) OR lockedUntil <= :now))',
-          ExpressionAttributeValues: { ':floor': now - windowMs, ':now': now },
+          ConditionExpression: 'attribute_not_exists(pk) OR windowStart <= :floor',
+          ExpressionAttributeValues: { ':floor': now - policy.windowMs },
         }),
       );
       return true;
@@ -219,29 +219,22 @@ export const dynamoSignInThrottle = (): SignInThrottle => {
   };
 
   return {
-    async lockedFor(scope, now) {
-      const item = await getItem(keys.signInFailures(scope));
-      const lockedUntil = Number(item?.lockedUntil ?? 0);
-      return lockedUntil > now ? lockedUntil - now : 0;
+    async claimAttempt(scope, now, policy) {
+      if ((await bump(scope, now, policy)) || (await startWindow(scope, now, policy))) return 0;
+      // The window is full: the scope may try again when it ends (or at once, if it just ended).
+      const windowStart = Number((await getItem(keys.signInFailures(scope)))?.windowStart ?? now);
+      return Math.max(1, windowStart + policy.windowMs - now);
     },
 
-    async recordFailure(scope, now, policy) {
-      // Counted in the running window, else a new window starts; a concurrent writer may win the new window, so
-      // the first step is tried once more.
-      let failures = await bump(scope, now, policy.windowMs);
-      if (failures === undefined && (await startWindow(scope, now, policy.windowMs))) failures = 1;
-      failures ??= await bump(scope, now, policy.windowMs);
-      if (failures === undefined || failures < policy.maxFailures) return;
-      const lockedUntil = now + policy.lockMs;
+    async refund(scope) {
       await dynamo()
         .send(
           new UpdateCommand({
             TableName: tableName(),
             Key: keys.signInFailures(scope),
-            UpdateExpression: 'SET lockedUntil = :until, expiresAt = :ttl',
-            // Failures that raced past the threshold do not push the end of the lock further out.
-            ConditionExpression: 'attribute_not_exists(lockedUntil) OR lockedUntil <= :now',
-            ExpressionAttributeValues: { ':until': lockedUntil, ':ttl': ttlSeconds(lockedUntil), ':now': now },
+            UpdateExpression: 'ADD failures :minus',
+            ConditionExpression: 'failures > :zero',
+            ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
           }),
         )
         .catch(ignoreConditionFailure);

@@ -35,10 +35,14 @@ export interface Sessions {
 
 /** Failed sign-ins per scope (`user#<main account of the calling store>#<username>`, `store#<storeId>`), shared by every instance. */
 export interface SignInThrottle {
-  /** Milliseconds until the scope may try again; 0 when it is not locked. */
-  lockedFor(scope: string, now: number): Promise<number>;
-  /** Counts a failure; the one that reaches `policy.maxFailures` locks the scope for `policy.lockMs`. */
-  recordFailure(scope: string, now: number, policy: LockoutPolicy): Promise<void>;
-  /** Forgets the scope's failures (a successful sign-in). */
+  /**
+   * Counts one attempt before the password is checked, atomically across instances: 0 when it may go ahead, else the
+   * milliseconds until the scope may try again. At most `policy.maxFailures` attempts pass per window (from the first
+   * one), whatever the concurrency; a successful one is given back.
+   */
+  claimAttempt(scope: string, now: number, policy: LockoutPolicy): Promise<number>;
+  /** Gives one attempt back (it succeeded). */
+  refund(scope: string): Promise<void>;
+  /** Forgets the scope's attempts (a successful sign-in of the username). */
   clear(scope: string): Promise<void>;
 }

@@ -74,16 +74,23 @@ export const hashSecret = (secret: string): string => createHash('sha256').updat
 const userScope = (ownerId: string, username: string) => `user#${ownerId}#${username}`;
 const storeScope = (storeId: string) => `store#${storeId}`;
 
-const refuseIfLocked = async (deps: SignInDeps, userKey: string, storeId: string, now: number) => {
-  const [user, store] = await Promise.all([
-    deps.throttle.lockedFor(userKey, now),
-    deps.throttle.lockedFor(storeScope(storeId), now),
-  ]);
-  const waitMs = Math.max(user, store);
-  if (waitMs <= 0) return;
+const refused = (waitMs: number, who: string) => {
   const seconds = Math.ceil(waitMs / 1000);
-  const who = user >= store ? 'this username' : 'this store key';
-  throw rateLimited(seconds, `Too many failed sign-ins for ${who}; try again in ${seconds} seconds`);
+  return rateLimited(seconds, `Too many failed sign-ins for ${who}; try again in ${seconds} seconds`);
+};
+
+/**
+ * Counts the attempt in both scopes before any password is hashed, so that concurrent guesses cannot outrun the count:
+ * at most 5 per username (50 per store key) pass in a window whatever arrives at once.
+ */
+const claimAttempts = async (deps: SignInDeps, userKey: string, storeId: string, now: number) => {
+  const userWait = await deps.throttle.claimAttempt(userKey, now, USER_LOCKOUT);
+  if (userWait > 0) throw refused(userWait, 'this username');
+  const storeWait = await deps.throttle.claimAttempt(storeScope(storeId), now, STORE_LOCKOUT);
+  if (storeWait > 0) {
+    await deps.throttle.refund(userKey);
+    throw refused(storeWait, 'this store key');
+  }
 };
 
 /**
@@ -100,7 +107,7 @@ export const requestSignInLink = async (
   const username = normalizeUsername(input.username);
   const store = await deps.stores.get(input.storeId);
   const userKey = userScope(store?.mainAccountId ?? 'unowned', username);
-  await refuseIfLocked(deps, userKey, input.storeId, now);
+  await claimAttempts(deps, userKey, input.storeId, now);
 
   // Only a sub-account of the store's own main account is a candidate. Another tenant's account is treated exactly
   // like an unknown username (decoy hash, 401, counted in this tenant's scope only): a store key of one tenant can
@@ -109,14 +116,9 @@ export const requestSignInLink = async (
   const account =
     found && store?.mainAccountId !== undefined && store.mainAccountId === found.mainAccountId ? found : undefined;
   const matches = await verifyPassword(input.password, account?.passwordHash ?? (await decoyHash()));
-  if (!account || !matches) {
-    await Promise.all([
-      deps.throttle.recordFailure(userKey, now, USER_LOCKOUT),
-      deps.throttle.recordFailure(storeScope(input.storeId), now, STORE_LOCKOUT),
-    ]);
-    throw unauthorized('Wrong username or password');
-  }
-  await deps.throttle.clear(userKey);
+  // A failure stays counted (it was counted before the hash); a success gives its attempts back.
+  if (!account || !matches) throw unauthorized('Wrong username or password');
+  await Promise.all([deps.throttle.clear(userKey), deps.throttle.refund(storeScope(input.storeId))]);
 
   if (!mayOpen(account, input.storeId)) throw forbidden('This sub-account has no access to this store');
   if (needsRehash(account.passwordHash)) {

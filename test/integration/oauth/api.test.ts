@@ -220,6 +220,21 @@ describe('lockout after repeated failures', SLOW_MACHINE, () => {
     expect((await call(store, { username, password: PASSWORD })).status).toBe(200);
   });
 
+  it('lets at most 5 guesses through when 12 wrong passwords and the right one arrive at once', async () => {
+    const username = await newSubAccount(tenant);
+    const store = tenant.stores[0]?.apiKey;
+    const guesses = [...Array.from({ length: 12 }, (_, i) => `wrong ${i}`), PASSWORD];
+    const answers = await Promise.all(guesses.map((password) => call(store, { username, password })));
+    // Each attempt is counted before its password is hashed: the sixth and later are refused, whichever they are.
+    const checked = answers.filter((answer) => answer.status !== 429);
+    expect(checked.length).toBeLessThanOrEqual(5);
+    expect(answers.filter((answer) => answer.status === 429).length).toBeGreaterThanOrEqual(8);
+    // Refused by the lockout (or, sharing the store key's second with the test before, by its request rate).
+    for (const answer of answers.filter((a) => a.status === 429)) {
+      expectRefusal(answer, 429, /this username|^Too many requests/);
+    }
+  });
+
   it('locks an unknown username the same way, so the lock tells nothing about which usernames exist', async () => {
     const username = uniqueName('ghost');
     for (let i = 0; i < 5; i++)
@@ -249,10 +264,10 @@ describe('lockout after repeated failures', SLOW_MACHINE, () => {
     const victim = await newTenant('Sprayed Group', 1);
     const store = victim.stores[0];
     const username = await newSubAccount(victim);
-    // The first failures are counted straight into the table (each over HTTP would cost a scrypt hash).
+    // The first attempts are counted straight into the table (each over HTTP would cost a scrypt hash).
     const throttle = dynamoSignInThrottle();
     for (let i = 1; i < STORE_LOCKOUT.maxFailures; i++) {
-      await throttle.recordFailure(`store#${store?.storeId}`, Date.now(), STORE_LOCKOUT);
+      expect(await throttle.claimAttempt(`store#${store?.storeId}`, Date.now(), STORE_LOCKOUT)).toBe(0);
     }
     expect((await call(store?.apiKey, { username: uniqueName('guess'), password: 'x' })).status).toBe(401);
     const locked = await call(store?.apiKey, { username, password: PASSWORD });
