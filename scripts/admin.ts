@@ -18,6 +18,7 @@ import {
   findMainAccount,
   linkStore,
   listAccounts,
+  revokeSubAccountSessions,
   setSubAccountPassword,
 } from '#shared/domain/accounts/manage-accounts.ts';
 import { createStore, rotateStoreKey } from '#shared/domain/stores/manage-stores.ts';
@@ -35,6 +36,7 @@ const USAGE = `Usage:
   npm run admin -- account link-store --main <mainAccountId> --store <storeId>
   npm run admin -- account create-sub --main <mainAccountId> --username <username> [--password-stdin] [--stores <storeId,…>]
   npm run admin -- account set-password --username <username> [--password-stdin]
+  npm run admin -- account revoke-sessions --username <username>
   npm run admin -- account list`;
 
 const { values, positionals } = parseArgs({
@@ -170,6 +172,10 @@ async function runAccount(action: string, password: string | undefined) {
       `Created sub-account of ${account.mainAccountId}\n  username  ${account.username}\n  stores    ${access}`,
     );
     showPassword(generatedPassword);
+  } else if (action === 'revoke-sessions') {
+    const username = values.username ?? fail('--username is required');
+    await revokeSubAccountSessions(deps, { username });
+    console.log(`Every session and unused sign-in link of ${username.trim().toLowerCase()} has ended`);
   } else if (action === 'set-password') {
     const username = values.username ?? fail('--username is required');
     const { generatedPassword } = await setSubAccountPassword(deps, {

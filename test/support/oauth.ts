@@ -89,8 +89,13 @@ export const requestLink = async (
 };
 
 /** A fresh sign-in link for the sub-account through the store (asserts success). */
-export const linkFor = async (mainUrl: string, store: TestStore, username: string): Promise<string> => {
-  const answer = await requestLink(mainUrl, store.apiKey, { username, password: PASSWORD });
+export const linkFor = async (
+  mainUrl: string,
+  store: TestStore,
+  username: string,
+  password = PASSWORD,
+): Promise<string> => {
+  const answer = await requestLink(mainUrl, store.apiKey, { username, password });
   if (answer.status !== 200) throw new Error(`sign-in refused: ${JSON.stringify(answer.body)}`);
   return (answer.body.data as { oauthUrl: string }).oauthUrl;
 };

@@ -73,6 +73,18 @@ export const dynamoAccountRepository = (): AccountRepository => ({
     );
   },
 
+  async revokeSessions(username, at) {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.account(username),
+        UpdateExpression: 'SET sessionsValidFrom = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+  },
+
   async linkStore(storeId, mainAccountId) {
     const index = keys.storesOfAccount(mainAccountId, storeId);
     try {

@@ -94,8 +94,18 @@ export const setSubAccountPassword = async (
   if (!(await deps.accounts.getSub(username))) throw new Error(`No sub-account ${username}`);
   const password = input.password ?? generatePassword();
   assertAcceptablePassword(password);
-  await deps.accounts.setPasswordHash(username, await hashPassword(password), deps.clock.now());
+  const now = deps.clock.now();
+  await deps.accounts.setPasswordHash(username, await hashPassword(password), now);
+  // A changed password ends every session and unused link of the account: whoever had the old one is out.
+  await deps.accounts.revokeSessions(username, now);
   return input.password === undefined ? { generatedPassword: password } : {};
+};
+
+/** `account revoke-sessions`: ends every session and unused sign-in link of the sub-account at once. */
+export const revokeSubAccountSessions = async (deps: AccountAdminDeps, input: { username: string }) => {
+  const username = normalizeUsername(input.username);
+  if (!(await deps.accounts.getSub(username))) throw new Error(`No sub-account ${username}`);
+  await deps.accounts.revokeSessions(username, deps.clock.now());
 };
 
 export interface AccountListing {

@@ -28,6 +28,11 @@ export interface SubAccount {
   /** Epoch milliseconds. */
   readonly createdAt: number;
   readonly updatedAt: number;
+  /**
+   * Sessions and sign-in links made before this (epoch ms) no longer work: set by a password change and by
+   * `account revoke-sessions`, so one write ends every session of the account at once.
+   */
+  readonly sessionsValidFrom?: number;
 }
 
 export const newMainAccountId = (): string => `ma_${randomBase62(20)}`;

@@ -11,6 +11,8 @@ export interface AccountRepository {
   getSub(username: string): Promise<SubAccount | undefined>;
   listSubs(mainAccountId: string): Promise<SubAccount[]>;
   setPasswordHash(username: string, passwordHash: string, updatedAt: number): Promise<void>;
+  /** Ends every session and unused link of the account made before `at` (sets `sessionsValidFrom`). */
+  revokeSessions(username: string, at: number): Promise<void>;
   /** Makes the main account the store's owner (again: idempotent); a store owned by another stays theirs. */
   linkStore(storeId: string, mainAccountId: string): Promise<'linked' | 'no_store' | 'owned_by_other'>;
   /** The stores the main account owns, in store id order. */

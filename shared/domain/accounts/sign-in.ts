@@ -61,6 +61,10 @@ export const parseSignInRequest = (body: unknown): { username: string; password:
   return parseOrThrow(SignInRequest, body);
 };
 
+/** Made before the account's sessions were revoked (`sessionsValidFrom`): no longer valid. */
+const revoked = (account: { readonly sessionsValidFrom?: number }, createdAt: number) =>
+  account.sessionsValidFrom !== undefined && createdAt < account.sessionsValidFrom;
+
 /** 32 random bytes in base64url: 43 characters. */
 const newSecret = (): string => randomBytes(32).toString('base64url');
 const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -153,6 +157,9 @@ export const consumeSignInLink = async (deps: SignInDeps, token: string | undefi
   const now = deps.clock.now();
   const used = await deps.links.consume(hashSecret(token), now);
   if (used.outcome !== 'consumed') return { outcome: used.outcome };
+  // A link made before the account's sessions were revoked (a password change) opens nothing.
+  const account = await deps.accounts.getSub(used.link.username);
+  if (!account || revoked(account, used.link.createdAt)) return { outcome: 'expired' };
   const sessionId = newSecret();
   const validUntil = now + SESSION_TTL_MS;
   await deps.sessions.create({
@@ -187,6 +194,7 @@ export const backOfficeAccess = async (
   if (!session) return undefined;
   const account = await deps.accounts.getSub(session.username);
   if (account?.mainAccountId !== session.mainAccountId) return undefined;
+  if (revoked(account, session.createdAt)) return undefined;
   const [main, owned] = await Promise.all([
     deps.accounts.getMain(account.mainAccountId),
     deps.accounts.storesOf(account.mainAccountId),

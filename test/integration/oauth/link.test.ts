@@ -5,7 +5,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { createSubAccount } from '#shared/domain/accounts/manage-accounts.ts';
+import {
+  createSubAccount,
+  revokeSubAccountSessions,
+  setSubAccountPassword,
+} from '#shared/domain/accounts/manage-accounts.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
 import {
   linkFor,
@@ -193,5 +197,24 @@ describe('GET /back-office', SLOW_MACHINE, () => {
     expect(out.text).toContain('You are signed out');
     expect(out.headers.getSetCookie()[0]).toMatch(/^storeflow_session=; .*Max-Age=0/);
     expect((await backOffice(cookie)).status).toBe(401);
+  });
+
+  it('ends every session and unused link of the account when its password changes, or on revoke-sessions', async () => {
+    const username = await newSubAccount(tenant);
+    const cookie = await signIn(username);
+    const unused = await linkFor(runtime.urls.main, primary(tenant), username);
+    expect((await backOffice(cookie)).status).toBe(200);
+
+    await setSubAccountPassword(accountAdminDeps(), { username, password: 'another long password 2' });
+    expect((await backOffice(cookie)).status).toBe(401);
+    expect((await open(unused)).status).toBe(410);
+
+    // A session made after the change works, until an operator revokes the account's sessions.
+    const fresh = await open(await linkFor(runtime.urls.main, primary(tenant), username, 'another long password 2'));
+    const freshCookie = sessionCookieOf(fresh);
+    expect((await backOffice(freshCookie)).status).toBe(200);
+    moveClock(1);
+    await revokeSubAccountSessions(accountAdminDeps(), { username });
+    expect((await backOffice(freshCookie)).status).toBe(401);
   });
 });
