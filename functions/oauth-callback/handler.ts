@@ -1,9 +1,13 @@
-/** `GET {base_url}/oauth/callback?token=…`: the sign-in link. Opens a back-office session once, then refuses. */
+/**
+ * `{base_url}/oauth/callback?token=…`: the sign-in link. `GET` (what a link scanner or a mail preview fetches too)
+ * shows a Continue button and uses nothing; its `POST` uses the link up, once, and opens the back-office session.
+ */
 
 import { consumeSignInLink } from '#shared/domain/accounts/sign-in.ts';
-import { htmlPage } from '#shared/http/back-office-pages.ts';
+import { continueSignInPage, htmlPage } from '#shared/http/back-office-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { SignInTokenQuery } from '#shared/http/route-inputs.ts';
+import { isSameOrigin } from '#shared/http/same-origin.ts';
 import { sessionCookie } from '#shared/http/session-cookie.ts';
 import { signInDeps } from '#shared/wiring/accounts.ts';
 
@@ -13,11 +17,22 @@ const REFUSALS = {
   expired: [410, 'This sign-in link has expired', 'A sign-in link works for 5 minutes. Ask for a new one.'],
 } as const;
 
+/** A well-formed link token: 43 base64url characters. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
 export const handler = httpRoute({
   query: SignInTokenQuery,
   api: 'backOffice',
   auth: 'none',
-  handle: async ({ query }) => {
+  handle: async ({ query, event }) => {
+    if (event.requestContext.http.method !== 'POST') {
+      if (query.token && TOKEN.test(query.token)) return continueSignInPage(query.token);
+      const [status, title, message] = REFUSALS.unknown;
+      return htmlPage(status, title, message);
+    }
+    if (!isSameOrigin(event)) {
+      return htmlPage(403, 'Cross-site request refused', 'Open the sign-in link itself and press Continue.');
+    }
     const result = await consumeSignInLink(signInDeps(), query.token);
     if (result.outcome !== 'signed_in') {
       const [status, title, message] = REFUSALS[result.outcome];

@@ -223,7 +223,14 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     { timeoutSeconds: 10, memoryMb: 1024 },
   ),
   // Browser pages: no store key; the link token or the session cookie is the credential.
-  route('oauth-callback', ['GET', 'main', '/oauth/callback'], { table: 'readWrite' }),
+  // GET shows a Continue button (link scanners fetch links too); its POST uses the link up.
+  {
+    ...route('oauth-callback', ['GET', 'main', '/oauth/callback'], { table: 'readWrite' }),
+    routes: [
+      { host: 'main', method: 'GET', path: '/oauth/callback' },
+      { host: 'main', method: 'POST', path: '/oauth/callback' },
+    ],
+  },
   route('back-office', ['GET', 'main', '/back-office'], { table: 'read' }),
   route('back-office-sign-out', ['POST', 'main', '/back-office/sign-out'], { table: 'readWrite' }),
   // ── API description (issue 9) ──

@@ -17,7 +17,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
   'content-security-policy':
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  'referrer-policy': 'no-referrer',
+  // Not `no-referrer`: with it browsers send `Origin: null` on the pages' own form posts, which the cross-site check
+  // (same-origin.ts) cannot tell from a forged one. `same-origin` still keeps the link's token from every other site.
+  'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 };
@@ -73,6 +75,21 @@ export const htmlPage = (
   headers: { ...PAGE_HEADERS, ...headers },
   body: renderPage(title, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>`),
   ...(cookies ? { cookies } : {}),
+});
+
+/**
+ * What a sign-in link opens (`GET /oauth/callback`): a button that POSTs the token. Link scanners and mail previews
+ * fetch links with GET; only the person's click uses the link up and signs in.
+ */
+export const continueSignInPage = (token: string): Reply => ({
+  statusCode: 200,
+  headers: PAGE_HEADERS,
+  body: renderPage(
+    'Sign in to the back office',
+    `<h1>Sign in to the back office</h1>
+<p>This link signs you in once. Continue to open your session.</p>
+<form method="post" action="/oauth/callback?token=${encodeURIComponent(token)}"><button type="submit">Continue</button></form>`,
+  ),
 });
 
 /** The landing page of a signed-in sub-account: who it is, for which main account, and the stores it may open. */

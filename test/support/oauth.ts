@@ -107,18 +107,24 @@ export interface Page {
 }
 
 /** A GET or POST as a browser would send it, without following redirects. */
-export const open = async (url: string, options: { cookie?: string; method?: 'GET' | 'POST' } = {}): Promise<Page> => {
-  const response = await fetch(url, {
-    method: options.method ?? 'GET',
-    redirect: 'manual',
-    headers: options.cookie ? { cookie: options.cookie } : {},
-  });
+export const open = async (
+  url: string,
+  options: { cookie?: string; method?: 'GET' | 'POST'; origin?: string } = {},
+): Promise<Page> => {
+  const headers: Record<string, string> = {};
+  if (options.cookie) headers.cookie = options.cookie;
+  if (options.origin) headers.origin = options.origin;
+  const response = await fetch(url, { method: options.method ?? 'GET', redirect: 'manual', headers });
   return { status: response.status, headers: response.headers, text: await response.text() };
 };
 
+/** The sign-in link's Continue button: a POST of the link, from the service's own page (its Origin). */
+export const press = (link: string, origin = new URL(link).origin): Promise<Page> =>
+  open(link, { method: 'POST', origin });
+
 /** The `name=value` part of the session cookie a response set. */
 export const sessionCookieOf = (page: Page): string => {
-  const cookie = page.headers.getSetCookie().find((c) => c.startsWith('storeflow_session='));
+  const cookie = page.headers.getSetCookie().find((c) => c.startsWith('__Host-storeflow_session='));
   if (!cookie) throw new Error(`no session cookie in ${JSON.stringify(page.headers.getSetCookie())}`);
   return cookie.split(';')[0] ?? '';
 };

@@ -232,7 +232,9 @@ export const dynamoSignInThrottle = (): SignInThrottle => {
 
   return {
     async claimAttempt(scope, now, policy) {
+      // A concurrent attempt may have started the window between the two: counted in it, then.
       if ((await bump(scope, now, policy)) || (await startWindow(scope, now, policy))) return 0;
+      if (await bump(scope, now, policy)) return 0;
       // The window is full: the scope may try again when it ends (or at once, if it just ended).
       const windowStart = Number((await getItem(keys.signInFailures(scope)))?.windowStart ?? now);
       return Math.max(1, windowStart + policy.windowMs - now);

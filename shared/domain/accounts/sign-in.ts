@@ -24,7 +24,11 @@ export const USER_LOCKOUT: LockoutPolicy = { maxFailures: 5, windowMs: FIFTEEN_M
  */
 export const STORE_LOCKOUT: LockoutPolicy = { maxFailures: 50, windowMs: FIFTEEN_MINUTES, lockMs: FIFTEEN_MINUTES };
 
-export const SESSION_COOKIE = 'storeflow_session';
+/**
+ * `__Host-`: browsers accept it only Secure, from a secure origin (HTTPS, or localhost and 127.0.0.1), with Path=/ and
+ * no Domain, so no other host (a subdomain included) can set or shadow the session cookie.
+ */
+export const SESSION_COOKIE = '__Host-storeflow_session';
 export const CALLBACK_PATH = '/oauth/callback';
 
 export interface SignInDeps {

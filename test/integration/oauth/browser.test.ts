@@ -54,8 +54,12 @@ describe('the sign-in link in headless Chromium', SLOW_MACHINE, () => {
 
     await withContext(async (context) => {
       const page = await context.newPage();
-      const response = await page.goto(url);
-      expect(response?.status()).toBe(200);
+      // The link shows a Continue button (what a link scanner would see); the click signs in.
+      const landing = await page.goto(url);
+      expect(landing?.status()).toBe(200);
+      expect(await page.textContent('h1')).toBe('Sign in to the back office');
+      expect(await context.cookies()).toEqual([]);
+      await Promise.all([page.waitForURL(/\/back-office$/), page.click('button[type=submit]')]);
       expect(new URL(page.url()).pathname).toBe('/back-office');
       expect(await page.textContent('#username')).toBe(username);
       expect(await page.textContent('#main-account')).toContain(tenant.main.name);
@@ -65,7 +69,7 @@ describe('the sign-in link in headless Chromium', SLOW_MACHINE, () => {
       expect(stores).not.toContain(tenant.stores[1]?.storeId);
 
       // The browser holds the session cookie with its attributes, and no script can read it.
-      const [cookie] = (await context.cookies()).filter((c) => c.name === 'storeflow_session');
+      const [cookie] = (await context.cookies()).filter((c) => c.name === '__Host-storeflow_session');
       expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
       // A cookie without HttpOnly shows there, so an empty answer is not a blind spot of document.cookie.
       await context.addCookies([{ name: 'probe', value: 'visible', url: runtime.urls.main }]);
@@ -80,17 +84,19 @@ describe('the sign-in link in headless Chromium', SLOW_MACHINE, () => {
       await page.reload();
       expect(await page.textContent('#username')).toBe(username);
 
-      // The same link again: the refusal page, even in the signed-in browser.
-      const again = await page.goto(url);
-      expect(again?.status()).toBe(410);
+      // The same link again: the refusal page once Continue is pressed, even in the signed-in browser.
+      await page.goto(url);
+      const [again] = await Promise.all([page.waitForResponse(/\/oauth\/callback/), page.click('button[type=submit]')]);
+      expect(again.status()).toBe(410);
       expect(await page.textContent('h1')).toBe('This sign-in link was already used');
     });
 
     // And in another browser, which has no session either.
     await withContext(async (context) => {
       const page = await context.newPage();
-      const again = await page.goto(url);
-      expect(again?.status()).toBe(410);
+      await page.goto(url);
+      const [again] = await Promise.all([page.waitForResponse(/\/oauth\/callback/), page.click('button[type=submit]')]);
+      expect(again.status()).toBe(410);
       expect(await page.textContent('h1')).toBe('This sign-in link was already used');
       expect(await context.cookies()).toEqual([]);
       const office = await page.goto(`${runtime.urls.main}/back-office`);
@@ -105,11 +111,12 @@ describe('the sign-in link in headless Chromium', SLOW_MACHINE, () => {
     await withContext(async (context) => {
       const page = await context.newPage();
       await page.goto(url);
+      await Promise.all([page.waitForURL(/\/back-office$/), page.click('button[type=submit]')]);
       expect(await page.textContent('#username')).toBe(username);
       await page.click('button[type=submit]');
       await page.waitForURL(/\/back-office\/sign-out$/);
       expect(await page.textContent('h1')).toBe('You are signed out');
-      expect((await context.cookies()).filter((c) => c.name === 'storeflow_session')).toEqual([]);
+      expect((await context.cookies()).filter((c) => c.name === '__Host-storeflow_session')).toEqual([]);
       const office = await page.goto(`${runtime.urls.main}/back-office`);
       expect(office?.status()).toBe(401);
     });

@@ -18,6 +18,7 @@ import {
   newTenant,
   open,
   PASSWORD,
+  press,
   primary,
   restoreClock,
   sessionCookieOf,
@@ -46,7 +47,7 @@ const backOffice = (cookie?: string) => open(`${runtime.urls.main}/back-office`,
 
 /** Signs in with a fresh link and answers the session cookie (`name=value`). */
 const signIn = async (username: string) => {
-  const opened = await open(await linkFor(runtime.urls.main, primary(tenant), username));
+  const opened = await press(await linkFor(runtime.urls.main, primary(tenant), username));
   expect(opened.status).toBe(303);
   return sessionCookieOf(opened);
 };
@@ -64,17 +65,40 @@ const expectPage = (page: { headers: Headers }) => {
   expect(page.headers.get('cache-control')).toBe('no-store');
 };
 
-describe('GET /oauth/callback', SLOW_MACHINE, () => {
-  it('signs in once: 303 to /back-office with a Secure, HttpOnly, SameSite=Lax session cookie', async () => {
+describe('the sign-in link /oauth/callback', SLOW_MACHINE, () => {
+  it('shows a Continue button to a GET (a link scanner), using nothing; the POST of it signs in', async () => {
     const username = await newSubAccount(tenant);
     const url = await linkFor(runtime.urls.main, primary(tenant), username);
-    const first = await open(url);
+    for (const scan of [await open(url), await open(url)]) {
+      expect(scan.status).toBe(200);
+      expectPage(scan);
+      expect(scan.headers.getSetCookie()).toEqual([]);
+      expect(scan.text).toContain(
+        `<form method="post" action="/oauth/callback?token=${new URL(url).searchParams.get('token')}">`,
+      );
+    }
+    expect((await press(url)).status).toBe(303);
+  });
+
+  it('refuses a POST of the link from another site (403), without using it up', async () => {
+    const username = await newSubAccount(tenant);
+    const url = await linkFor(runtime.urls.main, primary(tenant), username);
+    const forged = await press(url, 'https://evil.example');
+    expect(forged.status).toBe(403);
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    expect((await press(url)).status).toBe(303);
+  });
+
+  it('signs in once: 303 to /back-office with a __Host-, Secure, HttpOnly, SameSite=Lax session cookie', async () => {
+    const username = await newSubAccount(tenant);
+    const url = await linkFor(runtime.urls.main, primary(tenant), username);
+    const first = await press(url);
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('/back-office');
     expect(first.headers.get('cache-control')).toBe('no-store');
-    expect(first.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(first.headers.get('referrer-policy')).toBe('same-origin');
     const [cookie] = first.headers.getSetCookie();
-    expect(cookie).toMatch(/^storeflow_session=[A-Za-z0-9_-]{43}; /);
+    expect(cookie).toMatch(/^__Host-storeflow_session=[A-Za-z0-9_-]{43}; /);
     const attributes = (cookie ?? '').split('; ').slice(1);
     expect(attributes).toEqual(
       expect.arrayContaining(['HttpOnly', 'Secure', 'SameSite=Lax', 'Path=/', 'Max-Age=28800']),
@@ -84,7 +108,7 @@ describe('GET /oauth/callback', SLOW_MACHINE, () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain(username);
 
-    const second = await open(url);
+    const second = await press(url);
     expect(second.status).toBe(410);
     expectPage(second);
     expect(second.text).toContain('This sign-in link was already used');
@@ -94,7 +118,7 @@ describe('GET /oauth/callback', SLOW_MACHINE, () => {
   it('lets exactly one of three simultaneous openings of the same link in', async () => {
     const username = await newSubAccount(tenant);
     const url = await linkFor(runtime.urls.main, primary(tenant), username);
-    const statuses = (await Promise.all([open(url), open(url), open(url)])).map((p) => p.status).sort();
+    const statuses = (await Promise.all([press(url), press(url), press(url)])).map((p) => p.status).sort();
     expect(statuses).toEqual([303, 410, 410]);
   });
 
@@ -103,9 +127,9 @@ describe('GET /oauth/callback', SLOW_MACHINE, () => {
     const stale = await linkFor(runtime.urls.main, primary(tenant), username);
     const fresh = await linkFor(runtime.urls.main, primary(tenant), username);
     moveClock(4 * 60_000 + 50_000);
-    expect((await open(fresh)).status).toBe(303);
+    expect((await press(fresh)).status).toBe(303);
     moveClock(20_000);
-    const page = await open(stale);
+    const page = await press(stale);
     expect(page.status).toBe(410);
     expectPage(page);
     expect(page.text).toContain('This sign-in link has expired');
@@ -119,13 +143,13 @@ describe('GET /oauth/callback', SLOW_MACHINE, () => {
   ])('answers 400 with a page, never a 500, for %s', async (_, change) => {
     const username = await newSubAccount(tenant);
     const url = await linkFor(runtime.urls.main, primary(tenant), username);
-    const page = await open(change(url));
+    const page = await press(change(url));
     expect(page.status).toBe(400);
     expectPage(page);
     expect(page.text).toContain('This sign-in link is not valid');
     expect(page.text).not.toContain('<script>alert');
     // The altered link did not use up the real one.
-    expect((await open(url)).status).toBe(303);
+    expect((await press(url)).status).toBe(303);
   });
 });
 
@@ -161,7 +185,7 @@ describe('GET /back-office', SLOW_MACHINE, () => {
       username,
       password: PASSWORD,
     });
-    const opened = await open(await linkFor(runtime.urls.main, primary(hostile), username));
+    const opened = await press(await linkFor(runtime.urls.main, primary(hostile), username));
     const page = await backOffice(sessionCookieOf(opened));
     expect(page.status).toBe(200);
     expect(page.text).not.toContain('<script>');
@@ -170,8 +194,8 @@ describe('GET /back-office', SLOW_MACHINE, () => {
 
   it.each([
     ['no cookie', undefined],
-    ['an unknown session id', `storeflow_session=${'A'.repeat(43)}`],
-    ['a malformed cookie', 'storeflow_session=<b>'],
+    ['an unknown session id', `__Host-storeflow_session=${'A'.repeat(43)}`],
+    ['a malformed cookie', '__Host-storeflow_session=<b>'],
   ])('answers 401 with a page for %s', async (_, cookie) => {
     const page = await backOffice(cookie);
     expect(page.status).toBe(401);
@@ -187,7 +211,7 @@ describe('GET /back-office', SLOW_MACHINE, () => {
     const page = await backOffice(cookie);
     expect(page.status).toBe(401);
     // The browser is told to drop the dead cookie.
-    expect(page.headers.getSetCookie()[0]).toMatch(/^storeflow_session=; .*Max-Age=0/);
+    expect(page.headers.getSetCookie()[0]).toMatch(/^__Host-storeflow_session=; .*Max-Age=0/);
   });
 
   it('signs out: POST /back-office/sign-out ends the session and clears the cookie', async () => {
@@ -195,8 +219,20 @@ describe('GET /back-office', SLOW_MACHINE, () => {
     const out = await open(`${runtime.urls.main}/back-office/sign-out`, { cookie, method: 'POST' });
     expect(out.status).toBe(200);
     expect(out.text).toContain('You are signed out');
-    expect(out.headers.getSetCookie()[0]).toMatch(/^storeflow_session=; .*Max-Age=0/);
+    expect(out.headers.getSetCookie()[0]).toMatch(/^__Host-storeflow_session=; .*Max-Age=0/);
     expect((await backOffice(cookie)).status).toBe(401);
+  });
+
+  it('refuses a cross-site sign-out (403) and keeps the session', async () => {
+    const cookie = await signIn(await newSubAccount(tenant));
+    const forged = await open(`${runtime.urls.main}/back-office/sign-out`, {
+      cookie,
+      method: 'POST',
+      origin: 'https://evil.example',
+    });
+    expect(forged.status).toBe(403);
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    expect((await backOffice(cookie)).status).toBe(200);
   });
 
   it('ends every session and unused link of the account when its password changes, or on revoke-sessions', async () => {
@@ -207,10 +243,10 @@ describe('GET /back-office', SLOW_MACHINE, () => {
 
     await setSubAccountPassword(accountAdminDeps(), { username, password: 'another long password 2' });
     expect((await backOffice(cookie)).status).toBe(401);
-    expect((await open(unused)).status).toBe(410);
+    expect((await press(unused)).status).toBe(410);
 
     // A session made after the change works, until an operator revokes the account's sessions.
-    const fresh = await open(await linkFor(runtime.urls.main, primary(tenant), username, 'another long password 2'));
+    const fresh = await press(await linkFor(runtime.urls.main, primary(tenant), username, 'another long password 2'));
     const freshCookie = sessionCookieOf(fresh);
     expect((await backOffice(freshCookie)).status).toBe(200);
     moveClock(1);
