@@ -33,6 +33,7 @@ import { exportScenario } from './scenarios/export.ts';
 import { flows } from './scenarios/flows.ts';
 import { importScenario } from './scenarios/import.ts';
 import { ingest } from './scenarios/ingest.ts';
+import { noisy } from './scenarios/noisy.ts';
 import { sending } from './scenarios/sending.ts';
 import { webhooks } from './scenarios/webhooks.ts';
 import { worker } from './scenarios/worker.ts';
@@ -47,6 +48,7 @@ const SCENARIOS: readonly Scenario[] = [
   bundles,
   sending,
   flows,
+  noisy,
 ];
 
 const USAGE = `Usage: npm run bench -- [scenario…] [options]

@@ -1,0 +1,362 @@
+/**
+ * Noisy-neighbour scenario (issue 13): `--stores` victim stores (default 20) run a normal mix while one store attacks
+ * the shared deployment, and the victims' latencies are compared with and without it. One local runtime, one process:
+ *
+ * 1. every victim registers a sending domain and creates the `order_paid` preset flow (a rendered transactional email);
+ * 2. phase A, `--seconds` long (default 20): each victim sends a `customers/create` and an `orders/paid` every second;
+ * 3. phase B, as long: the same victim load while the attacker sends, at its rate limits, poison events (updates that
+ *    grow one customer past its extra-property budget, and fields over the per-event budget), `customers/create`
+ *    events into fifty flows that start with a 90-day wait (a flood of waits), `flow/notify` events into a flow whose
+ *    template is the heaviest one the service accepts (three nested 1,000-item ranges, stopped by the render limit),
+ *    and 2,000-recipient bulk sends;
+ * 4. after each phase, every victim event's applied latency (its customer's `updatedAt` less the event record's
+ *    `acceptedAt`) and every victim order's trigger-to-email latency (the run's `emailed` event less the trigger's `at`)
+ *    are read back; the metrics are the p99 ratios B ÷ A (target ≤ 1.5), and the attacker's own figures.
+ */
+import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { queueDepth } from '#bench/lib/runtime-probes.ts';
+import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { REGION } from '#local/resources.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
+import { dynamoFlowRuns } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { runIdOf } from '#shared/domain/flows/run.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
+
+const DEFAULT_STORES = 20;
+const DEFAULT_SECONDS = 20;
+const DRAIN_MS = 120_000;
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+interface Tenant {
+  readonly storeId: string;
+  readonly apiKey: string;
+  readonly domain: string;
+}
+
+interface Sent {
+  readonly storeId: string;
+  readonly sourceId: string;
+  readonly customerId?: string;
+  readonly flowId?: string;
+}
+
+const call = async (url: string, apiKey: string, method: string, body?: unknown) => {
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-service-access-token': apiKey },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+};
+
+/** A setup call, retried while the store's management rate limit answers 429. */
+const setup = async (url: string, apiKey: string, method: string, body?: unknown) => {
+  for (let tries = 0; ; tries++) {
+    const answer = await call(url, apiKey, method, body);
+    if (answer.status !== 429 || tries >= 20) return answer;
+    await sleep(1000);
+  }
+};
+
+const tenant = async (runtime: LocalRuntime, name: string): Promise<Tenant> => {
+  const { store, apiKey } = await createStore(storeAdminDeps(), { name, type: 'direct' });
+  const domain = `${store.storeId.toLowerCase().replace(/_/g, '-')}.example`;
+  const sender = await setup(`${runtime.urls.main}/api/v1/senders`, apiKey, 'POST', { domain });
+  if (sender.status !== 200) throw new Error(`noisy: registering ${domain}: ${JSON.stringify(sender.body)}`);
+  return { storeId: store.storeId, apiKey, domain };
+};
+
+const flowIdOf = (answer: { status: number; body: Record<string, unknown> }) => {
+  const id = (answer.body.data as { id?: string } | undefined)?.id;
+  if (answer.status !== 200 || !id) throw new Error(`noisy: creating a flow: ${JSON.stringify(answer.body)}`);
+  return id;
+};
+
+let sequence = 0;
+const nextId = (prefix: string) => `${prefix}-${(++sequence).toString(36)}-${Date.now().toString(36)}`;
+
+const event = (runtime: LocalRuntime, apiKey: string, endpoint: string, data: Record<string, unknown>) => {
+  const sourceId = nextId('nz');
+  return call(`${runtime.urls.main}/api/v1/events`, apiKey, 'POST', { endpoint, source_id: sourceId, data }).then(
+    (answer) => ({ sourceId, status: answer.status }),
+  );
+};
+
+/** Runs `tick` once a second for `seconds`, without waiting for the previous tick. */
+const everySecond = async (seconds: number, tick: (second: number) => Promise<unknown>) => {
+  const pending: Promise<unknown>[] = [];
+  for (let s = 0; s < seconds; s++) {
+    pending.push(tick(s).catch(() => undefined));
+    await sleep(1000);
+  }
+  await Promise.all(pending);
+};
+
+/** One victim second: a new customer and a paid order (the order_paid flow mails it). */
+const victimLoad = (runtime: LocalRuntime, victims: readonly (Tenant & { flowId: string })[], sent: Sent[]) =>
+  Promise.all(
+    victims.map(async (victim) => {
+      const customerId = nextId('c');
+      const created = await event(runtime, victim.apiKey, 'customers/create', {
+        id: customerId,
+        email: `${customerId}@victim.example`,
+        created_at: Math.floor(Date.now() / 1000),
+      });
+      if (created.status === 200) sent.push({ storeId: victim.storeId, sourceId: created.sourceId, customerId });
+      const orderId = nextId('o');
+      const paid = await event(runtime, victim.apiKey, 'orders/paid', {
+        id: orderId,
+        email: `${customerId}@victim.example`,
+        customer_id: customerId,
+        name: `#${orderId}`,
+        order_status: 'paid',
+        total_price: '19.90',
+        currency: 'EUR',
+        line_items: [
+          { id: 'l1', product_id: 'p-1', variant_id: 'p-1-v1', title: 'Desk lamp', quantity: 1, price: '19.90' },
+        ],
+      });
+      if (paid.status === 200) sent.push({ storeId: victim.storeId, sourceId: paid.sourceId, flowId: victim.flowId });
+    }),
+  );
+
+/** Applied latencies of the customers and trigger-to-email latencies of the orders, read after the drain. */
+const latencies = async (sent: readonly Sent[]) => {
+  const customers = dynamoCustomerRepository();
+  const events = dynamoEventLog();
+  const runs = dynamoFlowRuns();
+  const applied: number[] = [];
+  const emailed: number[] = [];
+  let missing = 0;
+  for (const item of sent) {
+    if (item.customerId) {
+      const [customer, record] = await Promise.all([
+        customers.get(item.storeId, item.customerId),
+        events.recorded(item.storeId, item.sourceId),
+      ]);
+      if (customer && record) applied.push(customer.updatedAt - record.acceptedAt);
+      else missing++;
+    } else if (item.flowId) {
+      const run = await runs.get(item.storeId, runIdOf(item.storeId, item.flowId, `event#${item.sourceId}#order_paid`));
+      const mail = run?.events.find((e) => e.type === 'emailed');
+      if (run && mail) emailed.push(mail.at - run.trigger.at);
+      else missing++;
+    }
+  }
+  return { applied: summarize(applied), emailed: summarize(emailed), missing };
+};
+
+/** Waits until the ingest, flows and sends queues stay empty (or the limit passes). */
+const drained = async (runtime: LocalRuntime) => {
+  const sqs = new SQSClient({ region: REGION, endpoint: runtime.urls.sqs, credentials });
+  try {
+    const deadline = Date.now() + DRAIN_MS;
+    let quiet = 0;
+    while (quiet < 3 && Date.now() < deadline) {
+      const depths = await Promise.all(
+        (['ingest', 'flows', 'sends'] as const).map((queue) => queueDepth(sqs, runtime.queueUrls[queue])),
+      );
+      quiet = depths.every((depth) => depth.total === 0) ? quiet + 1 : 0;
+      await sleep(500);
+    }
+  } finally {
+    sqs.destroy();
+  }
+};
+
+/** The attacker's second: poison, waits, an expensive template and a large bulk send. */
+const attack =
+  (runtime: LocalRuntime, attacker: Tenant, target: string, counts: Record<string, number>) =>
+  async (second: number) => {
+    const bump = (key: string) => {
+      counts[key] = (counts[key] ?? 0) + 1;
+    };
+    const tasks: Promise<unknown>[] = [];
+    // Poison: a new 8 KB field for the same customer each time (its stored budget fails it from the fifth on) and a
+    // 200 KB field (refused with 412).
+    for (let i = 0; i < 5; i++) {
+      tasks.push(
+        event(runtime, attacker.apiKey, 'customers/update', { id: target, [`f${second}_${i}`]: 'x'.repeat(8000) }).then(
+          (a) => bump(`poison ${a.status}`),
+        ),
+      );
+    }
+    tasks.push(
+      event(runtime, attacker.apiKey, 'customers/update', { id: target, huge: 'x'.repeat(200_000) }).then((a) =>
+        bump(`oversize ${a.status}`),
+      ),
+    );
+    // A flood of waits: each new customer enters the fifty 90-day flows.
+    for (let i = 0; i < 20; i++) {
+      const id = nextId('w');
+      tasks.push(
+        event(runtime, attacker.apiKey, 'customers/create', {
+          id,
+          email: `${id}@attacker.example`,
+          created_at: 1,
+        }).then((a) => bump(`waits ${a.status}`)),
+      );
+    }
+    // The heaviest template the service accepts, through flow/notify.
+    for (let i = 0; i < 5; i++) {
+      tasks.push(
+        event(runtime, attacker.apiKey, 'flow/notify', {
+          email: `${nextId('n')}@attacker.example`,
+          custom: { x: 1 },
+        }).then((a) => bump(`notify ${a.status}`)),
+      );
+    }
+    // A 2,000-recipient bulk send.
+    tasks.push(
+      call(`${runtime.urls.sending}/api/v1/sending`, attacker.apiKey, 'POST', {
+        subject: 'Hello',
+        html: '<p>Hi</p>',
+        from: { email: `news@${attacker.domain}`, name: 'Attacker' },
+        recipients: Array.from({ length: 2000 }, (_, i) => ({ address: { email: `r${second}-${i}@bulk.example` } })),
+      }).then((a) => bump(`bulk ${a.status}`)),
+    );
+    await Promise.all(tasks);
+  };
+
+export const noisy: Scenario = {
+  name: 'noisy',
+  description: 'victim stores with and without an attacking store: p99 event-to-applied and trigger-to-email ratios',
+  async run(options: ScenarioOptions): Promise<Result> {
+    const { log } = options;
+    const storeCount = options.stores > 1 ? options.stores : DEFAULT_STORES;
+    const seconds = options.seconds > 0 && options.seconds !== 10 ? options.seconds : DEFAULT_SECONDS;
+    const runtime = await startLocalRuntime({ logLevel: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR' });
+    try {
+      log(`noisy: ${storeCount} victim stores and one attacker`);
+      const victims = await Promise.all(
+        Array.from({ length: storeCount }, async (_, i) => {
+          const victim = await tenant(runtime, `Noisy victim ${i + 1}`);
+          const flowId = flowIdOf(
+            await setup(`${runtime.urls.main}/api/v1/flows`, victim.apiKey, 'POST', {
+              preset: 'order_paid',
+              from: { email: `orders@${victim.domain}`, name: 'Victim' },
+            }),
+          );
+          return { ...victim, flowId };
+        }),
+      );
+      const attacker = await tenant(runtime, 'Noisy attacker');
+      const email = {
+        type: 'email',
+        from: { email: `hi@${attacker.domain}`, name: 'A' },
+        subject: 'Hi',
+        html: '<p>Hi</p>',
+      };
+      for (let i = 0; i < 49; i++) {
+        flowIdOf(
+          await setup(`${runtime.urls.main}/api/v1/flows`, attacker.apiKey, 'POST', {
+            name: `Far ${i}`,
+            trigger: 'customer_created',
+            consent: 'not_unsubscribed',
+            steps: [{ type: 'wait', seconds: 90 * 86_400 }, email],
+          }),
+        );
+      }
+      const heavy =
+        '{% for a in (1..1000) %}{% for b in (1..1000) %}{% for c in (1..1000) %}x{% endfor %}{% endfor %}{% endfor %}';
+      flowIdOf(
+        await setup(`${runtime.urls.main}/api/v1/flows`, attacker.apiKey, 'POST', {
+          name: 'Heavy',
+          trigger: 'custom_notification',
+          consent: 'not_unsubscribed',
+          steps: [{ ...email, html: heavy }],
+        }),
+      );
+      const target = nextId('target');
+      await event(runtime, attacker.apiKey, 'customers/create', {
+        id: target,
+        email: `${target}@a.example`,
+        created_at: 1,
+      });
+
+      log(`noisy: phase A, victims alone for ${seconds} s`);
+      const sentA: Sent[] = [];
+      await everySecond(seconds, () => victimLoad(runtime, victims, sentA));
+      await drained(runtime);
+      const a = await latencies(sentA);
+
+      log(`noisy: phase B, victims with the attacker for ${seconds} s`);
+      const sentB: Sent[] = [];
+      const counts: Record<string, number> = {};
+      await Promise.all([
+        everySecond(seconds, () => victimLoad(runtime, victims, sentB)),
+        everySecond(seconds, attack(runtime, attacker, target, counts)),
+      ]);
+      await drained(runtime);
+      const b = await latencies(sentB);
+
+      const scheduler = new SchedulerClient({ region: REGION, credentials });
+      const schedules = async (prefix: string) => {
+        let n = 0;
+        let NextToken: string | undefined;
+        do {
+          const page = await scheduler.send(new ListSchedulesCommand({ NamePrefix: prefix, NextToken }));
+          n += page.Schedules?.length ?? 0;
+          NextToken = page.NextToken;
+        } while (NextToken);
+        return n;
+      };
+      const ticks = await schedules(`tick-${attacker.storeId}-`);
+      const perRun = await schedules('flow-');
+      scheduler.destroy();
+
+      const ratio = (x: number, y: number) => (y > 0 ? round(x / y, 2) : 0);
+      const metrics: Metric[] = [
+        {
+          key: 'appliedP99Ratio',
+          label: "victims' event → applied p99, with ÷ without the attacker",
+          value: ratio(b.applied.p99, a.applied.p99),
+          unit: '×',
+          target: { op: '<=', value: 1.5 },
+        },
+        {
+          key: 'emailP99Ratio',
+          label: "victims' trigger → email p99, with ÷ without the attacker",
+          value: ratio(b.emailed.p99, a.emailed.p99),
+          unit: '×',
+          target: { op: '<=', value: 1.5 },
+        },
+        { key: 'appliedP99A', label: 'event → applied p99, victims alone', value: round(a.applied.p99), unit: 'ms' },
+        {
+          key: 'appliedP99B',
+          label: 'event → applied p99, with the attacker',
+          value: round(b.applied.p99),
+          unit: 'ms',
+        },
+        { key: 'emailP99A', label: 'trigger → email p99, victims alone', value: round(a.emailed.p99), unit: 'ms' },
+        { key: 'emailP99B', label: 'trigger → email p99, with the attacker', value: round(b.emailed.p99), unit: 'ms' },
+        {
+          key: 'attackerTicks',
+          label: "attacker's live tick schedules (timer wheel)",
+          value: ticks,
+          unit: 'schedules',
+        },
+      ];
+      return {
+        scenario: 'noisy',
+        title: 'Noisy neighbour: victims with and without an attacking store',
+        metrics,
+        notes: [
+          `${storeCount} victim stores, each a customers/create and an orders/paid a second for ${seconds} s per phase; ${formatNumber(sentA.length)} victim events in A, ${formatNumber(sentB.length)} in B (${a.missing + b.missing} not found applied or mailed after the drain).`,
+          `Attacker answers: ${Object.entries(counts)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ')}; per-run flow schedules in the Scheduler: ${perRun}.`,
+        ],
+        details: { a, b, counts, ticks, perRunSchedules: perRun, stores: storeCount, seconds },
+      };
+    } finally {
+      await runtime.stop();
+    }
+  },
+};
