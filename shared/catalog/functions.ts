@@ -208,7 +208,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   consumer(
     'flow-worker',
     'flows',
-    { table: 'readWrite', scheduler: true, mailer: true, masterKey: true },
+    { table: 'readWrite', sendTo: ['flows'], scheduler: true, mailer: true, masterKey: true },
     { timeoutSeconds: 60, memoryMb: 512, batchSize: 10 },
   ),
   // Explain: the flows API's rate limit counts in the table, so the reads write too.

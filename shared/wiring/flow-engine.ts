@@ -13,24 +13,31 @@ import {
   dynamoRecoveryMarks,
   dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
+import { sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
 import { config } from '#shared/config.ts';
 import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
+import { limiterAdmission } from '#shared/domain/flows/admission.ts';
 import type { EngineDeps } from '#shared/domain/flows/engine.ts';
 import type { ExplainDeps } from '#shared/domain/flows/explain.ts';
-import type { TriggerLog } from '#shared/domain/flows/ports.ts';
+import type { FlowQueue, TriggerLog } from '#shared/domain/flows/ports.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
+import { LIMITS } from '#shared/limits.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 import { PACING_HORIZON_SECONDS, senderDeps, storeStanding } from './sending.ts';
 
-export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog } => ({
+export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
+  // One store's run starts are bounded (LIMITS.flowRunsPerSecond); a trigger over it goes back on the queue.
+  admission: limiterAdmission(dynamoRateLimiter(systemClock), LIMITS.flowRunsPerSecond),
+  flowQueue: sqsFlowQueue(),
   flows: dynamoFlows(),
   triggers: dynamoTriggerLog(),
   runs: dynamoFlowRuns(),

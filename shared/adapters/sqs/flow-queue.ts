@@ -13,9 +13,12 @@ import { batchingSender, sqsSafeJson } from './batching-sender.ts';
 export const sqsFlowQueue = (): FlowQueue => {
   const send = batchingSender(sqs, () => required('flowQueueUrl'));
   return {
-    trigger: (storeId, triggerId) =>
+    trigger: (storeId, triggerId, delaySeconds) =>
       // Trigger ids carry the event's source_id, which may hold any character (emoji included).
-      send({ MessageBody: sqsSafeJson({ v: 1, type: 'trigger', storeId, triggerId }) }),
+      send({
+        MessageBody: sqsSafeJson({ v: 1, type: 'trigger', storeId, triggerId }),
+        ...(delaySeconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) } : {}),
+      }),
     resume: (storeId, runId, step) =>
       send({ MessageBody: sqsSafeJson({ v: 1, type: 'resume', storeId, runId, step }) }),
   };

@@ -21,16 +21,19 @@
 
 import { PermanentError } from '#shared/errors.ts';
 import { type AdvanceOptions, advanceRun } from './advance-run.ts';
-import { type EnterDeps, handleTrigger } from './enter-run.ts';
+import { type EnterDeps, handleTrigger, RunsDeferred } from './enter-run.ts';
 import type { FlowMessage } from './flow-message.ts';
-import type { TriggerLog } from './ports.ts';
+import type { FlowQueue, TriggerLog } from './ports.ts';
+
+/** How long a trigger over its store's run-start budget waits before it is evaluated again. */
+export const RUN_DEFER_SECONDS = 2;
 
 /** Everything the engine reads and writes: entering runs (which advances them) needs every port of the flows area. */
 export type EngineDeps = EnterDeps;
 
 /** Handles one flows-queue message: a trigger to evaluate, or the end of a run's wait. */
 export const handleFlowMessage = async (
-  deps: EngineDeps & { readonly triggers: TriggerLog },
+  deps: EngineDeps & { readonly triggers: TriggerLog; readonly flowQueue?: Pick<FlowQueue, 'trigger'> },
   message: FlowMessage,
   options: Pick<AdvanceOptions, 'lastAttempt'> = {},
 ): Promise<Record<string, unknown>> => {
@@ -41,6 +44,13 @@ export const handleFlowMessage = async (
   const trigger = await deps.triggers.get(message.storeId, message.triggerId);
   // The record is written before the message is sent, so a missing one was removed (TTL): nothing to evaluate.
   if (!trigger) throw new PermanentError(`Flow trigger ${message.triggerId} is not recorded`);
-  const outcome = await handleTrigger(deps, trigger, options);
-  return { triggerId: trigger.id, kind: trigger.kind, ...outcome };
+  try {
+    const outcome = await handleTrigger(deps, trigger, options);
+    return { triggerId: trigger.id, kind: trigger.kind, ...outcome };
+  } catch (error) {
+    if (!(error instanceof RunsDeferred) || !deps.flowQueue) throw error;
+    // Over the store's run-start budget: back on the queue for a moment (nothing of it was written).
+    await deps.flowQueue.trigger(message.storeId, message.triggerId, RUN_DEFER_SECONDS);
+    return { triggerId: trigger.id, kind: trigger.kind, deferredSeconds: RUN_DEFER_SECONDS };
+  }
 };

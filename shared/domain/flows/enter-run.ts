@@ -3,11 +3,19 @@ import { evaluate } from './conditions.ts';
 import { consentAllows, findContact, normalEmail } from './contact-facts.ts';
 import { factsFor } from './facts.ts';
 import type { Flow, ReentryPolicy } from './flow.ts';
-import type { FlowEntries, FlowEvaluationRepository, FlowRepository, FlowRunRepository } from './ports.ts';
+import type {
+  FlowEntries,
+  FlowEvaluationRepository,
+  FlowRepository,
+  FlowRunRepository,
+  RunAdmission,
+} from './ports.ts';
 import { type FlowEvaluation, type FlowRun, runIdOf, type SkipReason } from './run.ts';
 import type { FlowKind, FlowTrigger } from './trigger.ts';
 
 export interface EnterDeps extends AdvanceDeps {
+  /** The store's run-start budget (a trigger over it is put off, whole); without it, no bound. */
+  readonly admission?: RunAdmission;
   readonly flows: Pick<FlowRepository, 'get' | 'list'>;
   readonly runs: FlowRunRepository;
   readonly evaluations: Pick<FlowEvaluationRepository, 'record'>;
@@ -28,6 +36,14 @@ const entryGuard = (policy: ReentryPolicy, trigger: FlowTrigger, email: string) 
       return { key: `contact#${email}`, expiredBefore: trigger.at - policy.seconds * 1000 };
   }
 };
+
+/** A trigger whose runs do not fit in the store's run-start budget now (the caller queues it again, later). */
+export class RunsDeferred extends Error {
+  constructor(storeId: string) {
+    super(`Store ${storeId} is over its flow-run start budget; the trigger is evaluated again shortly`);
+    this.name = 'RunsDeferred';
+  }
+}
 
 export interface TriggerOutcome {
   readonly entered: readonly string[];
@@ -60,6 +76,14 @@ export const handleTrigger = async (
 ): Promise<TriggerOutcome> => {
   const given = normalEmail(trigger.contact.email);
   const candidates = await candidatesOf(deps, trigger);
+  // Counted before anything is written: a trigger over the store's budget is put off whole, to be evaluated again.
+  if (
+    'flows' in candidates &&
+    deps.admission &&
+    !(await deps.admission.admit(trigger.storeId, candidates.flows.length))
+  ) {
+    throw new RunsDeferred(trigger.storeId);
+  }
   // With no flow to evaluate, the contact is read only to learn an address the trigger did not give.
   const contact =
     'none' in candidates && given ? undefined : await findContact(deps, trigger.storeId, trigger.contact, given);

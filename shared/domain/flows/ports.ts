@@ -106,7 +106,8 @@ export interface RecoveryMarks {
 
 /** The flows queue: triggers to evaluate and runs to resume. */
 export interface FlowQueue {
-  trigger(storeId: string, triggerId: string): Promise<void>;
+  /** Queues a recorded trigger for evaluation, after `delaySeconds` (0–900) when given. */
+  trigger(storeId: string, triggerId: string, delaySeconds?: number): Promise<void>;
   /** Continues a run after its wait step `stepId` ended. */
   resume(storeId: string, runId: string, stepId: string): Promise<void>;
 }
@@ -133,4 +134,14 @@ export interface FlowRepository {
   save(flow: Flow, expectedRevision: number): Promise<void>;
   /** Removes the flow; `false` when the store had no flow with that id. */
   delete(storeId: string, flowId: string): Promise<boolean>;
+}
+
+/**
+ * How many flow runs a store may start per second (issue 13): one event can start a run in every flow of its kind, so
+ * without a bound a store with many flows turns its event rate into a write rate many times larger, on the table and
+ * the flows queue every store shares.
+ */
+export interface RunAdmission {
+  /** True when the store may start `runs` more runs now (they are counted); false when it must wait. */
+  admit(storeId: string, runs: number): Promise<boolean>;
 }

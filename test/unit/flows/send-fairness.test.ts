@@ -3,9 +3,12 @@
  * slot of its class (transactional flows first) and marketing flow email counts against the store's daily cap.
  */
 import { describe, expect, it } from 'vitest';
+import { limiterAdmission } from '#shared/domain/flows/admission.ts';
+import { handleFlowMessage } from '#shared/domain/flows/engine.ts';
 import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import { runIdOf } from '#shared/domain/flows/run.ts';
 import { fakes, flowOf, STORE, triggerOf } from '#test/support/memory/flow-engine.ts';
+import { MemoryRateLimiter } from '#test/support/memory/stores.ts';
 
 describe('flow email and the pacer', () => {
   it('takes a send slot for every flow email, of the class its consent rule gives', async () => {
@@ -35,5 +38,57 @@ describe('flow email and the pacer', () => {
     });
     expect(f.runs.get(runIdOf(STORE, 'fl_order', second.id))?.status).toBe('completed');
     expect(f.sent).toHaveLength(3);
+  });
+});
+
+describe("a store's run-start budget", () => {
+  it('puts a trigger over the budget back on the queue, whole, writing nothing; within it, the runs start', async () => {
+    const f = fakes();
+    for (let i = 0; i < 3; i++) f.flows.set(`fl_${i}`, flowOf(`fl_${i}`, 'order_paid'));
+    const trigger = triggerOf('order_paid');
+    f.triggers.set(trigger.id, trigger);
+    const requeued: { triggerId: string; delay: number | undefined }[] = [];
+    let budget = 2;
+    const deps = {
+      ...f.deps,
+      admission: {
+        admit: async (_storeId: string, runs: number) => {
+          if (runs > budget) return false;
+          budget -= runs;
+          return true;
+        },
+      },
+      flowQueue: {
+        trigger: async (_storeId: string, triggerId: string, delay?: number) => {
+          requeued.push({ triggerId, delay });
+        },
+      },
+    };
+    const message = { v: 1, type: 'trigger', storeId: STORE, triggerId: trigger.id } as const;
+    expect(await handleFlowMessage(deps, message)).toMatchObject({ deferredSeconds: 2 });
+    expect(requeued).toEqual([{ triggerId: trigger.id, delay: 2 }]);
+    expect(f.runs.size).toBe(0);
+    expect(f.sent).toHaveLength(0);
+
+    budget = 3;
+    await handleFlowMessage(deps, message);
+    expect(f.runs.size).toBe(3);
+    expect(f.sent).toHaveLength(3);
+  });
+});
+
+describe('limiterAdmission', () => {
+  it('lets a trigger of one flow through 50 times a second and one of 50 flows once, all or nothing', async () => {
+    const limiter = new MemoryRateLimiter();
+    limiter.honourLimits = true;
+    const admission = limiterAdmission(limiter, 50);
+    expect(await admission.admit('st_a', 50)).toBe(true);
+    expect(await admission.admit('st_a', 50)).toBe(false);
+
+    const other = new MemoryRateLimiter();
+    other.honourLimits = true;
+    const single = limiterAdmission(other, 50);
+    const answers = await Promise.all(Array.from({ length: 51 }, () => single.admit('st_b', 1)));
+    expect(answers.filter(Boolean)).toHaveLength(50);
   });
 });
