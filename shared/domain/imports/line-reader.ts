@@ -15,6 +15,8 @@ const NEWLINE = 0x0a;
 
 export type FileLine =
   | { readonly text: string; readonly end: number }
+  /** A line whose bytes are not UTF-8: refused as it is, never stored with replacement characters. */
+  | { readonly invalidUtf8: true; readonly end: number }
   /** A line over the limit, skipped: its length in bytes (without the newline). */
   | { readonly tooLongBytes: number; readonly end: number };
 
@@ -23,7 +25,21 @@ export interface ReaderStats {
   peakHeldBytes: number;
 }
 
-const decode = (parts: readonly Uint8Array[]) => Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The line's text, or undefined when its bytes are not UTF-8. */
+const decode = (parts: readonly Uint8Array[]): string | undefined => {
+  try {
+    return strictUtf8.decode(Buffer.concat(parts)).replace(/\r$/, '');
+  } catch {
+    return undefined;
+  }
+};
+
+const lineOf = (parts: readonly Uint8Array[], end: number): FileLine => {
+  const text = decode(parts);
+  return text === undefined ? { invalidUtf8: true, end } : { text, end };
+};
 
 /**
  * The lines of `chunks` (the file from byte `offset` on), each with the byte offset just after it, so a run can resume
@@ -60,7 +76,7 @@ export async function* readLines(
       }
       if (at === -1) break;
       position += lineBytes + 1;
-      yield skipping ? { tooLongBytes: lineBytes, end: position } : { text: decode(parts), end: position };
+      yield skipping ? { tooLongBytes: lineBytes, end: position } : lineOf(parts, position);
       parts = [];
       held = 0;
       skipping = false;
@@ -70,6 +86,6 @@ export async function* readLines(
   }
   if (lineBytes > 0) {
     position += lineBytes;
-    yield skipping ? { tooLongBytes: lineBytes, end: position } : { text: decode(parts), end: position };
+    yield skipping ? { tooLongBytes: lineBytes, end: position } : lineOf(parts, position);
   }
 }

@@ -178,7 +178,9 @@ export const runImport = async (
     for await (const read of deps.files.lines(job.fileKey, resumeAt.offset)) {
       lineNo += 1;
       batchEnd = read.end;
-      if ('tooLongBytes' in read) {
+      if ('invalidUtf8' in read) {
+        batch.push({ line: lineNo, error: 'line is not valid UTF-8' });
+      } else if ('tooLongBytes' in read) {
         batch.push({
           line: lineNo,
           error: `line is ${read.tooLongBytes} bytes, over the ${MAX_LINE_BYTES}-byte maximum; skipped`,

@@ -33,8 +33,15 @@ const claimSlot = async (deps: ImportDeps, storeId: string) => {
 };
 
 /** The first non-blank line must be a JSON object; the worker checks every line in detail. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 const checkJsonl = (content: Buffer) => {
-  const text = content.toString('utf8');
+  let text: string;
+  try {
+    text = strictUtf8.decode(content);
+  } catch {
+    throw validationError('dataFile is not valid UTF-8 (JSONL is UTF-8 text)');
+  }
   if (text.trim() === '') throw validationError('dataFile is empty');
   const lines = text.split('\n');
   const index = lines.findIndex((line) => line.trim() !== '');

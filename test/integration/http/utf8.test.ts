@@ -92,4 +92,16 @@ describe('a body that is not valid UTF-8', () => {
       expect(text, route.name).toContain('UTF-8');
     }
   });
+
+  it('is refused in an import file (400), storing nothing', async () => {
+    const form = new FormData();
+    form.append('dataFile', new Blob([eventBody('utf8-import', Buffer.from([0xc3, 0x28, 0xff]))]), 'contacts.jsonl');
+    const answer = await fetch(`${runtime.urls.main}/api/v1/batch/customers?append=update`, {
+      method: 'POST',
+      headers: { 'x-service-access-token': store.apiKey },
+      body: form,
+    });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ message: 'dataFile is not valid UTF-8 (JSONL is UTF-8 text)' });
+  });
 });

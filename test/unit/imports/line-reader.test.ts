@@ -72,4 +72,14 @@ describe('readLines', () => {
     const { chunks } = stream([{ fill: 0x61, bytes: 8 }, '\n'], 3);
     expect(await collect(readLines(chunks, 0, 8))).toEqual([{ text: 'aaaaaaaa', end: 9 }]);
   });
+
+  it('reports a line whose bytes are not UTF-8, and reads the next one', async () => {
+    const chunks = (async function* () {
+      yield Buffer.concat([Buffer.from('{"id":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}\n{"id":"ok"}\n')]);
+    })();
+    expect(await collect(readLines(chunks, 0))).toEqual([
+      { invalidUtf8: true, end: 13 },
+      { text: '{"id":"ok"}', end: 25 },
+    ]);
+  });
 });
