@@ -255,6 +255,7 @@ export class Observability extends Construct {
         BUSINESS_METRICS.bulkRecipientsAccepted,
         BUSINESS_METRICS.bulkRecipientsRejected,
         BUSINESS_METRICS.marketingSendsPaused,
+        BUSINESS_METRICS.sendClaimsRetaken,
       ]),
       business('Email events', [BUSINESS_METRICS.emailEvents]),
       new GraphWidget({

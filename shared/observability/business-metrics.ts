@@ -22,6 +22,11 @@ export const BUSINESS_METRICS = {
    * `by`: bulk | flow). Alarmed: an operator looks at the store (docs/sending.md, "Bounce and complaint guard").
    */
   marketingSendsPaused: 'MarketingSendsPaused',
+  /**
+   * A send claim taken over after it ran out (dimension `by`: bulk | flow): its worker crashed or timed out, maybe after
+   * SES accepted the email, which then goes again. How often the at-least-once window is hit (docs/security.md).
+   */
+  sendClaimsRetaken: 'SendClaimsRetaken',
   /** A flow run started (dimension `kind`: the flow kind). */
   flowRunsStarted: 'FlowRunsStarted',
   /** An email a flow step sent. */

@@ -65,6 +65,7 @@ export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flow
   dailySendCap: config().storeDailySendCap,
   standing: storeStanding(),
   onPaused: () => metrics.count(BUSINESS_METRICS.marketingSendsPaused, 1, { by: 'flow' }),
+  onRetaken: () => metrics.count(BUSINESS_METRICS.sendClaimsRetaken, 1, { by: 'flow' }),
   clock: systemClock,
 }));
 

@@ -72,5 +72,6 @@ export const sendWorkerDeps = lazy(
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     sendRatePerSecond: config().sesSendRatePerSecond,
     leaseMs: CHUNK_LEASE_MS,
+    onRetaken: () => metrics.count(BUSINESS_METRICS.sendClaimsRetaken, 1, { by: 'bulk' }),
   }),
 );

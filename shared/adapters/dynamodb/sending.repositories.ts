@@ -207,26 +207,33 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
       const lease = randomUUID();
       const now = clock.now();
       const key = keys.sendChunk(storeId, batchId, chunk);
+      let previous: Record<string, unknown> | undefined;
       try {
-        await dynamo().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: key,
-            UpdateExpression:
-              'SET #status = :sending, lease = :lease, leaseUntil = :until, entity = :entity, expiresAt = :ttl',
-            ConditionExpression: 'attribute_not_exists(pk) OR (#status = :sending AND leaseUntil < :now)',
-            ExpressionAttributeNames: STATUS,
-            ExpressionAttributeValues: {
-              ':sending': 'sending',
-              ':lease': lease,
-              ':until': now + leaseMs,
-              ':now': now,
-              ':entity': 'sendChunk',
-              ':ttl': Math.floor(now / 1000) + BATCH_TTL_SECONDS,
-            },
-          }),
-        );
-        return { claimed: true, lease };
+        await dynamo()
+          .send(
+            new UpdateCommand({
+              TableName: tableName(),
+              Key: key,
+              UpdateExpression:
+                'SET #status = :sending, lease = :lease, leaseUntil = :until, entity = :entity, expiresAt = :ttl',
+              ConditionExpression: 'attribute_not_exists(pk) OR (#status = :sending AND leaseUntil < :now)',
+              ExpressionAttributeNames: STATUS,
+              ExpressionAttributeValues: {
+                ':sending': 'sending',
+                ':lease': lease,
+                ':until': now + leaseMs,
+                ':now': now,
+                ':entity': 'sendChunk',
+                ':ttl': Math.floor(now / 1000) + BATCH_TTL_SECONDS,
+              },
+              ReturnValues: 'ALL_OLD',
+            }),
+          )
+          .then((answer) => {
+            previous = answer.Attributes;
+          });
+        // A lease that ran out rather than being given back: its holder died, or kept it after SES took its emails.
+        return { claimed: true, lease, ...(Number(previous?.leaseUntil) > 0 ? { retaken: true } : {}) };
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
       }

@@ -51,7 +51,12 @@ export interface SendingIdentities {
 
 /** The outcome of trying to take a chunk's send lease. */
 export type ChunkClaim =
-  | { readonly claimed: true; readonly lease: string }
+  | {
+      readonly claimed: true;
+      readonly lease: string;
+      /** The previous lease ran out instead of being given back (a crash, or a write failing after SES took them). */
+      readonly retaken?: boolean;
+    }
   | { readonly claimed: false; readonly done: boolean };
 
 export interface SendBatchRepository {

@@ -58,6 +58,8 @@ export interface SendWorkerDeps {
   readonly pacer: SendPacer;
   readonly unsubscribeUrl: (claim: UnsubscribeClaim) => Promise<string>;
   readonly clock: Clock;
+  /** Told when a chunk's lease is taken over after running out (the `SendClaimsRetaken` metric). */
+  readonly onRetaken?: () => void;
   readonly sleep: (ms: number) => Promise<void>;
   /** Messages per second the SES account allows. */
   readonly sendRatePerSecond: number;
@@ -157,6 +159,8 @@ const sendChunk = async (
 ): Promise<SendOutcome> => {
   const claim = await deps.batches.claimChunk(batch.storeId, batch.id, chunk, deps.leaseMs);
   if (!claim.claimed) return { done: 'skipped' };
+  // How often the window between SES's answer and its record is hit: each retaken lease may re-send its chunk.
+  if (claim.retaken) deps.onRetaken?.();
   const { lease } = claim;
   // Once SES accepted the chunk's emails, the chunk is never given back: a retry would send them again.
   let accepted = false;

@@ -47,6 +47,8 @@ export interface EmailStepDeps extends ContactLookup {
   /** The bounce and complaint guard: a paused store's marketing flow email exits `sending_paused`. */
   readonly standing: StandingCheck;
   readonly onPaused?: (storeId: string) => void;
+  /** Told when a stale send claim is taken over (the `SendClaimsRetaken` metric). */
+  readonly onRetaken?: () => void;
   readonly clock: Clock;
   /** Waits for a send slot (default: a timer). */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -139,6 +141,8 @@ export const sendEmailStep = async (
     }
   }
 
+  // A stale claim on this step: its worker died after claiming, maybe after SES took the email (counted).
+  if (claim?.stepId === step.id) deps.onRetaken?.();
   const claimed = next(run, now, { sending: { stepId: step.id, claimedAt: now } }, []);
   if (!(await saveRun(deps.runs, run, claimed))) return { run: undefined };
   run = claimed;

@@ -25,7 +25,8 @@ export const memoryBatches = (batch: SendBatch, recipients: SendRecipient[]) => 
       if (state && state.until > Date.now()) return { claimed: false, done: false };
       const lease = `lease-${++leases}`;
       chunks.set(chunk, { status: 'sending', lease, until: Date.now() + leaseMs });
-      return { claimed: true, lease };
+      // A lease that ran out rather than being given back (released leases have `until` 0).
+      return state && state.until > 0 ? { claimed: true, lease, retaken: true } : { claimed: true, lease };
     },
     releaseChunk: async (_s, _b, chunk, lease) => {
       const state = chunks.get(chunk);

@@ -234,6 +234,17 @@ describe('send worker', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it('counts a lease taken over after it ran out (the at-least-once window), not one given back', async () => {
+    const store = memoryBatches(batchOf(1), queued(1));
+    await store.repo.claimChunk('st_1', 'sb_1', 0, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const { mailer } = scriptedMailer([allSent]);
+    let retaken = 0;
+    const { deps } = depsWith(store.repo, mailer, { onRetaken: () => void retaken++ });
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ done: 'sent' });
+    expect(retaken).toBe(1);
+  });
+
   it('drops a duplicate delivery while another attempt holds the chunk', async () => {
     const store = memoryBatches(batchOf(1), queued(1));
     await store.repo.claimChunk('st_1', 'sb_1', 0, 90_000);

@@ -370,11 +370,16 @@ describe('runs', () => {
     if (!run) throw new Error('no run');
     const { waitingOn: _w, waitUntil: _u, ...rest } = run;
     g.runs.set(stuck, { ...rest, status: 'active', nextStepId: 'e', sending: { stepId: 'e', claimedAt: g.clock.now } });
-    await advanceRun(g.deps, STORE, stuck);
+    let retaken = 0;
+    const counted = { ...g.deps, onRetaken: () => void retaken++ };
+    await advanceRun(counted, STORE, stuck);
     expect(g.sent).toEqual([]);
+    expect(retaken).toBe(0);
     g.clock.now += SEND_CLAIM_MS + 1;
-    await advanceRun(g.deps, STORE, stuck);
+    await advanceRun(counted, STORE, stuck);
     expect(g.sent).toHaveLength(1);
+    // Counted: how often the window between SES's answer and its record could have been hit.
+    expect(retaken).toBe(1);
   });
 
   it('keeps browse and cart recovery from both mailing one person about one product within the cool-down', async () => {
