@@ -289,6 +289,11 @@ const MATRIX: Record<string, Row> = {
     kind: 'public',
     reason: 'Opened in a browser: the single-use sign-in token is the credential, and it names its store',
   },
+  'POST main /oauth/callback': {
+    kind: 'public',
+    reason:
+      'The Continue button of the sign-in page: the single-use token in the form is the credential, and it names its store',
+  },
   'GET main /back-office': {
     kind: 'public',
     reason: 'Browser page: the session cookie set by the OAuth callback is the credential, scoped to one store',
