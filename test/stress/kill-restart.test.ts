@@ -211,6 +211,7 @@ it('loses nothing and applies nothing twice when the runtime is killed mid-load 
 
   // Load, and SIGKILL in the middle of it.
   const stop = new AbortController();
+  const inFlight = { count: 0 };
   const killAfterMs = Math.min(stressSeconds(60) / 4, 15) * 1000;
   const loading = runLoad({
     urls: info.urls,
@@ -229,8 +230,11 @@ it('loses nothing and applies nothing twice when the runtime is killed mid-load 
     lateDuplicates: 0.03,
     racingDuplicates: 0.02,
     tag: 'kill',
+    inFlight,
   });
   await sleep(killAfterMs);
+  // The clients keep to a per-second budget, so they idle part of each second: kill while requests are in flight.
+  for (const waitUntil = Date.now() + 5_000; inFlight.count < 3 && Date.now() < waitUntil; ) await sleep(1);
   await killChild('SIGKILL');
   stop.abort();
   const run = await loading;

@@ -231,6 +231,8 @@ export interface LoadOptions {
   readonly maxBacklog?: number;
   /** Prefix of source ids and entity ids (distinct per phase). */
   readonly tag: string;
+  /** Kept up to date with the number of requests awaiting their answer (a kill test kills while some are). */
+  readonly inFlight?: { count: number };
 }
 
 export interface LoadRun {
@@ -280,6 +282,16 @@ export const runLoad = async (options: LoadOptions): Promise<LoadRun> => {
   };
 
   const one = async (store: number) => {
+    if (!options.inFlight) return oneRequest(store);
+    options.inFlight.count++;
+    try {
+      return await oneRequest(store);
+    } finally {
+      options.inFlight.count--;
+    }
+  };
+
+  const oneRequest = async (store: number) => {
     const loadStore = options.stores[store];
     if (!loadStore) return;
     const accepted = acceptedOf[store] ?? [];
