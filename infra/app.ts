@@ -4,16 +4,15 @@
  * spec's `{front_test_url}`.
  */
 import { App, type Environment, Tags } from 'aws-cdk-lib';
+import { AREAS, type Area } from '#shared/catalog/functions.ts';
 import { parseStage } from '#shared/catalog/stage.ts';
+import { AreaStack } from './area-stack.ts';
+import { pascalCase } from './constructs/names.ts';
+import { allStacks, type StoreflowStacks } from './deployment.ts';
+import { EdgeStack } from './edge-stack.ts';
 import { addNagChecks } from './nag-suppressions.ts';
-import { ServiceStack } from './service-stack.ts';
+import { OpsStack } from './ops-stack.ts';
 import { StatefulStack } from './stateful-stack.ts';
-
-/** The two stacks of one deployment. */
-export interface StoreflowStacks {
-  readonly stateful: StatefulStack;
-  readonly service: ServiceStack;
-}
 
 const contextText = (app: App, key: string): string | undefined => {
   const value: unknown = app.node.tryGetContext(key);
@@ -42,8 +41,9 @@ const operatorOptions = (app: App) => {
 };
 
 /**
- * Adds one deployment's stacks (`Storeflow-<stage>-Stateful`, `Storeflow-<stage>-Service`) to `app`. Tests call it with
- * an app whose context switches bundling off.
+ * Adds one deployment's stacks to `app`: `Storeflow-<stage>-Stateful`, `-Edge`, one `-<Area>` per catalog area, and
+ * `-Ops`. They reference each other weakly (constructs/references.ts), so the order CloudFormation needs is declared
+ * here. Tests call it with an app whose context switches bundling off.
  */
 export const buildApp = (app: App, stageName: unknown): StoreflowStacks => {
   const stage = parseStage(stageName);
@@ -52,27 +52,47 @@ export const buildApp = (app: App, stageName: unknown): StoreflowStacks => {
   const region = process.env.CDK_DEFAULT_REGION;
   const env: Environment = { ...(account ? { account } : {}), ...(region ? { region } : {}) };
   const prefix = `Storeflow-${stage}`;
+  const options = operatorOptions(app);
 
   const stateful = new StatefulStack(app, `${prefix}-Stateful`, {
     env,
     stage,
-    description: `Storeflow ${stage}: data (table, imports bucket, master key)`,
+    description: `Storeflow ${stage}: data and pending work (table, bucket, master key, queues, timers, SES events)`,
   });
-  const service = new ServiceStack(app, `${prefix}-Service`, {
+  const edge = new EdgeStack(app, `${prefix}-Edge`, {
     env,
     stage,
-    ...operatorOptions(app),
-    description: `Storeflow ${stage}: APIs, queues and functions`,
-    table: stateful.table,
-    importsBucket: stateful.importsBucket,
-    masterKey: stateful.masterKey,
+    ...(options.customDomains ? { customDomains: options.customDomains } : {}),
+    description: `Storeflow ${stage}: the HTTP APIs of the three hosts`,
   });
+  const areas = Object.fromEntries(
+    AREAS.map((area) => {
+      const stack = new AreaStack(app, `${prefix}-${pascalCase(area)}`, {
+        env,
+        stage,
+        area,
+        description: `Storeflow ${stage}: the ${area} functions, their routes and queue consumers`,
+      });
+      stack.addStackDependency(stateful, 'reads the table, queues and timers by name and SSM parameter');
+      stack.addStackDependency(edge, 'adds its routes to the host APIs');
+      return [area, stack];
+    }),
+  ) as Record<Area, AreaStack>;
+  const ops = new OpsStack(app, `${prefix}-Ops`, {
+    env,
+    stage,
+    ...(options.alarmEmail ? { alarmEmail: options.alarmEmail } : {}),
+    description: `Storeflow ${stage}: alarms and dashboard`,
+  });
+  for (const stack of [stateful, edge, ...Object.values(areas)])
+    ops.addStackDependency(stack, 'alarms on its resources');
 
-  for (const stack of [stateful, service]) {
+  const stacks = { stateful, edge, areas, ops };
+  for (const stack of allStacks(stacks)) {
     Tags.of(stack).add('service', 'storeflow');
     Tags.of(stack).add('stage', stage);
   }
-  return { stateful, service };
+  return stacks;
 };
 
 // Run by the CDK CLI (`node infra/app.ts`); importing this module (the tests do) builds nothing.

@@ -9,17 +9,14 @@
  * test/infra/nag.test.ts names it.
  */
 import { type App, type PolicyValidationPluginReport, type Stack, Validations } from 'aws-cdk-lib';
-import type { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import type { ServiceStack } from './service-stack.ts';
-import type { StatefulStack } from './stateful-stack.ts';
+import { FUNCTIONS } from '#shared/catalog/functions.ts';
+import type { AreaStack } from './area-stack.ts';
+import type { StoreflowStacks } from './deployment.ts';
 
 /** What an acknowledgement is attached to: the stacks of one deployment. */
-export interface NagScope {
-  readonly stateful: StatefulStack;
-  readonly service: ServiceStack;
-}
+export type NagScope = StoreflowStacks;
 
 /**
  * A resource ARN as cdk-nag names it in an IAM5 finding (mirrors its flattening of intrinsics): `Fn::GetAtt` as
@@ -55,9 +52,11 @@ interface Acknowledged {
 }
 
 /** Every acknowledged finding of one deployment. Exported for the test, which checks each still matches something. */
-export const acknowledgedFindings = ({ stateful, service }: NagScope): Acknowledged[] => {
-  const scheduleGroup = (service.node.findChild('TimersGroup') as CfnScheduleGroup).name;
-  const { partition, region, account } = service;
+export const acknowledgedFindings = ({ stateful, areas }: NagScope): Acknowledged[] => {
+  const apiReason =
+    'No API Gateway authorizer by design (architecture §3): each route is its own Lambda that authenticates the ' +
+    'store API key (x-service-access-token) itself, with a per-store rate limit, so that errors keep the ' +
+    "spec's shapes; public routes (unsubscribe links, OAuth callback) are public on purpose.";
   return [
     {
       on: stateful.importsBucket,
@@ -76,44 +75,56 @@ export const acknowledgedFindings = ({ stateful, service }: NagScope): Acknowled
         'carry a version, v1., for that), a planned operation, not an automatic Secrets Manager rotation that would ' +
         'make every stored key unreadable.',
     },
-    ...Object.values(service.apis).map((api) => ({
-      on: api,
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'No API Gateway authorizer by design (architecture §3): each route is its own Lambda that authenticates the ' +
-        'store API key (x-service-access-token) itself, with a per-store rate limit, so that errors keep the ' +
-        "spec's shapes; public routes (unsubscribe links, OAuth callback) are public on purpose.",
-    })),
-    {
-      on: service,
-      id: findingOf(service, `${stateful.table.tableArn}/index/*`),
+    ...Object.values(areas).flatMap((area) => areaFindings(area, apiReason)),
+  ];
+};
+
+/** The acknowledgements of one area stack: its routes, and the wildcards of the grants its functions declare. */
+const areaFindings = (area: AreaStack, apiReason: string): Acknowledged[] => {
+  const uses = FUNCTIONS.filter((f) => f.area === area.area).map((f) => f.uses);
+  const { partition, region, account } = area;
+  const findings: Acknowledged[] = [];
+  if (FUNCTIONS.some((f) => f.area === area.area && f.kind === 'http')) {
+    findings.push({ on: area, id: 'AwsSolutions-APIG4', reason: apiReason });
+  }
+  if (uses.some((u) => u.table)) {
+    findings.push({
+      on: area,
+      id: findingOf(area, `${area.refs.table.tableArn}/index/*`),
       reason:
         'Functions that read or write the table may query its global secondary indexes (gsi1, gsi2, generic keys): ' +
         'index/* is the indexes of this one table, no other resource.',
-    },
-    {
-      on: service,
-      id: findingOf(service, stateful.importsBucket.arnForObjects('*')),
+    });
+  }
+  if (uses.some((u) => u.importsBucket)) {
+    findings.push({
+      on: area,
+      id: findingOf(area, area.refs.importsBucket.arnForObjects('*')),
       reason:
         'Import files are objects of the dedicated imports bucket named per store and job at run time: object-level ' +
         'actions (PutObject, GetObject only) need the bucket/* ARN.',
-    },
-    {
-      on: service,
-      id: findingOf(service, `arn:${partition}:scheduler:${region}:${account}:schedule/${scheduleGroup}/*`),
+    });
+  }
+  if (uses.some((u) => u.scheduler)) {
+    findings.push({
+      on: area,
+      id: findingOf(area, `arn:${partition}:scheduler:${region}:${account}:schedule/${area.refs.scheduleGroupName}/*`),
       reason:
         "Timers are one-time schedules named per timer at run time: Create/UpdateSchedule on the stage's own " +
         'schedule group only.',
-    },
-    {
-      on: service,
-      id: findingOf(service, `arn:${partition}:ses:${region}:${account}:identity/*`),
+    });
+  }
+  if (uses.some((u) => u.mailer || u.sesIdentities)) {
+    findings.push({
+      on: area,
+      id: findingOf(area, `arn:${partition}:ses:${region}:${account}:identity/*`),
       reason:
         'Stores register their own sending domains at run time (POST /api/v1/senders), so the identities cannot be ' +
         'named in the template: identity/* is the SES identities of this account and region only; sends are also ' +
         "pinned to the stage's configuration set, and the service checks the domain belongs to the calling store.",
-    },
-  ];
+    });
+  }
+  return findings;
 };
 
 /**

@@ -96,6 +96,7 @@ export const ensureQueues = async (
   const urls = {} as Record<QueueName, string>;
   const dlqs = {} as Record<QueueName, string>;
   const arns = {} as Record<QueueName, string>;
+  const dlqArns = {} as Record<QueueName, string>;
   for (const [name, spec] of Object.entries(QUEUES) as [QueueName, (typeof QUEUES)[QueueName]][]) {
     const suffix = spec.fifo ? '.fifo' : '';
     const fifo = spec.fifo ? { FifoQueue: 'true' } : {};
@@ -124,10 +125,11 @@ export const ensureQueues = async (
     );
     urls[name] = onEndpoint(queue.QueueUrl, endpoint);
     dlqs[name] = dlqUrl;
+    dlqArns[name] = Attributes?.QueueArn ?? '';
     const own = await client.send(
       new GetQueueAttributesCommand({ QueueUrl: urls[name], AttributeNames: ['QueueArn'] }),
     );
     arns[name] = own.Attributes?.QueueArn ?? '';
   }
-  return { urls, dlqs, arns };
+  return { urls, dlqs, arns, dlqArns };
 };

@@ -216,6 +216,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       if (spec.schedulerTarget) {
         process.env[ENV.timersQueueArn] = queues.arns[name];
         process.env[ENV.schedulerRoleArn] = 'arn:aws:iam::000000000000:role/storeflow-local-scheduler';
+        process.env[ENV.timersDlqArn] = queues.dlqArns[name];
       }
     }
 

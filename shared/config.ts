@@ -13,6 +13,7 @@ export const ENV = {
   authCacheSeconds: 'AUTH_CACHE_SECONDS',
   timersQueueArn: 'TIMERS_QUEUE_ARN',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
+  timersDlqArn: 'TIMERS_DLQ_ARN',
   scheduleGroup: 'SCHEDULE_GROUP',
   checkoutRecoveryWaitMinutes: 'CHECKOUT_RECOVERY_WAIT_MINUTES',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
@@ -50,6 +51,7 @@ const ConfigSchema = v.object({
   [ENV.authCacheSeconds]: intFromString(DEFAULT_AUTH_CACHE_SECONDS),
   [ENV.timersQueueArn]: v.optional(v.string()),
   [ENV.schedulerRoleArn]: v.optional(v.string()),
+  [ENV.timersDlqArn]: v.optional(v.string()),
   [ENV.scheduleGroup]: v.optional(v.string(), 'default'),
   [ENV.checkoutRecoveryWaitMinutes]: intFromString(30),
   [ENV.webhookQueueUrl]: v.optional(v.string()),
@@ -81,6 +83,8 @@ export interface Config {
   readonly timersQueueArn: string | undefined;
   /** Role EventBridge Scheduler assumes to send to the timers queue. */
   readonly schedulerRoleArn: string | undefined;
+  /** Where Scheduler puts a timer it could not deliver to the timers queue after its retries (the queue's DLQ). */
+  readonly timersDlqArn: string | undefined;
   readonly scheduleGroup: string;
   /** Wait before checkout recovery starts (spec: at least 30 minutes advised). */
   readonly checkoutRecoveryWaitMinutes: number;
@@ -138,6 +142,7 @@ export const config = (): Config => {
     authCacheSeconds: env[ENV.authCacheSeconds],
     timersQueueArn: env[ENV.timersQueueArn],
     schedulerRoleArn: env[ENV.schedulerRoleArn],
+    timersDlqArn: env[ENV.timersDlqArn],
     scheduleGroup: env[ENV.scheduleGroup],
     checkoutRecoveryWaitMinutes: env[ENV.checkoutRecoveryWaitMinutes],
     webhookQueueUrl: env[ENV.webhookQueueUrl],

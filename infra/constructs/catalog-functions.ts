@@ -1,61 +1,57 @@
 import { Duration, RemovalPolicy, type Stack } from 'aws-cdk-lib';
-import { type HttpApi, HttpMethod, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpMethod, HttpRoute, HttpRouteKey, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { Bucket } from 'aws-cdk-lib/aws-s3';
-import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { FUNCTIONS, type FunctionSpec, type QueueFunction, type Uses } from '#shared/catalog/functions.ts';
+import type { Area, FunctionSpec, QueueFunction } from '#shared/catalog/functions.ts';
+import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import type { Host } from '#shared/catalog/hosts.ts';
-import { QUEUES, type QueueName } from '#shared/catalog/queues.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
 import { pascalCase } from './names.ts';
-import { queueOf } from './queues.ts';
-import { type MailBinding, type SchedulerBinding, ServiceFunction } from './service-function.ts';
-
-/*
- * Construct builders add their resources to the stack given as `scope`, with the ids they always had: a resource's
- * logical id derives from its construct path, and a changed id would make CloudFormation replace a deployed queue (and
- * lose its messages) or a deployed API (and change its URL).
- */
+import { schedulerTargetQueue } from './queues.ts';
+import { configurationSetName, functionName, type StageReferences } from './references.ts';
+import { ServiceFunction } from './service-function.ts';
 
 /** FIFO queues cap a batch at 10 records (an SQS limit on ReceiveMessage for FIFO event sources). */
 const FIFO_MAX_BATCH = 10;
+/** AWS's rule for a queue feeding a Lambda: visibility timeout at least six times the function timeout. */
+export const VISIBILITY_TO_TIMEOUT = 6;
+/** Lambda's bounds on an SQS event source mapping's maximum concurrency. */
+const MAX_CONCURRENCY_RANGE = [2, 1000] as const;
 
 /** Catalog mistakes that AWS would only reject at deploy time (or never, silently redelivering) fail the synth. */
-const assertConsumerFits = (spec: QueueFunction): void => {
+export const assertConsumerFits = (spec: QueueFunction): void => {
   const queue = QUEUES[spec.queue];
-  if (queue.visibilityTimeoutSeconds < spec.timeoutSeconds) {
+  if (queue.visibilityTimeoutSeconds < VISIBILITY_TO_TIMEOUT * spec.timeoutSeconds) {
     throw new Error(
-      `Queue "${spec.queue}": visibility timeout ${queue.visibilityTimeoutSeconds}s is shorter than consumer ` +
-        `"${spec.name}"'s timeout ${spec.timeoutSeconds}s, so messages would be redelivered while still in work`,
+      `Queue "${spec.queue}": visibility timeout ${queue.visibilityTimeoutSeconds}s is under ${VISIBILITY_TO_TIMEOUT}x ` +
+        `consumer "${spec.name}"'s timeout ${spec.timeoutSeconds}s, so a retried invocation would count extra receives`,
     );
   }
   if (queue.fifo && spec.batchSize > FIFO_MAX_BATCH) {
     throw new Error(`Consumer "${spec.name}": batch size ${spec.batchSize} exceeds ${FIFO_MAX_BATCH} on FIFO queue`);
   }
+  const [low, high] = MAX_CONCURRENCY_RANGE;
+  if (!Number.isInteger(spec.maxConcurrency) || spec.maxConcurrency < low || spec.maxConcurrency > high) {
+    throw new Error(`Consumer "${spec.name}": maxConcurrency ${spec.maxConcurrency} is outside ${low}..${high}`);
+  }
 };
 
-export interface CatalogFunctionsProps {
-  readonly stage: Stage;
-  readonly apis: Readonly<Record<Host, HttpApi>>;
-  readonly queues: ReadonlyMap<QueueName, Queue>;
-  readonly publicUrls: Readonly<Record<Host, string>>;
-  readonly timers: SchedulerBinding;
-  readonly mail: MailBinding;
-  readonly table: TableV2;
-  readonly importsBucket: Bucket;
-  readonly masterKey: Secret;
-}
-
-/** One Lambda per catalog function, with the routes, event source, grants and environment its entry declares. */
-export const catalogFunctions = (scope: Stack, props: CatalogFunctionsProps): Map<string, ServiceFunction> => {
-  const { stage, apis, queues, publicUrls, timers, mail } = props;
+/**
+ * One Lambda per catalog function of `area`, with the routes, event source, grants and environment its entry
+ * declares. Everything outside the stack (table, queues, APIs, timers) is reached through `refs`: weak references.
+ */
+export const catalogFunctions = (
+  scope: Stack,
+  stage: Stage,
+  area: Area,
+  refs: StageReferences,
+): Map<string, ServiceFunction> => {
   const functions = new Map<string, ServiceFunction>();
-  for (const spec of FUNCTIONS as readonly FunctionSpec[]) {
+  for (const spec of FUNCTIONS.filter((f) => f.area === area) as FunctionSpec[]) {
     const fn = new ServiceFunction(scope, pascalCase(spec.name), {
       name: spec.name,
+      functionName: functionName(stage, spec.name),
       entry: spec.entry,
       stage,
       timeout: Duration.seconds(spec.timeoutSeconds),
@@ -64,19 +60,25 @@ export const catalogFunctions = (scope: Stack, props: CatalogFunctionsProps): Ma
     });
 
     // Grants come from `uses` only: a function that does not declare a resource gets neither access nor its name.
-    if (spec.uses.table) fn.useTable(props.table, spec.uses.table);
-    for (const target of spec.uses.sendTo ?? []) fn.sendTo(queueOf(queues, target), QUEUES[target].urlEnv);
-    if (spec.uses.masterKey) fn.readSecret(props.masterKey);
-    if ((spec.uses as Uses).scheduler) fn.useScheduler(timers);
-    if (spec.uses.importsBucket) fn.useImportsBucket(props.importsBucket, spec.uses.importsBucket);
-    if (spec.uses.mailer) fn.useMailer(mail);
-    if (spec.uses.sesIdentities) fn.useSesIdentities();
-    // The API's endpoint depends on the API alone (not on its routes), so a function routed on the host it names
-    // creates no dependency cycle.
-    if (spec.uses.publicMainUrl) fn.usePublicMainUrl(publicUrls.main);
-    if (spec.uses.publicUrls) {
-      fn.usePublicUrls(publicUrls);
+    const { uses } = spec;
+    if (uses.table) fn.useTable(refs.table, uses.table);
+    for (const target of uses.sendTo ?? []) fn.sendTo(refs.queue(target).queue, QUEUES[target].urlEnv);
+    if (uses.masterKey) fn.readSecret(refs.masterKey);
+    if (uses.scheduler) {
+      const target = refs.queue(schedulerTargetQueue());
+      fn.useScheduler({
+        groupName: refs.scheduleGroupName,
+        role: refs.schedulerRole,
+        queueArn: target.queue.queueArn,
+        deadLetterQueueArn: target.deadLetterQueue.queueArn,
+      });
     }
+    if (uses.importsBucket) fn.useImportsBucket(refs.importsBucket, uses.importsBucket);
+    if (uses.mailer)
+      fn.useMailer({ configurationSetName: configurationSetName(stage), sendingUrl: refs.publicUrl('sending') });
+    if (uses.sesIdentities) fn.useSesIdentities();
+    if (uses.publicMainUrl) fn.usePublicMainUrl(refs.publicUrl('main'));
+    if (uses.publicUrls) fn.usePublicUrls(refs.publicUrls);
 
     if (spec.kind === 'http') {
       // An integration belongs to one API, so a function routed on several hosts gets one per host.
@@ -89,22 +91,28 @@ export const catalogFunctions = (scope: Stack, props: CatalogFunctionsProps): Ma
           });
           integrations.set(route.host, integration);
         }
-        apis[route.host].addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+        const method = HttpMethod[route.method];
+        new HttpRoute(fn, `${pascalCase(route.host)}${route.method}Route`, {
+          httpApi: refs.api(route.host),
+          routeKey: HttpRouteKey.with(route.path, method),
+          integration,
+        });
       }
     } else {
       assertConsumerFits(spec);
+      const { queue } = refs.queue(spec.queue);
       fn.lambda.addEventSource(
-        new SqsEventSource(queueOf(queues, spec.queue), {
+        new SqsEventSource(queue, {
           batchSize: spec.batchSize,
+          maxConcurrency: spec.maxConcurrency,
           // Handlers answer with the failed message ids, so one bad record does not send the whole batch back.
           reportBatchItemFailures: true,
         }),
       );
       // A consumer may hold a message back (ChangeMessageVisibility, granted by the event source): it needs the URL.
-      fn.lambda.addEnvironment(QUEUES[spec.queue].urlEnv, queueOf(queues, spec.queue).queueUrl);
+      fn.lambda.addEnvironment(QUEUES[spec.queue].urlEnv, queue.queueUrl);
     }
     functions.set(spec.name, fn);
   }
-
   return functions;
 };

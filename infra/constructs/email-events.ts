@@ -4,7 +4,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Stage } from '#shared/catalog/stage.ts';
-import type { MailBinding } from './service-function.ts';
+import { configurationSetName } from './references.ts';
 
 /*
  * Construct builders add their resources to the stack given as `scope`, with the ids they always had: a resource's
@@ -18,9 +18,9 @@ import type { MailBinding } from './service-function.ts';
  * kept: the worker reads the envelope, and a raw delivery too). Send and DeliveryDelay events are not published: no
  * callback reports them. The topic accepts SES's publishes for this configuration set only (the L2 adds that policy).
  */
-export const emailEvents = (scope: Stack, stage: Stage, queue: Queue, sendingUrl: string): MailBinding => {
+export const emailEvents = (scope: Stack, stage: Stage, queue: Queue): ConfigurationSet => {
   const configurationSet = new ConfigurationSet(scope, 'EmailConfigurationSet', {
-    configurationSetName: `storeflow-${stage}`,
+    configurationSetName: configurationSetName(stage),
     reputationMetrics: true,
     // The account-level list only for bounces: a bounced address is bad for every store, while a complaint is about
     // one store's mail (the service suppresses it for that store alone).
@@ -45,5 +45,5 @@ export const emailEvents = (scope: Stack, stage: Stage, queue: Queue, sendingUrl
     ],
   });
   new CfnOutput(scope, 'EmailEventsTopicArn', { value: topic.topicArn, description: 'SNS topic of the SES events' });
-  return { configurationSetName: configurationSet.configurationSetName, sendingUrl };
+  return configurationSet;
 };

@@ -1,15 +1,16 @@
 import { RemovalPolicy, type Stack } from 'aws-cdk-lib';
 import { type CfnStage, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { HOSTS, type Host } from '#shared/catalog/hosts.ts';
+import { HOST_THROTTLE, HOSTS, type Host } from '#shared/catalog/hosts.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
 import { pascalCase } from './names.ts';
 
-/*
- * Construct builders add their resources to the stack given as `scope`, with the ids they always had: a resource's
- * logical id derives from its construct path, and a changed id would make CloudFormation replace a deployed queue (and
- * lose its messages) or a deployed API (and change its URL).
- */
+/** The default stage of the API (L1: `HttpApi` offers neither access logs nor throttling for the stage it creates). */
+const defaultStageOf = (api: HttpApi): CfnStage => {
+  const cfnStage = api.defaultStage?.node.defaultChild as CfnStage | undefined;
+  if (!cfnStage) throw new Error(`API ${api.node.id} has no default stage`);
+  return cfnStage;
+};
 
 /**
  * Access logs of the API's default stage, JSON, in a log group of its own (same retention as the functions'). The
@@ -21,9 +22,7 @@ const logAccess = (api: HttpApi, stage: Stage): void => {
     retention: RetentionDays.ONE_MONTH,
     removalPolicy: stage === 'dev' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
   });
-  const cfnStage = api.defaultStage?.node.defaultChild as CfnStage | undefined;
-  if (!cfnStage) throw new Error(`API ${api.node.id} has no default stage to log`);
-  cfnStage.accessLogSettings = {
+  defaultStageOf(api).accessLogSettings = {
     destinationArn: logGroup.logGroupArn,
     format: JSON.stringify({
       requestId: '$context.requestId',
@@ -39,7 +38,7 @@ const logAccess = (api: HttpApi, stage: Stage): void => {
   };
 };
 
-/** One HTTP API per host, each with its JSON access log. */
+/** One HTTP API per host, each with its JSON access log and the host's throttling (catalog `HOST_THROTTLE`). */
 export const hostApis = (scope: Stack, stage: Stage): Record<Host, HttpApi> => {
   const apis = {} as Record<Host, HttpApi>;
   for (const host of HOSTS) {
@@ -50,6 +49,10 @@ export const hostApis = (scope: Stack, stage: Stage): Record<Host, HttpApi> => {
       createDefaultStage: true,
     });
     logAccess(apis[host], stage);
+    defaultStageOf(apis[host]).defaultRouteSettings = {
+      throttlingRateLimit: HOST_THROTTLE[host].ratePerSecond,
+      throttlingBurstLimit: HOST_THROTTLE[host].burst,
+    };
   }
   return apis;
 };

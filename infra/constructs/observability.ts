@@ -1,5 +1,5 @@
 import { Duration, Stack } from 'aws-cdk-lib';
-import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
   ComparisonOperator,
@@ -30,11 +30,11 @@ export interface ObservedQueue {
 export interface ObservabilityProps {
   readonly stage: string;
   /** The HTTP API of each host. */
-  readonly apis: Readonly<Record<string, HttpApi>>;
+  readonly apis: Readonly<Record<string, IHttpApi>>;
   /** Each catalog queue (by catalog name) with its DLQ. */
   readonly queues: ReadonlyMap<string, ObservedQueue>;
   /** Each catalog function (by catalog name). */
-  readonly functions: ReadonlyMap<string, IFunction>;
+  readonly functions: ReadonlyMap<string, Pick<IFunction, 'metricErrors' | 'metricThrottles'>>;
   readonly table: Pick<TableV2, 'metricThrottledRequestsForOperations'>;
   /** An address that receives every alarm (and must confirm the subscription SNS mails it). */
   readonly alarmEmail?: string;

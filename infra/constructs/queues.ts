@@ -1,21 +1,24 @@
 import { Duration, type Stack } from 'aws-cdk-lib';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
-import { pascalCase } from './names.ts';
+import type { Stage } from '#shared/catalog/stage.ts';
+import { pascalCase, queueNames } from './names.ts';
 
-/*
- * Construct builders add their resources to the stack given as `scope`, with the ids they always had: a resource's
- * logical id derives from its construct path, and a changed id would make CloudFormation replace a deployed queue (and
- * lose its messages) or a deployed API (and change its URL).
- */
-
-const serviceQueue = (scope: Stack, name: QueueName, spec: QueueSpec): Queue => {
+const serviceQueue = (scope: Stack, stage: Stage, name: QueueName, spec: QueueSpec): Queue => {
   const id = pascalCase(name);
+  const names = queueNames(stage, name, spec.fifo);
   // A FIFO queue's DLQ must be FIFO too. Content-based dedup stays off: the producer sets MessageDeduplicationId
   // itself, and hashing bodies would wrongly drop two legitimately equal events.
   const fifo = spec.fifo ? { fifo: true, contentBasedDeduplication: false } : {};
+  const highThroughput = spec.highThroughput
+    ? {
+        deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+        fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+      }
+    : {};
   const deadLetterQueue = new Queue(scope, `${id}Dlq`, {
     ...fifo,
+    queueName: names.dlq,
     // The longest SQS allows: time to notice, inspect and redrive failed messages.
     retentionPeriod: Duration.days(14),
     encryption: QueueEncryption.SQS_MANAGED,
@@ -23,6 +26,8 @@ const serviceQueue = (scope: Stack, name: QueueName, spec: QueueSpec): Queue => 
   });
   return new Queue(scope, `${id}Queue`, {
     ...fifo,
+    ...highThroughput,
+    queueName: names.queue,
     visibilityTimeout: Duration.seconds(spec.visibilityTimeoutSeconds),
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
@@ -30,15 +35,25 @@ const serviceQueue = (scope: Stack, name: QueueName, spec: QueueSpec): Queue => 
   });
 };
 
-/** Every queue of the catalog, each with its DLQ and redrive. */
-export const serviceQueues = (scope: Stack): Map<QueueName, Queue> =>
+/** Every queue of the catalog, each with its DLQ and redrive, named `storeflow-<stage>-<queue>` (see names.ts). */
+export const serviceQueues = (scope: Stack, stage: Stage): Map<QueueName, Queue> =>
   new Map(
-    (Object.entries(QUEUES) as [QueueName, QueueSpec][]).map(([name, spec]) => [name, serviceQueue(scope, name, spec)]),
+    (Object.entries(QUEUES) as [QueueName, QueueSpec][]).map(([name, spec]) => [
+      name,
+      serviceQueue(scope, stage, name, spec),
+    ]),
   );
 
 /** The queue the catalog names; a name QUEUES does not define fails the synth. */
-export const queueOf = (queues: ReadonlyMap<QueueName, Queue>, name: QueueName): Queue => {
+export const queueOf = <Q>(queues: ReadonlyMap<QueueName, Q>, name: QueueName): Q => {
   const queue = queues.get(name);
   if (!queue) throw new Error(`Catalog names queue "${name}", which QUEUES does not define`);
   return queue;
+};
+
+/** The catalog queue EventBridge Scheduler delivers timers to. */
+export const schedulerTargetQueue = (): QueueName => {
+  const target = (Object.entries(QUEUES) as [QueueName, QueueSpec][]).find(([, spec]) => spec.schedulerTarget);
+  if (!target) throw new Error('No queue in the catalog is the scheduler target');
+  return target[0];
 };

@@ -32,12 +32,15 @@ export type BindableBucket = Pick<IBucket, 'bucketName' | 'bucketArn' | 'arnForO
 /** A secret a function can read. */
 export type BindableSecret = Pick<ISecret, 'secretArn' | 'grantRead'>;
 
-/** The timers: the schedule group functions write to, the role Scheduler delivers with, and the target queue. */
+/**
+ * The timers: the schedule group functions write to, the role Scheduler delivers with, the target queue, and the
+ * queue Scheduler puts a timer in when it cannot deliver it (the target's DLQ).
+ */
 export interface SchedulerBinding {
   readonly groupName: string;
-  readonly groupArn: string;
   readonly role: IRole;
   readonly queueArn: string;
+  readonly deadLetterQueueArn: string;
 }
 
 /** What sending functions are bound to: the stage's SES configuration set and the sending host's public URL. */
@@ -50,6 +53,8 @@ export interface MailBinding {
 export interface ServiceFunctionProps {
   /** Catalog name (kebab-case); shown in the function description. */
   readonly name: string;
+  /** The Lambda's name (`storeflow-<stage>-<name>`): alarms in another stack find it by this name. */
+  readonly functionName: string;
   /** Module exporting `handler`, relative to the repository root. */
   readonly entry: string;
   /** Deployment stage, passed to the handler as `STAGE`. */
@@ -89,6 +94,7 @@ export class ServiceFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     this.lambda = new NodejsFunction(this, 'Function', {
+      functionName: props.functionName,
       description: `Storeflow ${props.name} (${props.stage})`,
       entry: join(REPO_ROOT, props.entry),
       handler: 'handler',
@@ -129,7 +135,7 @@ export class ServiceFunction extends Construct {
 
   /**
    * Lets the function create and update schedules in the timers group (nothing else in Scheduler) and pass the
-   * delivery role to Scheduler; sets `SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN` and `TIMERS_QUEUE_ARN`.
+   * delivery role to Scheduler; sets `SCHEDULE_GROUP`, `SCHEDULER_ROLE_ARN`, `TIMERS_QUEUE_ARN` and `TIMERS_DLQ_ARN`.
    */
   useScheduler(timers: SchedulerBinding): this {
     this.lambda.addToRolePolicy(
@@ -144,6 +150,7 @@ export class ServiceFunction extends Construct {
     this.lambda.addEnvironment(ENV.scheduleGroup, timers.groupName);
     this.lambda.addEnvironment(ENV.schedulerRoleArn, timers.role.roleArn);
     this.lambda.addEnvironment(ENV.timersQueueArn, timers.queueArn);
+    this.lambda.addEnvironment(ENV.timersDlqArn, timers.deadLetterQueueArn);
     return this;
   }
 

@@ -2,32 +2,26 @@ import type { Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
-import { queueOf } from './queues.ts';
-import type { SchedulerBinding } from './service-function.ts';
-
-/*
- * Construct builders add their resources to the stack given as `scope`, with the ids they always had: a resource's
- * logical id derives from its construct path, and a changed id would make CloudFormation replace a deployed queue (and
- * lose its messages) or a deployed API (and change its URL).
- */
+import { scheduleGroupName } from './references.ts';
 
 /**
- * The one-time timers: a schedule group per stage, and the role EventBridge Scheduler assumes to deliver fired
- * schedules to the catalog's `schedulerTarget` queue (it may send there and nowhere else).
+ * The one-time timers: a schedule group per stage (the pending timers themselves: it lives in the stateful stack, so
+ * replacing or destroying the service stacks never deletes a waiting cart, checkout or flow timer), and the role
+ * EventBridge Scheduler assumes to deliver fired schedules to the timers queue, or after its retries to that queue's
+ * DLQ (it may send there and nowhere else).
  */
-export const timerSchedules = (scope: Stack, stage: Stage, queues: ReadonlyMap<QueueName, Queue>): SchedulerBinding => {
-  const target = Object.entries(QUEUES).find(([, spec]) => (spec as QueueSpec).schedulerTarget);
-  if (!target) throw new Error('No queue in the catalog is the scheduler target');
-  const queue = queueOf(queues, target[0] as QueueName);
-  const group = new CfnScheduleGroup(scope, 'TimersGroup', { name: `storeflow-${stage}` });
+export const timerSchedules = (scope: Stack, stage: Stage, target: Queue) => {
+  const group = new CfnScheduleGroup(scope, 'TimersGroup', { name: scheduleGroupName(stage) });
   const role = new Role(scope, 'SchedulerRole', {
     assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
       conditions: { StringEquals: { 'aws:SourceAccount': scope.account } },
     }),
     description: `Storeflow ${stage}: EventBridge Scheduler delivers fired timers to the timers queue`,
   });
-  queue.grantSendMessages(role);
-  return { groupName: group.name ?? `storeflow-${stage}`, groupArn: group.attrArn, role, queueArn: queue.queueArn };
+  target.grantSendMessages(role);
+  const deadLetterQueue = target.deadLetterQueue?.queue;
+  if (!deadLetterQueue) throw new Error('The timers queue has no DLQ for Scheduler to fall back on');
+  deadLetterQueue.grantSendMessages(role);
+  return { group, role };
 };

@@ -30,9 +30,18 @@ export interface Uses {
   readonly publicUrls?: boolean;
 }
 
+/**
+ * The areas of the service. Each deploys as a stack of its own (`Storeflow-<stage>-<Area>`), so that no stack nears
+ * CloudFormation's 500-resource limit as areas grow; a new area (the console, segments, campaigns) is a new stack.
+ */
+export const AREAS = ['events', 'imports', 'webhooks', 'email', 'flows', 'accounts'] as const;
+export type Area = (typeof AREAS)[number];
+
 interface FunctionBase {
   /** Kebab-case name; also the construct id stem and the local runtime's label. */
   readonly name: string;
+  /** The area (and so the stack) the function belongs to. */
+  readonly area: Area;
   /** Path of the module exporting `handler`, relative to the repository root. */
   readonly entry: string;
   readonly uses: Uses;
@@ -50,6 +59,12 @@ export interface QueueFunction extends FunctionBase {
   readonly queue: QueueName;
   /** Records per invocation (FIFO queues allow at most 10). */
   readonly batchSize: number;
+  /**
+   * Most concurrent invocations the queue's event source mapping starts (Lambda's `MaximumConcurrency`, 2 to 1000), so
+   * that a backlog in one queue cannot take the account's concurrency from the APIs. The sum over all consumers is in
+   * docs/capacity.md.
+   */
+  readonly maxConcurrency: number;
 }
 
 export type FunctionSpec = HttpFunction | QueueFunction;
@@ -58,13 +73,15 @@ export type FunctionSpec = HttpFunction | QueueFunction;
 const SMALL = { timeoutSeconds: 10, memoryMb: 256 } as const;
 const EVENTS = { timeoutSeconds: 10, memoryMb: 512 } as const;
 
+type Unplaced<T> = T extends unknown ? Omit<T, 'area'> : never;
+
 /** One function per route (architecture §2); its handler is `functions/<name>/handler.ts`. */
 const route = (
   name: string,
   [method, host, path]: readonly [HttpMethod, Host, string],
   uses: Uses,
   sizing: { timeoutSeconds: number; memoryMb: number } = SMALL,
-): HttpFunction => ({
+): Unplaced<HttpFunction> => ({
   kind: 'http',
   name,
   entry: `functions/${name}/handler.ts`,
@@ -78,167 +95,188 @@ const consumer = (
   name: string,
   queue: QueueName,
   uses: Uses,
-  sizing: { timeoutSeconds: number; memoryMb: number; batchSize: number },
-): QueueFunction => ({ kind: 'queue', name, entry: `functions/${name}/handler.ts`, queue, uses, ...sizing });
+  sizing: { timeoutSeconds: number; memoryMb: number; batchSize: number; maxConcurrency: number },
+): Unplaced<QueueFunction> => ({ kind: 'queue', name, entry: `functions/${name}/handler.ts`, queue, uses, ...sizing });
+
+/** Places functions in their area. */
+const area = (name: Area, functions: readonly Unplaced<FunctionSpec>[]): FunctionSpec[] =>
+  functions.map((f) => ({ ...f, area: name }) as FunctionSpec);
 
 /** Webhook management routes rate-limit per store in the table, so each writes it. */
 const WEBHOOK_ROUTE_USES: Uses = { table: 'readWrite' };
 
 export const FUNCTIONS: readonly FunctionSpec[] = [
-  route('events-ingest', ['POST', 'main', '/api/v1/events'], { table: 'readWrite', sendTo: ['ingest'] }, EVENTS),
-  route(
-    'headless-events',
-    ['POST', 'front', '/api/v1/headless/events'],
-    { table: 'readWrite', sendTo: ['ingest'] },
-    EVENTS,
-  ),
-  route(
-    'contacts-export',
-    ['GET', 'front', '/api/v1/audience'],
-    { table: 'readWrite' },
-    { timeoutSeconds: 29, memoryMb: 1024 },
-  ),
-  route(
-    'batch-import',
-    ['POST', 'main', '/api/v1/batch/customers'],
-    { table: 'readWrite', importsBucket: 'write', sendTo: ['imports'] },
-    { timeoutSeconds: 29, memoryMb: 1024 },
-  ),
-  route('batch-upload-url', ['POST', 'main', '/api/v1/batch/customers/uploads'], {
-    table: 'readWrite',
-    importsBucket: 'write',
-  }),
-  route('batch-upload-start', ['POST', 'main', '/api/v1/batch/customers/uploads/{jobId}/start'], {
-    table: 'readWrite',
-    importsBucket: 'read',
-    sendTo: ['imports'],
-  }),
-  route('batch-job', ['GET', 'main', '/api/v1/batch/{jobId}'], { table: 'read' }),
-  route('webhooks-create', ['POST', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
-  route('webhooks-update', ['PUT', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
-  route('webhooks-list', ['GET', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
-  route('webhooks-count', ['GET', 'main', '/api/v1/webhooks/count'], WEBHOOK_ROUTE_USES),
-  route('webhooks-delete', ['DELETE', 'main', '/api/v1/webhooks/{webHookId}'], WEBHOOK_ROUTE_USES),
-  route('webhook-deliveries', ['GET', 'main', '/api/v1/webhooks/{webHookId}/deliveries'], WEBHOOK_ROUTE_USES),
-  route('webhook-delivery-retry', ['POST', 'main', '/api/v1/webhooks/deliveries/{deliveryId}/retry'], {
-    table: 'readWrite',
-    sendTo: ['webhooks'],
-  }),
-  consumer(
-    'ingest-worker',
-    'ingest',
-    { table: 'readWrite', scheduler: true, sendTo: ['webhooks', 'flows'] },
-    { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 },
-  ),
-  consumer(
-    'timer-worker',
-    'timers',
-    { table: 'readWrite', sendTo: ['flows'] },
-    { timeoutSeconds: 30, memoryMb: 512, batchSize: 10 },
-  ),
-  // Lambda's longest run; a longer import continues in a new message from where it stopped.
-  consumer(
-    'import-worker',
-    'imports',
-    { table: 'readWrite', importsBucket: 'read', sendTo: ['imports', 'webhooks'] },
-    { timeoutSeconds: 900, memoryMb: 512, batchSize: 1 },
-  ),
-  // Ten deliveries of up to 10 s each, sent one after another in the worst case, fit well within the visibility.
-  consumer(
-    'webhook-delivery-worker',
-    'webhooks',
-    { table: 'readWrite', masterKey: true },
-    { timeoutSeconds: 110, memoryMb: 256, batchSize: 10 },
-  ),
-  // ── Bulk email sending and senders (issue 6) ──
-  // Sending domains (main host): management style, rate-limited per store in the table; SES identity calls but list.
-  route('senders-create', ['POST', 'main', '/api/v1/senders'], { table: 'readWrite', sesIdentities: true }),
-  route('senders-list', ['GET', 'main', '/api/v1/senders'], { table: 'readWrite' }),
-  route('senders-get', ['GET', 'main', '/api/v1/senders/{domain}'], { table: 'readWrite', sesIdentities: true }),
-  route('senders-delete', ['DELETE', 'main', '/api/v1/senders/{domain}'], { table: 'readWrite', sesIdentities: true }),
-  // 2,000 recipients: validation, a suppression read and ~80 batch writes; a pending from domain is re-read from SES.
-  route(
-    'sending-create',
-    ['POST', 'sending', '/api/v1/sending'],
-    { table: 'readWrite', sendTo: ['sends'], sesIdentities: true },
-    { timeoutSeconds: 29, memoryMb: 1024 },
-  ),
-  route(
-    'sending-get',
-    ['GET', 'sending', '/api/v1/sending/{id}'],
-    { table: 'readWrite' },
-    { timeoutSeconds: 29, memoryMb: 512 },
-  ),
-  // Five chunks of 50 in parallel; a chunk waits at most ~20 s for its send slots (else it is re-queued), so 60 s is
-  // ample, and the chunk lease (90 s) stays under the queue's visibility timeout (180 s). Unsubscribe links are signed
-  // with a key derived from the master key; re-queued chunks go back to `sends`.
-  consumer(
-    'send-worker',
-    'sends',
-    { table: 'readWrite', sendTo: ['sends'], mailer: true, masterKey: true },
-    { timeoutSeconds: 60, memoryMb: 512, batchSize: 5 },
-  ),
-  // ── Email events, unsubscribe and suppression (issue 6) ──
-  // Ten SES events, each a few reads and writes and at most a webhook to queue, fit well within 30 s.
-  consumer(
-    'email-events-worker',
-    'emailEvents',
-    { table: 'readWrite', sendTo: ['webhooks'] },
-    { timeoutSeconds: 30, memoryMb: 256, batchSize: 10 },
-  ),
-  // Public (the link in every email): the token is the credential. GET only shows a page, so it only reads.
-  route('unsubscribe-page', ['GET', 'sending', '/unsubscribe/{token}'], { table: 'read', masterKey: true }),
-  route('unsubscribe', ['POST', 'sending', '/unsubscribe/{token}'], {
-    table: 'readWrite',
-    masterKey: true,
-    sendTo: ['webhooks'],
-  }),
-  // ── Flows: definitions and presets (issue 4) ──
-  // Like webhook management, the routes rate-limit per store in the table, so each writes it. `presets` is declared
-  // before `{flowId}`: API Gateway prefers the literal path anyway; the local gateway takes the first match.
-  route('flow-presets', ['GET', 'main', '/api/v1/flows/presets'], { table: 'readWrite' }),
-  route('flows-create', ['POST', 'main', '/api/v1/flows'], { table: 'readWrite' }),
-  route('flows-list', ['GET', 'main', '/api/v1/flows'], { table: 'readWrite' }),
-  route('flows-get', ['GET', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
-  route('flows-update', ['PUT', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
-  route('flows-delete', ['DELETE', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
-  // ── Flows: engine, runs and explain (issue 4) ──
-  // Ten messages, each a few reads and writes and at most one SES call, in parallel. The timeout stays well under the
-  // engine's email-claim takeover (150 s), itself under the queue's visibility timeout (180 s).
-  consumer(
-    'flow-worker',
-    'flows',
-    { table: 'readWrite', sendTo: ['flows'], scheduler: true, mailer: true, masterKey: true },
-    { timeoutSeconds: 60, memoryMb: 512, batchSize: 10 },
-  ),
-  // Explain: the flows API's rate limit counts in the table, so the reads write too.
-  route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], { table: 'readWrite' }),
-  route('flow-activity', ['GET', 'main', '/api/v1/flow-activity'], { table: 'readWrite' }),
-  // ── OAuth sign-in and back office (issue 7) ──
-  // scrypt (32 MiB, CPU-bound): Lambda's CPU share grows with memory, so more memory makes a sign-in faster.
-  route(
-    'oauth-sign-in',
-    ['POST', 'main', '/api/v1/oauth'],
-    { table: 'readWrite' },
-    { timeoutSeconds: 10, memoryMb: 1024 },
-  ),
-  // Browser pages: no store key; the link token or the session cookie is the credential.
-  // GET shows a Continue button (link scanners fetch links too); its POST uses the link up.
-  {
-    ...route('oauth-callback', ['GET', 'main', '/oauth/callback'], { table: 'readWrite' }),
-    routes: [
-      { host: 'main', method: 'GET', path: '/oauth/callback' },
-      { host: 'main', method: 'POST', path: '/oauth/callback' },
-    ],
-  },
-  route('back-office', ['GET', 'main', '/back-office'], { table: 'read' }),
-  route('back-office-sign-out', ['POST', 'main', '/back-office/sign-out'], { table: 'readWrite' }),
-  // ── API description (issue 9) ──
-  // Public and the same on every host: generated from this catalog on first request, touches nothing.
-  {
-    ...route('openapi-document', ['GET', 'main', '/api/v1/openapi.json'], { publicUrls: true }),
-    routes: HOSTS.map((host) => ({ host, method: 'GET', path: '/api/v1/openapi.json' }) as const),
-  },
+  // ── Events: the store events' path from the edge to the table, and the timers they set ──
+  ...area('events', [
+    route('events-ingest', ['POST', 'main', '/api/v1/events'], { table: 'readWrite', sendTo: ['ingest'] }, EVENTS),
+    route(
+      'headless-events',
+      ['POST', 'front', '/api/v1/headless/events'],
+      { table: 'readWrite', sendTo: ['ingest'] },
+      EVENTS,
+    ),
+    route(
+      'contacts-export',
+      ['GET', 'front', '/api/v1/audience'],
+      { table: 'readWrite' },
+      { timeoutSeconds: 29, memoryMb: 1024 },
+    ),
+    // FIFO: at most one batch per message group in flight, so the groups (store + entity) bound the useful concurrency.
+    consumer(
+      'ingest-worker',
+      'ingest',
+      { table: 'readWrite', scheduler: true, sendTo: ['webhooks', 'flows'] },
+      { timeoutSeconds: 30, memoryMb: 512, batchSize: 10, maxConcurrency: 20 },
+    ),
+    consumer(
+      'timer-worker',
+      'timers',
+      { table: 'readWrite', sendTo: ['flows'] },
+      { timeoutSeconds: 30, memoryMb: 512, batchSize: 10, maxConcurrency: 10 },
+    ),
+  ]),
+  // ── Batch imports ──
+  ...area('imports', [
+    route(
+      'batch-import',
+      ['POST', 'main', '/api/v1/batch/customers'],
+      { table: 'readWrite', importsBucket: 'write', sendTo: ['imports'] },
+      { timeoutSeconds: 29, memoryMb: 1024 },
+    ),
+    route('batch-upload-url', ['POST', 'main', '/api/v1/batch/customers/uploads'], {
+      table: 'readWrite',
+      importsBucket: 'write',
+    }),
+    route('batch-upload-start', ['POST', 'main', '/api/v1/batch/customers/uploads/{jobId}/start'], {
+      table: 'readWrite',
+      importsBucket: 'read',
+      sendTo: ['imports'],
+    }),
+    route('batch-job', ['GET', 'main', '/api/v1/batch/{jobId}'], { table: 'read' }),
+    // Five minutes a run; an import that needs longer continues in a new message from where it stopped (it watches
+    // its remaining time), so the timeout bounds only how long a crashed run holds its message.
+    consumer(
+      'import-worker',
+      'imports',
+      { table: 'readWrite', importsBucket: 'read', sendTo: ['imports', 'webhooks'] },
+      { timeoutSeconds: 300, memoryMb: 512, batchSize: 1, maxConcurrency: 5 },
+    ),
+  ]),
+  // ── Webhooks: subscriptions and deliveries ──
+  ...area('webhooks', [
+    route('webhooks-create', ['POST', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
+    route('webhooks-update', ['PUT', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
+    route('webhooks-list', ['GET', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
+    route('webhooks-count', ['GET', 'main', '/api/v1/webhooks/count'], WEBHOOK_ROUTE_USES),
+    route('webhooks-delete', ['DELETE', 'main', '/api/v1/webhooks/{webHookId}'], WEBHOOK_ROUTE_USES),
+    route('webhook-deliveries', ['GET', 'main', '/api/v1/webhooks/{webHookId}/deliveries'], WEBHOOK_ROUTE_USES),
+    route('webhook-delivery-retry', ['POST', 'main', '/api/v1/webhooks/deliveries/{deliveryId}/retry'], {
+      table: 'readWrite',
+      sendTo: ['webhooks'],
+    }),
+    // Ten deliveries of up to 10 s each, sent one after another in the worst case, fit well within the timeout.
+    consumer(
+      'webhook-delivery-worker',
+      'webhooks',
+      { table: 'readWrite', masterKey: true },
+      { timeoutSeconds: 110, memoryMb: 256, batchSize: 10, maxConcurrency: 20 },
+    ),
+  ]),
+  // ── Email: senders, bulk sending, SES events, unsubscribe and suppression (issue 6) ──
+  ...area('email', [
+    // Sending domains (main host): management style, rate-limited per store in the table; SES identity calls but list.
+    route('senders-create', ['POST', 'main', '/api/v1/senders'], { table: 'readWrite', sesIdentities: true }),
+    route('senders-list', ['GET', 'main', '/api/v1/senders'], { table: 'readWrite' }),
+    route('senders-get', ['GET', 'main', '/api/v1/senders/{domain}'], { table: 'readWrite', sesIdentities: true }),
+    route('senders-delete', ['DELETE', 'main', '/api/v1/senders/{domain}'], {
+      table: 'readWrite',
+      sesIdentities: true,
+    }),
+    // 2,000 recipients: validation, a suppression read and ~80 batch writes; a pending from domain is re-read from SES.
+    route(
+      'sending-create',
+      ['POST', 'sending', '/api/v1/sending'],
+      { table: 'readWrite', sendTo: ['sends'], sesIdentities: true },
+      { timeoutSeconds: 29, memoryMb: 1024 },
+    ),
+    route(
+      'sending-get',
+      ['GET', 'sending', '/api/v1/sending/{id}'],
+      { table: 'readWrite' },
+      { timeoutSeconds: 29, memoryMb: 512 },
+    ),
+    // Five chunks of 50 in parallel; a chunk waits at most ~20 s for its send slots (else it is re-queued), so 60 s is
+    // ample, and the chunk lease (90 s) stays under the queue's visibility timeout. Unsubscribe links are signed with
+    // a key derived from the master key; re-queued chunks go back to `sends`. The SES rate, not concurrency, bounds it.
+    consumer(
+      'send-worker',
+      'sends',
+      { table: 'readWrite', sendTo: ['sends'], mailer: true, masterKey: true },
+      { timeoutSeconds: 60, memoryMb: 512, batchSize: 5, maxConcurrency: 10 },
+    ),
+    // Ten SES events, each a few reads and writes and at most a webhook to queue, fit well within 30 s.
+    consumer(
+      'email-events-worker',
+      'emailEvents',
+      { table: 'readWrite', sendTo: ['webhooks'] },
+      { timeoutSeconds: 30, memoryMb: 256, batchSize: 10, maxConcurrency: 10 },
+    ),
+    // Public (the link in every email): the token is the credential. GET only shows a page, so it only reads.
+    route('unsubscribe-page', ['GET', 'sending', '/unsubscribe/{token}'], { table: 'read', masterKey: true }),
+    route('unsubscribe', ['POST', 'sending', '/unsubscribe/{token}'], {
+      table: 'readWrite',
+      masterKey: true,
+      sendTo: ['webhooks'],
+    }),
+  ]),
+  // ── Flows: definitions, presets, the engine, runs and explain (issue 4) ──
+  ...area('flows', [
+    // Like webhook management, the routes rate-limit per store in the table, so each writes it. `presets` is declared
+    // before `{flowId}`: API Gateway prefers the literal path anyway; the local gateway takes the first match.
+    route('flow-presets', ['GET', 'main', '/api/v1/flows/presets'], { table: 'readWrite' }),
+    route('flows-create', ['POST', 'main', '/api/v1/flows'], { table: 'readWrite' }),
+    route('flows-list', ['GET', 'main', '/api/v1/flows'], { table: 'readWrite' }),
+    route('flows-get', ['GET', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+    route('flows-update', ['PUT', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+    route('flows-delete', ['DELETE', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+    // Ten messages, each a few reads and writes and at most one SES call, in parallel. The timeout stays well under
+    // the engine's email-claim takeover (150 s), itself under the queue's visibility timeout.
+    consumer(
+      'flow-worker',
+      'flows',
+      { table: 'readWrite', sendTo: ['flows'], scheduler: true, mailer: true, masterKey: true },
+      { timeoutSeconds: 60, memoryMb: 512, batchSize: 10, maxConcurrency: 20 },
+    ),
+    // Explain: the flows API's rate limit counts in the table, so the reads write too.
+    route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], { table: 'readWrite' }),
+    route('flow-activity', ['GET', 'main', '/api/v1/flow-activity'], { table: 'readWrite' }),
+  ]),
+  // ── Accounts: OAuth sign-in, the back office (issue 7), and the API description (issue 9) ──
+  ...area('accounts', [
+    // scrypt (32 MiB, CPU-bound): Lambda's CPU share grows with memory, so more memory makes a sign-in faster.
+    route(
+      'oauth-sign-in',
+      ['POST', 'main', '/api/v1/oauth'],
+      { table: 'readWrite' },
+      { timeoutSeconds: 10, memoryMb: 1024 },
+    ),
+    // Browser pages: no store key; the link token or the session cookie is the credential.
+    // GET shows a Continue button (link scanners fetch links too); its POST uses the link up.
+    {
+      ...route('oauth-callback', ['GET', 'main', '/oauth/callback'], { table: 'readWrite' }),
+      routes: [
+        { host: 'main', method: 'GET', path: '/oauth/callback' },
+        { host: 'main', method: 'POST', path: '/oauth/callback' },
+      ],
+    },
+    route('back-office', ['GET', 'main', '/back-office'], { table: 'read' }),
+    route('back-office-sign-out', ['POST', 'main', '/back-office/sign-out'], { table: 'readWrite' }),
+    // Public and the same on every host: generated from this catalog on first request, touches nothing.
+    {
+      ...route('openapi-document', ['GET', 'main', '/api/v1/openapi.json'], { publicUrls: true }),
+      routes: HOSTS.map((host) => ({ host, method: 'GET', path: '/api/v1/openapi.json' }) as const),
+    },
+  ]),
 ];
 
 export const httpFunctions = (): HttpFunction[] => FUNCTIONS.filter((f): f is HttpFunction => f.kind === 'http');

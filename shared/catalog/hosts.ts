@@ -3,6 +3,18 @@
 export type Host = 'main' | 'front' | 'sending';
 export const HOSTS: readonly Host[] = ['main', 'front', 'sending'];
 
+/**
+ * Each host's stage throttling: requests per second over the whole deployment, and the burst above it (API Gateway's
+ * token bucket). The per-store rate limits (docs/limits.md) share a store's part; these bound what every store together
+ * can ask of the account's Lambda concurrency, so a flood answers 429 at the edge instead of starving the workers.
+ * docs/capacity.md shows the arithmetic.
+ */
+export const HOST_THROTTLE: Readonly<Record<Host, { readonly ratePerSecond: number; readonly burst: number }>> = {
+  main: { ratePerSecond: 1000, burst: 2000 },
+  front: { ratePerSecond: 500, burst: 1000 },
+  sending: { ratePerSecond: 200, burst: 400 },
+};
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface Route {

@@ -4,7 +4,10 @@ import { ENV } from '#shared/config.ts';
 /** Queues owned by the service stack. FIFO queues keep per-entity order (MessageGroupId). */
 export interface QueueSpec {
   readonly fifo: boolean;
-  /** Must exceed the consumer's timeout (AWS requires >= function timeout; 6x is the recommended margin). */
+  /**
+   * At least six times the consumer's timeout (AWS's rule for Lambda event sources: an invocation the mapping retries
+   * after a throttle must not see its messages reappear and count as a receive). The synth checks it.
+   */
   readonly visibilityTimeoutSeconds: number;
   /** Receives before a message moves to the queue's DLQ. */
   readonly maxReceiveCount: number;
@@ -12,12 +15,18 @@ export interface QueueSpec {
   readonly urlEnv: string;
   /** The queue EventBridge Scheduler delivers one-time timers to (functions with `uses.scheduler` target it). */
   readonly schedulerTarget?: boolean;
+  /**
+   * High-throughput FIFO: deduplication and the throughput limit per message group instead of per queue (SQS then
+   * allows up to 70,000 messages/s per queue in the largest regions instead of 300, or 3,000 batched).
+   */
+  readonly highThroughput?: boolean;
 }
 
 export const QUEUES = {
   /** Accepted store events, grouped per store + entity so one entity's events apply in order. */
   ingest: {
     fifo: true,
+    highThroughput: true,
     visibilityTimeoutSeconds: 180,
     maxReceiveCount: 5,
     urlEnv: ENV.ingestQueueUrl,
@@ -28,15 +37,15 @@ export const QUEUES = {
    */
   webhooks: {
     fifo: false,
-    visibilityTimeoutSeconds: 120,
+    visibilityTimeoutSeconds: 660,
     maxReceiveCount: 6,
     urlEnv: ENV.webhookQueueUrl,
   },
   /** Batch imports: a message per job, and per continuation of a job that outlives one invocation. */
   imports: {
     fifo: false,
-    // Longer than the worker's 15 minutes, as SQS requires for its consumer.
-    visibilityTimeoutSeconds: 960,
+    // Six times the worker's 5 minutes: a crashed run's message comes back after half an hour.
+    visibilityTimeoutSeconds: 1800,
     maxReceiveCount: 3,
     urlEnv: ENV.importQueueUrl,
   },
@@ -51,14 +60,14 @@ export const QUEUES = {
   /** Flow triggers to evaluate against the store's flows, and flow runs to continue. */
   flows: {
     fifo: false,
-    visibilityTimeoutSeconds: 180,
+    visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
     urlEnv: ENV.flowQueueUrl,
   },
   /** Bulk-send chunks: one message per chunk of at most 50 recipients. */
   sends: {
     fifo: false,
-    visibilityTimeoutSeconds: 180,
+    visibilityTimeoutSeconds: 360,
     maxReceiveCount: 5,
     urlEnv: ENV.sendQueueUrl,
   },

@@ -12,7 +12,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildApp, type StoreflowStacks } from '#infra/app.ts';
+import { buildApp } from '#infra/app.ts';
+import type { StoreflowStacks } from '#infra/deployment.ts';
 import { acknowledgedFindings, addNagChecks } from '#infra/nag-suppressions.ts';
 import { HOSTS } from '#shared/catalog/hosts.ts';
 import { STAGES } from '#shared/catalog/stage.ts';
@@ -92,13 +93,13 @@ describe('cdk-nag in the synth', () => {
   it('names a new finding and its construct, so a resource added without care fails the synth', () => {
     const violations = synthWithNag('prod', (stacks) => {
       // A queue without TLS enforcement and without a DLQ: what a new resource added carelessly would look like.
-      new Queue(stacks.service, 'CarelessQueue');
+      new Queue(stacks.areas.flows, 'CarelessQueue');
     });
     const findings = describeFindings(violations);
     expect(findings).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^error AwsSolutions-SQS3 at Storeflow-prod-Service\/CarelessQueue\/Resource: /),
-        expect.stringMatching(/^error AwsSolutions-SQS4 at Storeflow-prod-Service\/CarelessQueue\/Resource: /),
+        expect.stringMatching(/^error AwsSolutions-SQS3 at Storeflow-prod-Flows\/CarelessQueue\/Resource: /),
+        expect.stringMatching(/^error AwsSolutions-SQS4 at Storeflow-prod-Flows\/CarelessQueue\/Resource: /),
       ]),
     );
     // Only the new queue: the acknowledgements still hold for everything else.
@@ -110,43 +111,47 @@ describe('cdk-nag in the synth', () => {
 
 describe('findings fixed in the stacks (not acknowledged)', () => {
   const { stacks } = appOf('prod');
-  const service = Template.fromStack(stacks.service as Stack);
+  const edge = Template.fromStack(stacks.edge as Stack);
+  const areas = Object.values(stacks.areas).map((stack) => ({ stack, template: Template.fromStack(stack) }));
 
   it('logs API access (APIG1) of every host as JSON with the route key, never the path (it carries tokens)', () => {
-    const stages = service.findResources('AWS::ApiGatewayV2::Stage');
+    const stages = edge.findResources('AWS::ApiGatewayV2::Stage');
     expect(Object.keys(stages)).toHaveLength(HOSTS.length);
     for (const stage of Object.values(stages) as { Properties: { AccessLogSettings: { Format: string } } }[]) {
       const format = JSON.parse(stage.Properties.AccessLogSettings.Format) as Record<string, string>;
       expect(format).toMatchObject({ requestId: '$context.requestId', route: '$context.routeKey' });
       expect(Object.values(format)).not.toContain('$context.path');
     }
-    service.allResourcesProperties('AWS::ApiGatewayV2::Stage', {
+    edge.allResourcesProperties('AWS::ApiGatewayV2::Stage', {
       AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [Match.anyValue(), 'Arn'] } },
     });
   });
 
   it('gives each function its own role with no AWS managed policy (IAM4), writing only its own log group', () => {
-    service.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
-    for (const fn of stacks.service.functions.values()) {
-      const roleId = stacks.service.getLogicalId(fn.role.node.defaultChild as never);
-      const logsId = stacks.service.getLogicalId(fn.logGroup.node.defaultChild as never);
-      service.hasResourceProperties('AWS::IAM::Policy', {
-        Roles: [{ Ref: roleId }],
-        PolicyDocument: {
-          Statement: Match.arrayWith([
-            {
-              Effect: 'Allow',
-              Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-              Resource: { 'Fn::GetAtt': [logsId, 'Arn'] },
-            },
-          ]),
-        },
-      });
+    for (const { stack, template } of areas) {
+      template.allResourcesProperties('AWS::IAM::Role', { ManagedPolicyArns: Match.absent() });
+      for (const fn of stack.functions.values()) {
+        const roleId = stack.getLogicalId(fn.role.node.defaultChild as never);
+        const logsId = stack.getLogicalId(fn.logGroup.node.defaultChild as never);
+        template.hasResourceProperties('AWS::IAM::Policy', {
+          Roles: [{ Ref: roleId }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              {
+                Effect: 'Allow',
+                Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+                Resource: { 'Fn::GetAtt': [logsId, 'Arn'] },
+              },
+            ]),
+          },
+        });
+      }
     }
   });
 
   it('grants the imports bucket with explicit actions, no s3 wildcard action (IAM5)', () => {
-    const actions = Object.values(service.findResources('AWS::IAM::Policy')).flatMap((p) =>
+    const policies = areas.flatMap(({ template }) => Object.values(template.findResources('AWS::IAM::Policy')));
+    const actions = policies.flatMap((p) =>
       (
         p as { Properties: { PolicyDocument: { Statement: { Action: string | string[] }[] } } }
       ).Properties.PolicyDocument.Statement.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])),

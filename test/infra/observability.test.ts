@@ -3,30 +3,24 @@
  * DynamoDB throttles) wired to one SNS topic, the dashboard, the optional alarm email and custom domains, and the host
  * URLs as outputs.
  */
-import { App, type CfnResource, type Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { buildApp, type StoreflowStacks } from '#infra/app.ts';
+import { queueNames } from '#infra/constructs/names.ts';
 import { SERVER_ERROR_RATE_PERCENT } from '#infra/constructs/observability.ts';
+import type { StoreflowStacks } from '#infra/deployment.ts';
 import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { HOSTS } from '#shared/catalog/hosts.ts';
-import { QUEUES } from '#shared/catalog/queues.ts';
+import { QUEUES, type QueueName } from '#shared/catalog/queues.ts';
 import { ENV } from '#shared/config.ts';
 import { BUSINESS_METRICS } from '#shared/observability/business-metrics.ts';
-
-const synth = (stage: string, context: Record<string, string> = {}) => {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  const stacks = buildApp(app, stage);
-  return { stacks, service: Template.fromStack(stacks.service) };
-};
+import { functionOf, logicalId, parameterRef, synth } from './synth.ts';
 
 const prod = synth('prod');
-const alarms = Object.values(prod.service.findResources('AWS::CloudWatch::Alarm')) as {
+const TABLE_PARAMETER = parameterRef(prod.ops, 'prod', 'table-name');
+const alarms = Object.values(prod.ops.findResources('AWS::CloudWatch::Alarm')) as {
   Properties: Record<string, unknown>;
 }[];
-const logicalId = (stack: Stack, construct: { node: { defaultChild?: unknown } }) =>
-  stack.getLogicalId(construct.node.defaultChild as CfnResource);
-const topicId = (stacks: StoreflowStacks) => logicalId(stacks.service, stacks.service.observability.alarmTopic);
+const topicId = (stacks: StoreflowStacks) => logicalId(stacks.ops, stacks.ops.observability.alarmTopic);
 
 /** The alarms whose metric (or one of the metrics of their expression) has this name and dimension reference. */
 const alarmsOn = (metricName: string, dimension: unknown) =>
@@ -43,7 +37,7 @@ const alarmsOn = (metricName: string, dimension: unknown) =>
 describe('alarms', () => {
   it('lets CloudWatch publish to the TLS-only alarm topic (its own policy replaces SNS’s default one)', () => {
     const topic = topicId(prod.stacks);
-    prod.service.hasResourceProperties('AWS::SNS::TopicPolicy', {
+    prod.ops.hasResourceProperties('AWS::SNS::TopicPolicy', {
       Topics: [{ Ref: topic }],
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -60,12 +54,11 @@ describe('alarms', () => {
   });
 
   it('alarms on any message in each queue’s DLQ', () => {
-    for (const name of Object.keys(QUEUES)) {
-      const queue = prod.stacks.service.queues.get(name as keyof typeof QUEUES);
-      const dlq = queue?.deadLetterQueue?.queue;
-      if (!dlq) throw new Error(`no DLQ for ${name}`);
+    for (const name of Object.keys(QUEUES) as QueueName[]) {
+      // Found by name: the DLQ lives in the stateful stack.
       const found = alarmsOn('ApproximateNumberOfMessagesVisible', {
-        'Fn::GetAtt': [logicalId(prod.stacks.service, dlq), 'QueueName'],
+        Name: 'QueueName',
+        Value: queueNames('prod', name, QUEUES[name].fifo).dlq,
       });
       expect(found, name).toHaveLength(1);
       expect(found[0]?.Properties).toMatchObject({
@@ -78,8 +71,7 @@ describe('alarms', () => {
 
   it('alarms on the 5xx rate of each HTTP API', () => {
     for (const host of HOSTS) {
-      const apiId = logicalId(prod.stacks.service, prod.stacks.service.apis[host]);
-      const found = alarmsOn('5xx', { Name: 'ApiId', Value: { Ref: apiId } });
+      const found = alarmsOn('5xx', { Name: 'ApiId', Value: parameterRef(prod.ops, 'prod', `api-id/${host}`) });
       expect(found, host).toHaveLength(1);
       const props = found[0]?.Properties as { Threshold: number; Metrics: { Expression?: string }[] };
       expect(props.Threshold).toBe(SERVER_ERROR_RATE_PERCENT);
@@ -89,9 +81,9 @@ describe('alarms', () => {
 
   it('alarms on the errors and the throttles of every function of the catalog', () => {
     for (const spec of FUNCTIONS) {
-      const fn = prod.stacks.service.functions.get(spec.name);
-      if (!fn) throw new Error(`no function ${spec.name}`);
-      const dimension = { Name: 'FunctionName', Value: { Ref: logicalId(prod.stacks.service, fn.lambda) } };
+      // Found by name: the function lives in its area's stack, named as the catalog entry.
+      expect(functionOf(prod, spec.name).fn.lambda.functionName).toBeDefined();
+      const dimension = { Name: 'FunctionName', Value: `storeflow-prod-${spec.name}` };
       expect(alarmsOn('Errors', dimension), spec.name).toHaveLength(1);
       expect(alarmsOn('Throttles', dimension), spec.name).toHaveLength(1);
     }
@@ -106,7 +98,9 @@ describe('alarms', () => {
   });
 
   it('alarms on DynamoDB throttles of the service table', () => {
-    const found = alarmsOn('ThrottledRequests', { Name: 'Operation', Value: 'PutItem' });
+    const found = alarmsOn('ThrottledRequests', { Name: 'Operation', Value: 'PutItem' }).filter((alarm) =>
+      JSON.stringify(alarm.Properties).includes(JSON.stringify(TABLE_PARAMETER)),
+    );
     expect(found).toHaveLength(1);
     expect(found[0]?.Properties.Threshold).toBe(0);
   });
@@ -119,12 +113,12 @@ describe('alarms', () => {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
     }
-    prod.service.resourceCountIs('AWS::SNS::Subscription', 1); // only the email-events queue's, no email by default
+    prod.ops.resourceCountIs('AWS::SNS::Subscription', 0); // no email by default
   });
 
   it('subscribes the alarm email when one is given', () => {
     const withEmail = synth('prod', { alarmEmail: 'ops@shop.example' });
-    withEmail.service.hasResourceProperties('AWS::SNS::Subscription', {
+    withEmail.ops.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'ops@shop.example',
       TopicArn: { Ref: topicId(withEmail.stacks) },
@@ -134,14 +128,14 @@ describe('alarms', () => {
 
 describe('dashboard', () => {
   const body = () => {
-    const [dashboard] = Object.values(prod.service.findResources('AWS::CloudWatch::Dashboard')) as {
+    const [dashboard] = Object.values(prod.ops.findResources('AWS::CloudWatch::Dashboard')) as {
       Properties: { DashboardName: string; DashboardBody: unknown };
     }[];
     return { name: dashboard?.Properties.DashboardName, text: JSON.stringify(dashboard?.Properties.DashboardBody) };
   };
 
   it('is one dashboard per stage with the APIs, the queues and every business metric', () => {
-    prod.service.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    prod.ops.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const { name, text } = body();
     expect(name).toBe('storeflow-prod');
     for (const title of [
@@ -163,12 +157,13 @@ describe('dashboard', () => {
 
 describe('outputs and domains', () => {
   it('outputs the host URLs (and the test stage’s front as {front_test_url})', () => {
-    const outputs = prod.service.toJSON().Outputs as Record<string, unknown>;
-    expect(Object.keys(outputs)).toEqual(
-      expect.arrayContaining(['MainUrl', 'FrontUrl', 'SendingUrl', 'AlarmTopicArn']),
+    const outputs = prod.edge.toJSON().Outputs as Record<string, unknown>;
+    expect(Object.keys(outputs)).toEqual(expect.arrayContaining(['MainUrl', 'FrontUrl', 'SendingUrl']));
+    expect(Object.keys(prod.ops.toJSON().Outputs as object)).toEqual(
+      expect.arrayContaining(['AlarmTopicArn', 'DashboardName']),
     );
     expect(outputs.FrontTestUrl).toBeUndefined();
-    const test = synth('test').service.toJSON().Outputs as Record<string, { Value: unknown }>;
+    const test = synth('test').edge.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(test.FrontTestUrl?.Value).toEqual(test.FrontUrl?.Value);
   });
 
@@ -178,22 +173,31 @@ describe('outputs and domains', () => {
       mainDomain: 'api.shop.example',
       frontDomain: 'front.shop.example',
     });
-    withDomains.service.resourceCountIs('AWS::ApiGatewayV2::DomainName', 2);
-    withDomains.service.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+    withDomains.edge.resourceCountIs('AWS::ApiGatewayV2::DomainName', 2);
+    withDomains.edge.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
       DomainName: 'api.shop.example',
       DomainNameConfigurations: [
         Match.objectLike({ CertificateArn: 'arn:aws:acm:us-east-1:111111111111:certificate/abc' }),
       ],
     });
-    withDomains.service.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 2);
-    const outputs = withDomains.service.toJSON().Outputs as Record<string, { Value: unknown }>;
+    withDomains.edge.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 2);
+    const outputs = withDomains.edge.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(outputs.MainUrl?.Value).toBe('https://api.shop.example');
     expect(outputs.FrontUrl?.Value).toBe('https://front.shop.example');
     expect(outputs.MainDomainTarget).toBeDefined();
     expect(JSON.stringify(outputs.SendingUrl?.Value)).toContain('SendingApi');
-    // The served API description names the custom domains.
-    withDomains.service.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ [ENV.publicFrontUrl]: 'https://front.shop.example' }) },
+    // The functions read the public URLs the edge stack publishes, and it publishes the custom domains.
+    withDomains.edge.hasResourceProperties('AWS::SSM::Parameter', {
+      Name: '/storeflow/prod/public-url/front',
+      Value: 'https://front.shop.example',
+    });
+    const openapi = functionOf(withDomains, 'openapi-document');
+    openapi.template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          [ENV.publicFrontUrl]: parameterRef(openapi.template, 'prod', 'public-url/front'),
+        }),
+      },
     });
   });
 

@@ -1,99 +1,126 @@
-import { App, type CfnResource, Duration, Stack } from 'aws-cdk-lib';
+/**
+ * The synthesized stacks of a stage (infra/app.ts): what each holds, the room each has, how they reference each other,
+ * and the least privilege of every function. docs/deploy.md describes the layout; docs/capacity.md the sizing.
+ */
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { buildApp, type StoreflowStacks } from '#infra/app.ts';
-import { pascalCase } from '#infra/constructs/names.ts';
+import { buildApp } from '#infra/app.ts';
+import { assertConsumerFits, VISIBILITY_TO_TIMEOUT } from '#infra/constructs/catalog-functions.ts';
+import { pascalCase, queueNames } from '#infra/constructs/names.ts';
 import { ServiceFunction } from '#infra/constructs/service-function.ts';
+import { allStacks } from '#infra/deployment.ts';
 import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
-import { FUNCTIONS, type FunctionSpec } from '#shared/catalog/functions.ts';
-import { HOSTS } from '#shared/catalog/hosts.ts';
+import { AREAS, type QueueFunction } from '#shared/catalog/functions.ts';
+import { HOST_THROTTLE, HOSTS } from '#shared/catalog/hosts.ts';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
-import { parseStage } from '#shared/catalog/stage.ts';
+import { parseStage, STAGES } from '#shared/catalog/stage.ts';
 import { ENV } from '#shared/config.ts';
-
-interface Synthesized {
-  readonly stacks: StoreflowStacks;
-  readonly stateful: Template;
-  readonly service: Template;
-}
-
-const synth = (stage: string): Synthesized => {
-  // An empty bundling-stacks list is what `cdk ls` uses: NodejsFunction skips esbuild and the asset gets a placeholder
-  // hash, so a synth takes a second instead of bundling every function.
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stacks = buildApp(app, stage);
-  return { stacks, stateful: Template.fromStack(stacks.stateful), service: Template.fromStack(stacks.service) };
-};
+import {
+  actionsOf,
+  catalog,
+  envOf,
+  functionOf,
+  logicalId,
+  parameterRef,
+  queueArn,
+  sendTargetsOf,
+  synth,
+} from './synth.ts';
 
 const prod = synth('prod');
 const dev = synth('dev');
-
-const catalog = FUNCTIONS as readonly FunctionSpec[];
 const queueEntries = Object.entries(QUEUES) as [QueueName, QueueSpec][];
 
-const logicalId = (stack: Stack, construct: { node: { defaultChild?: unknown } }): string =>
-  stack.getLogicalId(construct.node.defaultChild as CfnResource);
+/** CloudFormation allows 500 resources per stack; each stack keeps this much room to grow (issue 15). */
+const STACK_RESOURCE_BUDGET = 300;
 
-const lambdaOf = (s: Synthesized, name: string) => {
-  const fn = s.stacks.service.functions.get(name);
-  if (!fn) throw new Error(`no function ${name}`);
-  return fn.lambda;
-};
-const lambdaId = (s: Synthesized, name: string): string => logicalId(s.stacks.service, lambdaOf(s, name));
-const queueId = (s: Synthesized, name: QueueName): string => {
-  const queue = s.stacks.service.queues.get(name);
-  if (!queue) throw new Error(`no queue ${name}`);
-  return logicalId(s.stacks.service, queue);
-};
-
-/** The resources of the statements granting `sqs:SendMessage` to a function's role. */
-const sendTargetsOf = (s: Synthesized, name: string): unknown[] => {
-  const role = lambdaOf(s, name).role;
-  if (!role) throw new Error(`function ${name} has no role`);
-  const roleId = logicalId(s.stacks.service, role);
-  const policies = s.service.findResources('AWS::IAM::Policy', {
-    Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) },
+describe('the stacks of a stage', () => {
+  it.each(STAGES)('keeps every stack of stage %s under 300 resources', (stage) => {
+    const counts = synth(stage).all.map(({ stack, template }) => ({
+      stack: stack.stackName,
+      resources: Object.keys(template.toJSON().Resources ?? {}).length,
+    }));
+    for (const { stack, resources } of counts) {
+      expect(resources, `${stack} holds ${resources} resources`).toBeLessThan(STACK_RESOURCE_BUDGET);
+    }
+    // Every function is somewhere: the split lost nothing.
+    const lambdas = synth(stage).all.reduce(
+      (sum, { template }) => sum + Object.keys(template.findResources('AWS::Lambda::Function')).length,
+      0,
+    );
+    expect(lambdas).toBeGreaterThanOrEqual(catalog.length);
   });
-  return Object.values(policies)
-    .flatMap(
-      (p) =>
-        (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } })
-          .Properties.PolicyDocument.Statement,
-    )
-    .filter((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]).includes('sqs:SendMessage'))
-    .map((st) => st.Resource);
-};
 
-/** Every IAM action granted to a function's role, from all policies attached to it. */
-const actionsOf = (s: Synthesized, name: string): string[] => {
-  const role = lambdaOf(s, name).role;
-  if (!role) throw new Error(`function ${name} has no role`);
-  const roleId = logicalId(s.stacks.service, role);
-  const policies = s.service.findResources('AWS::IAM::Policy', {
-    Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) },
+  it('names the stacks after the stage and the catalog areas, in deploy order', () => {
+    expect(allStacks(prod.stacks).map((s) => s.stackName)).toEqual([
+      'Storeflow-prod-Stateful',
+      'Storeflow-prod-Edge',
+      ...AREAS.map((area) => `Storeflow-prod-${pascalCase(area)}`),
+      'Storeflow-prod-Ops',
+    ]);
   });
-  const statements = Object.values(policies).flatMap(
-    (p) =>
-      (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[] }[] } } }).Properties
-        .PolicyDocument.Statement,
-  );
-  return statements.flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action]));
-};
 
-const envOf = (s: Synthesized, name: string): Record<string, unknown> => {
-  const resource = s.service.findResources('AWS::Lambda::Function')[lambdaId(s, name)] as {
-    Properties: { Environment: { Variables: Record<string, unknown> } };
-  };
-  return resource.Properties.Environment.Variables;
-};
+  it('references other stacks weakly: no export, no import, and the deploy order declared', () => {
+    for (const { stack, template } of prod.all) {
+      const json = JSON.stringify(template.toJSON());
+      expect(json, stack.stackName).not.toContain('Fn::ImportValue');
+      const outputs = (template.toJSON().Outputs ?? {}) as Record<string, { Export?: unknown }>;
+      expect(
+        Object.entries(outputs).filter(([, o]) => o.Export !== undefined),
+        stack.stackName,
+      ).toEqual([]);
+    }
+    for (const area of Object.values(prod.stacks.areas)) {
+      expect(area.dependencies.map((d) => d.stackName).sort()).toEqual(
+        ['Storeflow-prod-Edge', 'Storeflow-prod-Stateful'].sort(),
+      );
+    }
+    expect(prod.stacks.ops.dependencies.map((d) => d.stackName).sort()).toEqual(
+      allStacks(prod.stacks)
+        .filter((s) => s !== prod.stacks.ops)
+        .map((s) => s.stackName)
+        .sort(),
+    );
+  });
 
-describe('service stack', () => {
-  it('has one Lambda per catalog function, on Node 24 and arm64, with the catalog timeout and memory', () => {
-    prod.service.resourceCountIs('AWS::Lambda::Function', catalog.length);
+  it('keeps everything that holds pending work in the stateful stack, and only there', () => {
+    const pending = ['AWS::SQS::Queue', 'AWS::Scheduler::ScheduleGroup', 'AWS::SES::ConfigurationSet'];
+    for (const { stack, template } of prod.all) {
+      for (const type of pending) {
+        const count = Object.keys(template.findResources(type)).length;
+        if (stack === prod.stacks.stateful) expect(count, `${type} in ${stack.stackName}`).toBeGreaterThan(0);
+        else expect(count, `${type} in ${stack.stackName}`).toBe(0);
+      }
+    }
+    prod.stateful.resourceCountIs('AWS::SQS::Queue', 2 * queueEntries.length);
+    prod.stateful.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'storeflow-prod-timers' });
+    dev.stateful.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'storeflow-dev-timers' });
+    expect(prod.stacks.stateful.terminationProtection).toBe(true);
+    expect(dev.stacks.stateful.terminationProtection).toBe(false);
+  });
+
+  it('publishes what AWS names (table, bucket, secret, Scheduler role, API ids and URLs) as SSM parameters', () => {
+    for (const key of ['table-name', 'imports-bucket-name', 'master-key-secret-arn', 'scheduler-role-arn']) {
+      prod.stateful.hasResourceProperties('AWS::SSM::Parameter', { Name: `/storeflow/prod/${key}`, Type: 'String' });
+    }
+    for (const host of HOSTS) {
+      prod.edge.hasResourceProperties('AWS::SSM::Parameter', { Name: `/storeflow/prod/api-id/${host}` });
+      prod.edge.hasResourceProperties('AWS::SSM::Parameter', { Name: `/storeflow/prod/public-url/${host}` });
+    }
+  });
+});
+
+describe('functions', () => {
+  it('has one Lambda per catalog function in its area’s stack, on Node 24 and arm64, named, sized as the catalog says', () => {
+    for (const area of AREAS) {
+      prod.areas[area].resourceCountIs('AWS::Lambda::Function', catalog.filter((f) => f.area === area).length);
+    }
     for (const spec of catalog) {
-      const resource = prod.service.findResources('AWS::Lambda::Function')[lambdaId(prod, spec.name)];
-      expect(resource, spec.name).toMatchObject({
+      const { template, lambdaId } = functionOf(prod, spec.name);
+      expect(template.findResources('AWS::Lambda::Function')[lambdaId], spec.name).toMatchObject({
         Properties: {
+          FunctionName: `storeflow-prod-${spec.name}`,
           Runtime: 'nodejs24.x',
           Architectures: ['arm64'],
           Timeout: spec.timeoutSeconds,
@@ -112,71 +139,104 @@ describe('service stack', () => {
   });
 
   it('gives every function a log group with one month of retention', () => {
-    // One per function, plus one per host for the API access logs.
-    prod.service.resourceCountIs('AWS::Logs::LogGroup', catalog.length + HOSTS.length);
-    prod.service.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
-    prod.service.allResourcesProperties('AWS::Lambda::Function', {
-      LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
-    });
-  });
-
-  it('creates one HTTP API per host', () => {
-    prod.service.resourceCountIs('AWS::ApiGatewayV2::Api', HOSTS.length);
-    for (const host of HOSTS) {
-      prod.service.hasResourceProperties('AWS::ApiGatewayV2::Api', {
-        Name: `storeflow-prod-${host}`,
-        ProtocolType: 'HTTP',
+    for (const area of AREAS) {
+      prod.areas[area].resourceCountIs('AWS::Logs::LogGroup', catalog.filter((f) => f.area === area).length);
+      prod.areas[area].allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+      prod.areas[area].allResourcesProperties('AWS::Lambda::Function', {
+        LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
       });
     }
   });
+});
 
-  it('routes every catalog route on its host to its function with payload format 2.0', () => {
-    const routes = catalog.flatMap((spec) => (spec.kind === 'http' ? spec.routes.map((r) => ({ spec, r })) : []));
-    prod.service.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
-    const integrations = prod.service.findResources('AWS::ApiGatewayV2::Integration');
-    for (const { spec, r } of routes) {
-      const apiId = logicalId(prod.stacks.service, prod.stacks.service.apis[r.host]);
-      const found = prod.service.findResources('AWS::ApiGatewayV2::Route', {
-        Properties: { RouteKey: `${r.method} ${r.path}`, ApiId: { Ref: apiId } },
+describe('hosts', () => {
+  it('creates one HTTP API per host, throttled at the stage as the catalog says', () => {
+    prod.edge.resourceCountIs('AWS::ApiGatewayV2::Api', HOSTS.length);
+    for (const host of HOSTS) {
+      const apiId = logicalId(prod.stacks.edge, prod.stacks.edge.apis[host]);
+      prod.edge.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+        Name: `storeflow-prod-${host}`,
+        ProtocolType: 'HTTP',
       });
-      const route = Object.values(found)[0] as { Properties: { Target: { 'Fn::Join': [string, unknown[]] } } };
-      expect(route, `${r.method} ${r.path} on ${r.host}`).toBeDefined();
-      const target = route.Properties.Target['Fn::Join'][1][1] as { Ref: string };
-      expect(integrations[target.Ref]).toMatchObject({
-        Properties: {
-          ApiId: { Ref: apiId },
-          IntegrationType: 'AWS_PROXY',
-          PayloadFormatVersion: '2.0',
-          IntegrationUri: { 'Fn::GetAtt': [lambdaId(prod, spec.name), 'Arn'] },
+      prod.edge.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        ApiId: { Ref: apiId },
+        StageName: '$default',
+        AutoDeploy: true,
+        DefaultRouteSettings: {
+          ThrottlingRateLimit: HOST_THROTTLE[host].ratePerSecond,
+          ThrottlingBurstLimit: HOST_THROTTLE[host].burst,
         },
       });
     }
   });
 
-  it.each(queueEntries)('creates queue %s with its DLQ and the catalog redrive count', (name, spec) => {
-    const id = queueId(prod, name);
-    const queue = prod.service.findResources('AWS::SQS::Queue')[id] as {
+  it('routes every catalog route on its host to its function with payload format 2.0, from the function’s stack', () => {
+    for (const spec of catalog) {
+      if (spec.kind !== 'http') continue;
+      const { template, lambdaId } = functionOf(prod, spec.name);
+      const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+      for (const r of spec.routes) {
+        const apiId = parameterRef(template, 'prod', `api-id/${r.host}`);
+        const found = template.findResources('AWS::ApiGatewayV2::Route', {
+          Properties: { RouteKey: `${r.method} ${r.path}`, ApiId: apiId },
+        });
+        const route = Object.values(found)[0] as { Properties: { Target: { 'Fn::Join': [string, unknown[]] } } };
+        expect(route, `${r.method} ${r.path} on ${r.host}`).toBeDefined();
+        const target = route.Properties.Target['Fn::Join'][1][1] as { Ref: string };
+        expect(integrations[target.Ref]).toMatchObject({
+          Properties: {
+            ApiId: apiId,
+            IntegrationType: 'AWS_PROXY',
+            PayloadFormatVersion: '2.0',
+            IntegrationUri: { 'Fn::GetAtt': [lambdaId, 'Arn'] },
+          },
+        });
+      }
+    }
+    const routes = catalog.flatMap((spec) => (spec.kind === 'http' ? spec.routes : []));
+    const synthesized = AREAS.reduce(
+      (sum, area) => sum + Object.keys(prod.areas[area].findResources('AWS::ApiGatewayV2::Route')).length,
+      0,
+    );
+    expect(synthesized).toBe(routes.length);
+  });
+
+  it('outputs the host URLs from the edge stack and what the admin command needs from the stateful one', () => {
+    for (const host of HOSTS) prod.edge.hasOutput(`${pascalCase(host)}Url`, {});
+    for (const output of ['TableName', 'ImportsBucketName', 'MasterKeySecretArn']) prod.stateful.hasOutput(output, {});
+  });
+});
+
+describe('queues', () => {
+  it.each(queueEntries)('creates queue %s with its DLQ, both named, and the catalog redrive count', (name, spec) => {
+    const queue = prod.stacks.stateful.queues.get(name);
+    if (!queue) throw new Error(`no queue ${name}`);
+    const id = logicalId(prod.stacks.stateful, queue);
+    const names = queueNames('prod', name, spec.fifo);
+    const resource = prod.stateful.findResources('AWS::SQS::Queue')[id] as {
       Properties: { RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [string, string] } } };
     };
-    expect(queue).toMatchObject({
+    expect(resource).toMatchObject({
       Properties: {
+        QueueName: names.queue,
         ...(spec.fifo ? { FifoQueue: true, ContentBasedDeduplication: false } : {}),
         VisibilityTimeout: spec.visibilityTimeoutSeconds,
         SqsManagedSseEnabled: true,
         RedrivePolicy: { maxReceiveCount: spec.maxReceiveCount },
       },
     });
-    const dlqId = queue.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
+    const dlqId = resource.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
     expect(dlqId).not.toBe(id);
-    expect(prod.service.findResources('AWS::SQS::Queue')[dlqId]).toMatchObject({
+    expect(prod.stateful.findResources('AWS::SQS::Queue')[dlqId]).toMatchObject({
       Properties: {
+        QueueName: names.dlq,
         ...(spec.fifo ? { FifoQueue: true } : {}),
         MessageRetentionPeriod: 14 * 24 * 3600,
         SqsManagedSseEnabled: true,
       },
     });
     for (const queueRef of [id, dlqId]) {
-      prod.service.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      prod.stateful.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [{ Ref: queueRef }],
         PolicyDocument: {
           Statement: Match.arrayWith([
@@ -187,79 +247,109 @@ describe('service stack', () => {
     }
   });
 
-  it('makes the ingest queue FIFO', () => {
+  it('makes the ingest queue FIFO in high-throughput mode (deduplication and throughput per message group)', () => {
     expect(QUEUES.ingest.fifo).toBe(true);
-    prod.service.hasResourceProperties('AWS::SQS::Queue', {
+    prod.stateful.hasResourceProperties('AWS::SQS::Queue', {
+      QueueName: 'storeflow-prod-ingest.fifo',
       FifoQueue: true,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
       RedrivePolicy: { maxReceiveCount: QUEUES.ingest.maxReceiveCount },
     });
   });
 
-  it('feeds every queue function from its queue with partial batch responses', () => {
-    const consumers = catalog.filter((spec) => spec.kind === 'queue');
-    prod.service.resourceCountIs('AWS::Lambda::EventSourceMapping', consumers.length);
-    for (const spec of consumers) {
-      prod.service.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionName: { Ref: lambdaId(prod, spec.name) },
-        EventSourceArn: { 'Fn::GetAtt': [queueId(prod, spec.queue), 'Arn'] },
+  it('feeds every queue function from its queue with partial batch responses and a maximum concurrency', () => {
+    for (const spec of catalog) {
+      if (spec.kind !== 'queue') continue;
+      const { template, lambdaId } = functionOf(prod, spec.name);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: lambdaId },
+        EventSourceArn: queueArn('prod', spec.queue),
         BatchSize: spec.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: spec.maxConcurrency },
       });
+    }
+    const mappings = AREAS.flatMap((area) =>
+      Object.values(prod.areas[area].findResources('AWS::Lambda::EventSourceMapping')),
+    ) as { Properties: { ScalingConfig?: { MaximumConcurrency?: number } } }[];
+    expect(mappings).toHaveLength(catalog.filter((spec) => spec.kind === 'queue').length);
+    for (const mapping of mappings) expect(mapping.Properties.ScalingConfig?.MaximumConcurrency).toBeGreaterThan(1);
+  });
+
+  it('sets every queue’s visibility timeout to at least six times its consumer’s timeout', () => {
+    for (const spec of catalog) {
+      if (spec.kind !== 'queue') continue;
+      expect(QUEUES[spec.queue].visibilityTimeoutSeconds, spec.name).toBeGreaterThanOrEqual(
+        VISIBILITY_TO_TIMEOUT * spec.timeoutSeconds,
+      );
+    }
+    const consumer = catalog.find((spec): spec is QueueFunction => spec.kind === 'queue' && spec.queue === 'flows');
+    if (!consumer) throw new Error('no flows consumer');
+    // The synth refuses a catalog that breaks the rule, or sets a concurrency Lambda would refuse.
+    expect(() => assertConsumerFits({ ...consumer, timeoutSeconds: 61 })).toThrow(/under 6x/);
+    expect(() => assertConsumerFits({ ...consumer, maxConcurrency: 1 })).toThrow(/maxConcurrency 1/);
+    expect(() => assertConsumerFits(consumer)).not.toThrow();
+  });
+});
+
+describe.each(catalog.map((spec) => [spec.name, spec] as const))('least privilege: %s', (name, spec) => {
+  const actions = actionsOf(prod, name);
+  const env = envOf(prod, name);
+
+  it('touches the table only as declared', () => {
+    expect(actions.includes('dynamodb:GetItem')).toBe(spec.uses.table !== undefined);
+    expect(actions.includes('dynamodb:PutItem')).toBe(spec.uses.table === 'readWrite');
+    expect(ENV.tableName in env).toBe(spec.uses.table !== undefined);
+  });
+
+  it('sends only to the queues it declares, and knows the URL of those and of the queue it consumes', () => {
+    const sendTo: readonly QueueName[] = spec.uses.sendTo ?? [];
+    expect(actions.includes('sqs:SendMessage')).toBe(sendTo.length > 0);
+    expect(sendTargetsOf(prod, name).sort()).toEqual(sendTo.map((queue) => queueArn('prod', queue)).sort());
+    for (const [queue, queueSpec] of queueEntries) {
+      const consumes = spec.kind === 'queue' && spec.queue === queue;
+      expect(queueSpec.urlEnv in env, queue).toBe(sendTo.includes(queue) || consumes);
     }
   });
 
-  describe.each(catalog.map((spec) => [spec.name, spec] as const))('least privilege: %s', (name, spec) => {
-    const actions = actionsOf(prod, name);
-    const env = envOf(prod, name);
-
-    it('touches the table only as declared', () => {
-      expect(actions.includes('dynamodb:GetItem')).toBe(spec.uses.table !== undefined);
-      expect(actions.includes('dynamodb:PutItem')).toBe(spec.uses.table === 'readWrite');
-      expect(ENV.tableName in env).toBe(spec.uses.table !== undefined);
-    });
-
-    it('sends only to the queues it declares, and knows the URL of those and of the queue it consumes', () => {
-      const sendTo: readonly string[] = spec.uses.sendTo ?? [];
-      expect(actions.includes('sqs:SendMessage')).toBe(sendTo.length > 0);
-      for (const [queue, queueSpec] of queueEntries) {
-        const consumes = spec.kind === 'queue' && spec.queue === queue;
-        expect(queueSpec.urlEnv in env, queue).toBe(sendTo.includes(queue) || consumes);
-      }
-    });
-
-    it('reads the master key only when declared', () => {
-      expect(actions.includes('secretsmanager:GetSecretValue')).toBe(spec.uses.masterKey === true);
-      expect(ENV.masterKeySecretId in env).toBe(spec.uses.masterKey === true);
-    });
-
-    it('writes schedules and passes the Scheduler role only when declared', () => {
-      const declared = (spec.uses as { scheduler?: boolean }).scheduler === true;
-      expect(actions.includes('scheduler:CreateSchedule')).toBe(declared);
-      expect(actions.includes('scheduler:UpdateSchedule')).toBe(declared);
-      expect(actions.includes('iam:PassRole')).toBe(declared);
-      expect(actions.some((action) => action.startsWith('scheduler:Delete'))).toBe(false);
-      for (const variable of [ENV.scheduleGroup, ENV.schedulerRoleArn, ENV.timersQueueArn]) {
-        expect(variable in env, variable).toBe(declared);
-      }
-    });
-
-    it('sends mail, manages SES identities and knows the public URLs only when declared', () => {
-      const { mailer, sesIdentities, publicMainUrl, publicUrls } = spec.uses;
-      const expected = [
-        ...(mailer ? ['SendBulkEmail', 'SendEmail'] : []),
-        ...(sesIdentities ? ['CreateEmailIdentity', 'DeleteEmailIdentity', 'GetEmailIdentity'] : []),
-      ].map((action) => `ses:${action}`);
-      expect(actions.filter((action) => action.startsWith('ses:')).sort()).toEqual(expected.sort());
-      expect(ENV.sesConfigurationSet in env).toBe(mailer === true);
-      expect(ENV.publicSendingUrl in env).toBe(mailer === true || publicUrls === true);
-      expect(ENV.publicMainUrl in env).toBe(publicMainUrl === true || publicUrls === true);
-    });
+  it('reads the master key only when declared', () => {
+    expect(actions.includes('secretsmanager:GetSecretValue')).toBe(spec.uses.masterKey === true);
+    expect(ENV.masterKeySecretId in env).toBe(spec.uses.masterKey === true);
   });
 
-  it('gives the timers a schedule group per stage and a Scheduler role that may only send to the timers queue', () => {
-    prod.service.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'storeflow-prod' });
-    dev.service.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'storeflow-dev' });
-    const roles = prod.service.findResources('AWS::IAM::Role', {
+  it('writes schedules and passes the Scheduler role only when declared', () => {
+    const declared = spec.uses.scheduler === true;
+    expect(actions.includes('scheduler:CreateSchedule')).toBe(declared);
+    expect(actions.includes('scheduler:UpdateSchedule')).toBe(declared);
+    expect(actions.includes('iam:PassRole')).toBe(declared);
+    expect(actions.some((action) => action.startsWith('scheduler:Delete'))).toBe(false);
+    for (const variable of [ENV.scheduleGroup, ENV.schedulerRoleArn, ENV.timersQueueArn, ENV.timersDlqArn]) {
+      expect(variable in env, variable).toBe(declared);
+    }
+    if (declared) {
+      expect(env[ENV.scheduleGroup]).toBe('storeflow-prod-timers');
+      expect(env[ENV.timersQueueArn]).toEqual(queueArn('prod', 'timers'));
+      expect(env[ENV.timersDlqArn]).toEqual(queueArn('prod', 'timers', 'dlq'));
+    }
+  });
+
+  it('sends mail, manages SES identities and knows the public URLs only when declared', () => {
+    const { mailer, sesIdentities, publicMainUrl, publicUrls } = spec.uses;
+    const expected = [
+      ...(mailer ? ['SendBulkEmail', 'SendEmail'] : []),
+      ...(sesIdentities ? ['CreateEmailIdentity', 'DeleteEmailIdentity', 'GetEmailIdentity'] : []),
+    ].map((action) => `ses:${action}`);
+    expect(actions.filter((action) => action.startsWith('ses:')).sort()).toEqual(expected.sort());
+    expect(ENV.sesConfigurationSet in env).toBe(mailer === true);
+    expect(ENV.publicSendingUrl in env).toBe(mailer === true || publicUrls === true);
+    expect(ENV.publicMainUrl in env).toBe(publicMainUrl === true || publicUrls === true);
+  });
+});
+
+describe('timers', () => {
+  it('lets Scheduler send to the timers queue and, after its retries, to that queue’s DLQ, nothing else', () => {
+    const roles = prod.stateful.findResources('AWS::IAM::Role', {
       Properties: {
         AssumeRolePolicyDocument: {
           Statement: Match.arrayWith([
@@ -271,8 +361,10 @@ describe('service stack', () => {
     const [roleId] = Object.keys(roles);
     expect(Object.keys(roles)).toHaveLength(1);
     const target = queueEntries.find(([, queue]) => queue.schedulerTarget)?.[0];
-    if (!roleId || !target) throw new Error('no Scheduler role or target queue');
-    const policies = prod.service.findResources('AWS::IAM::Policy', {
+    const queue = target ? prod.stacks.stateful.queues.get(target) : undefined;
+    const dlq = queue?.deadLetterQueue?.queue;
+    if (!roleId || !queue || !dlq) throw new Error('no Scheduler role or target queue');
+    const policies = prod.stateful.findResources('AWS::IAM::Policy', {
       Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) },
     });
     const statements = Object.values(policies).flatMap(
@@ -280,35 +372,30 @@ describe('service stack', () => {
         (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } })
           .Properties.PolicyDocument.Statement,
     );
-    expect(statements.flatMap((st) => (Array.isArray(st.Action) ? st.Action : [st.Action])).sort()).toEqual([
-      'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
-      'sqs:SendMessage',
+    for (const st of statements) {
+      expect([st.Action].flat().sort()).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+    }
+    expect(statements.map((st) => st.Resource)).toEqual([
+      { 'Fn::GetAtt': [logicalId(prod.stacks.stateful, queue), 'Arn'] },
+      { 'Fn::GetAtt': [logicalId(prod.stacks.stateful, dlq), 'Arn'] },
     ]);
-    expect(statements.map((st) => st.Resource)).toEqual([{ 'Fn::GetAtt': [queueId(prod, target), 'Arn'] }]);
   });
 
   it('lets the timer worker send to the flows queue only and keeps the ingest API from the master key', () => {
     // Flow waits end on the timers queue and are handed to the flows queue; nothing else is sent from there.
-    const timerSends = sendTargetsOf(prod, 'timer-worker');
-    expect(timerSends).toEqual([{ 'Fn::GetAtt': [queueId(prod, 'flows'), 'Arn'] }]);
+    expect(sendTargetsOf(prod, 'timer-worker')).toEqual([queueArn('prod', 'flows')]);
     expect(actionsOf(prod, 'timer-worker')).toContain('sqs:ReceiveMessage');
     expect(actionsOf(prod, 'webhook-delivery-worker')).toContain('sqs:ChangeMessageVisibility');
     expect(actionsOf(prod, 'webhook-delivery-worker')).toContain('secretsmanager:GetSecretValue');
     expect(actionsOf(prod, 'events-ingest')).toContain('sqs:SendMessage');
     expect(actionsOf(prod, 'events-ingest')).not.toContain('secretsmanager:GetSecretValue');
   });
-
-  it('outputs the host URLs and what the admin command needs', () => {
-    for (const host of HOSTS) prod.service.hasOutput(`${pascalCase(host)}Url`, {});
-    for (const output of ['TableName', 'ImportsBucketName', 'MasterKeySecretArn']) prod.service.hasOutput(output, {});
-  });
 });
 
 describe('email events', () => {
   const EVENTS = ['delivery', 'bounce', 'complaint', 'open', 'click', 'subscription', 'reject', 'renderingFailure'];
   const idOf = (template: Template, type: string): string => {
-    // The service stack also has the alarm topic (infra/constructs/observability.ts): the SES events one is named so.
+    // The SES events topic is named so (the alarm topic lives in the ops stack).
     const only =
       type === 'AWS::SNS::Topic' ? { Properties: { DisplayName: Match.stringLikeRegexp('SES events') } } : {};
     const [id, ...more] = Object.keys(template.findResources(type, only));
@@ -317,23 +404,23 @@ describe('email events', () => {
   };
 
   it('has a configuration set per stage, suppressing bounces account-wide and complaints per store only', () => {
-    prod.service.resourceCountIs('AWS::SES::ConfigurationSet', 1);
-    prod.service.hasResourceProperties('AWS::SES::ConfigurationSet', {
-      Name: 'storeflow-prod',
+    prod.stateful.resourceCountIs('AWS::SES::ConfigurationSet', 1);
+    prod.stateful.hasResourceProperties('AWS::SES::ConfigurationSet', {
+      Name: 'storeflow-prod-mail',
       SuppressionOptions: { SuppressedReasons: ['BOUNCE'] },
     });
-    dev.service.hasResourceProperties('AWS::SES::ConfigurationSet', { Name: 'storeflow-dev' });
-    prod.service.hasOutput('SesConfigurationSetName', {});
+    dev.stateful.hasResourceProperties('AWS::SES::ConfigurationSet', { Name: 'storeflow-dev-mail' });
+    prod.stateful.hasOutput('SesConfigurationSetName', {});
   });
 
   it('publishes delivery, bounce, complaint, open, click, subscription, reject and rendering events to one topic', () => {
-    const topic = idOf(prod.service, 'AWS::SNS::Topic');
-    prod.service.resourceCountIs('AWS::SES::ConfigurationSetEventDestination', 1);
-    const [destination] = Object.values(prod.service.findResources('AWS::SES::ConfigurationSetEventDestination')) as {
+    const topic = idOf(prod.stateful, 'AWS::SNS::Topic');
+    prod.stateful.resourceCountIs('AWS::SES::ConfigurationSetEventDestination', 1);
+    const [destination] = Object.values(prod.stateful.findResources('AWS::SES::ConfigurationSetEventDestination')) as {
       Properties: { ConfigurationSetName: unknown; EventDestination: Record<string, unknown> };
     }[];
     expect(destination?.Properties.ConfigurationSetName).toEqual({
-      Ref: idOf(prod.service, 'AWS::SES::ConfigurationSet'),
+      Ref: idOf(prod.stateful, 'AWS::SES::ConfigurationSet'),
     });
     expect(destination?.Properties.EventDestination).toMatchObject({
       Enabled: true,
@@ -345,8 +432,8 @@ describe('email events', () => {
   });
 
   it('lets only SES, for this configuration set and account, publish to the topic, over TLS', () => {
-    const topic = idOf(prod.service, 'AWS::SNS::Topic');
-    prod.service.hasResourceProperties('AWS::SNS::TopicPolicy', {
+    const topic = idOf(prod.stateful, 'AWS::SNS::Topic');
+    prod.stateful.hasResourceProperties('AWS::SNS::TopicPolicy', {
       Topics: [{ Ref: topic }],
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -359,7 +446,7 @@ describe('email events', () => {
               StringEquals: {
                 'AWS:SourceAccount': { Ref: 'AWS::AccountId' },
                 'AWS:SourceArn': Match.objectLike({
-                  'Fn::Join': ['', Match.arrayWith([{ Ref: idOf(prod.service, 'AWS::SES::ConfigurationSet') }])],
+                  'Fn::Join': ['', Match.arrayWith([{ Ref: idOf(prod.stateful, 'AWS::SES::ConfigurationSet') }])],
                 }),
               },
             },
@@ -370,16 +457,18 @@ describe('email events', () => {
   });
 
   it('delivers the topic to the emailEvents queue in the SNS envelope, and only this topic may send there', () => {
-    const topic = idOf(prod.service, 'AWS::SNS::Topic');
-    const queue = queueId(prod, 'emailEvents');
-    prod.service.resourceCountIs('AWS::SNS::Subscription', 1);
-    prod.service.hasResourceProperties('AWS::SNS::Subscription', {
+    const topic = idOf(prod.stateful, 'AWS::SNS::Topic');
+    const emailQueue = prod.stacks.stateful.queues.get('emailEvents');
+    if (!emailQueue) throw new Error('no emailEvents queue');
+    const queue = logicalId(prod.stacks.stateful, emailQueue);
+    prod.stateful.resourceCountIs('AWS::SNS::Subscription', 1);
+    prod.stateful.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'sqs',
       TopicArn: { Ref: topic },
       Endpoint: { 'Fn::GetAtt': [queue, 'Arn'] },
       RawMessageDelivery: false,
     });
-    prod.service.hasResourceProperties('AWS::SQS::QueuePolicy', {
+    prod.stateful.hasResourceProperties('AWS::SQS::QueuePolicy', {
       Queues: [{ Ref: queue }],
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -400,9 +489,9 @@ describe('email events', () => {
     const senders = catalog.filter((spec) => spec.uses.mailer);
     for (const spec of senders) {
       const env = envOf(prod, spec.name);
-      expect(env[ENV.sesConfigurationSet]).toEqual({ Ref: idOf(prod.service, 'AWS::SES::ConfigurationSet') });
-      expect(JSON.stringify(env[ENV.publicSendingUrl])).toContain(
-        logicalId(prod.stacks.service, prod.stacks.service.apis.sending),
+      expect(env[ENV.sesConfigurationSet]).toBe('storeflow-prod-mail');
+      expect(env[ENV.publicSendingUrl]).toEqual(
+        parameterRef(functionOf(prod, spec.name).template, 'prod', 'public-url/sending'),
       );
     }
     // The grant itself, on a function of its own (independent of which catalog entries send mail).
@@ -410,6 +499,7 @@ describe('email events', () => {
     const stack = new Stack(app, 'MailerProbe', { env: { account: '123456789012', region: 'eu-west-1' } });
     new ServiceFunction(stack, 'Probe', {
       name: 'probe',
+      functionName: 'storeflow-test-probe',
       entry: 'functions/unsubscribe/handler.ts',
       stage: 'test',
       timeout: Duration.seconds(10),
@@ -446,40 +536,43 @@ describe('email events', () => {
     expect(statements.filter((s) => String(s.Action).startsWith('ses:') && s.Resource === '*')).toEqual([]);
   });
 
-  it('has no dependency cycle in the service template (functions that know their own host’s URL included)', () => {
-    const resources = prod.service.toJSON().Resources as Record<string, Record<string, unknown>>;
-    const edges = new Map<string, Set<string>>();
-    const collect = (value: unknown, into: Set<string>) => {
-      if (Array.isArray(value)) for (const item of value) collect(item, into);
-      else if (value && typeof value === 'object') {
-        for (const [key, inner] of Object.entries(value)) {
-          if (key === 'Ref' && typeof inner === 'string' && inner in resources) into.add(inner);
-          else if (key === 'Fn::GetAtt' && Array.isArray(inner) && String(inner[0]) in resources)
-            into.add(String(inner[0]));
-          else collect(inner, into);
+  it.each(prod.all.map(({ stack, template }) => [stack.stackName, template] as const))(
+    'has no dependency cycle in %s',
+    (_name, template) => {
+      const resources = template.toJSON().Resources as Record<string, Record<string, unknown>>;
+      const edges = new Map<string, Set<string>>();
+      const collect = (value: unknown, into: Set<string>) => {
+        if (Array.isArray(value)) for (const item of value) collect(item, into);
+        else if (value && typeof value === 'object') {
+          for (const [key, inner] of Object.entries(value)) {
+            if (key === 'Ref' && typeof inner === 'string' && inner in resources) into.add(inner);
+            else if (key === 'Fn::GetAtt' && Array.isArray(inner) && String(inner[0]) in resources)
+              into.add(String(inner[0]));
+            else collect(inner, into);
+          }
         }
+      };
+      for (const [id, resource] of Object.entries(resources)) {
+        const deps = new Set<string>();
+        collect(resource.Properties, deps);
+        for (const dep of [resource.DependsOn ?? []].flat()) deps.add(String(dep));
+        edges.set(id, deps);
       }
-    };
-    for (const [id, resource] of Object.entries(resources)) {
-      const deps = new Set<string>();
-      collect(resource.Properties, deps);
-      for (const dep of [resource.DependsOn ?? []].flat()) deps.add(String(dep));
-      edges.set(id, deps);
-    }
-    const state = new Map<string, 'visiting' | 'done'>();
-    const cycleFrom = (id: string, path: string[]): string[] | undefined => {
-      if (state.get(id) === 'done') return undefined;
-      if (state.get(id) === 'visiting') return [...path, id];
-      state.set(id, 'visiting');
-      for (const dep of edges.get(id) ?? []) {
-        const cycle = cycleFrom(dep, [...path, id]);
-        if (cycle) return cycle;
-      }
-      state.set(id, 'done');
-      return undefined;
-    };
-    for (const id of edges.keys()) expect(cycleFrom(id, [])).toBeUndefined();
-  });
+      const state = new Map<string, 'visiting' | 'done'>();
+      const cycleFrom = (id: string, path: string[]): string[] | undefined => {
+        if (state.get(id) === 'done') return undefined;
+        if (state.get(id) === 'visiting') return [...path, id];
+        state.set(id, 'visiting');
+        for (const dep of edges.get(id) ?? []) {
+          const cycle = cycleFrom(dep, [...path, id]);
+          if (cycle) return cycle;
+        }
+        state.set(id, 'done');
+        return undefined;
+      };
+      for (const id of edges.keys()) expect(cycleFrom(id, [])).toBeUndefined();
+    },
+  );
 });
 
 describe('stateful stack', () => {
@@ -525,7 +618,7 @@ describe('stateful stack', () => {
       Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })],
     });
     dev.stateful.resourceCountIs('Custom::S3AutoDeleteObjects', 1);
-    dev.service.allResources('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
+    for (const area of AREAS) dev.areas[area].allResources('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
   });
 
   it('keeps imports private, encrypted, TLS-only and for a week', () => {
@@ -563,10 +656,10 @@ describe('stages', () => {
   it('names the stacks after the stage, so a test deployment lives beside prod', () => {
     const test = synth('test');
     expect(prod.stacks.stateful.stackName).toBe('Storeflow-prod-Stateful');
-    expect(prod.stacks.service.stackName).toBe('Storeflow-prod-Service');
+    expect(prod.stacks.edge.stackName).toBe('Storeflow-prod-Edge');
     expect(test.stacks.stateful.stackName).toBe('Storeflow-test-Stateful');
-    expect(test.stacks.service.stackName).toBe('Storeflow-test-Service');
-    test.service.hasOutput('FrontUrl', { Description: Match.stringLikeRegexp('front_test_url') });
+    expect(test.stacks.ops.stackName).toBe('Storeflow-test-Ops');
+    test.edge.hasOutput('FrontUrl', { Description: Match.stringLikeRegexp('front_test_url') });
     test.stateful.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
   });
 

@@ -1,7 +1,9 @@
 /**
  * Timers as EventBridge Scheduler one-time schedules: `at()` in UTC, `ActionAfterCompletion: DELETE`, the timers queue
  * as target. Setting a timer is one `UpdateSchedule` (the usual case: a cart written again) or, for a new name, one
- * `CreateSchedule`; the other call only when the first finds the schedule missing or already there.
+ * `CreateSchedule`; the other call only when the first finds the schedule missing or already there. Scheduler retries a
+ * failed delivery for up to a day, then puts the timer in the timers queue's DLQ (alarmed), so no timer is dropped
+ * silently.
  */
 import {
   CreateScheduleCommand,
@@ -19,6 +21,9 @@ const scheduler = lazy(() => new SchedulerClient({}));
 /** `at()` takes local date-time without zone or milliseconds; the zone is UTC. */
 const atExpression = (epochMs: number) => `at(${new Date(epochMs).toISOString().slice(0, 19)})`;
 
+/** Scheduler's retries of a delivery the timers queue refused (throttled, or the role briefly missing). */
+export const TIMER_RETRY_POLICY = { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 } as const;
+
 const scheduleInput = (timer: Timer): CreateScheduleCommandInput => ({
   Name: timer.name,
   GroupName: config().scheduleGroup,
@@ -30,6 +35,8 @@ const scheduleInput = (timer: Timer): CreateScheduleCommandInput => ({
     Arn: required('timersQueueArn'),
     RoleArn: required('schedulerRoleArn'),
     Input: JSON.stringify(timer.payload),
+    RetryPolicy: TIMER_RETRY_POLICY,
+    ...(config().timersDlqArn ? { DeadLetterConfig: { Arn: config().timersDlqArn } } : {}),
   },
 });
 

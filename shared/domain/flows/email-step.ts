@@ -64,7 +64,7 @@ export interface AfterStep {
 
 /**
  * An email claim older than this is taken over: its worker died. Longer than the flow worker's timeout and shorter
- * than the queue's visibility timeout (180 s), so the redelivery of a dead worker's message finds it stale.
+ * than the queue's visibility timeout (360 s), so the redelivery of a dead worker's message finds it stale.
  */
 export const SEND_CLAIM_MS = 150_000;
 
