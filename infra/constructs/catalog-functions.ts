@@ -62,6 +62,7 @@ export const catalogFunctions = (
     // Grants come from `uses` only: a function that does not declare a resource gets neither access nor its name.
     const { uses } = spec;
     if (uses.table) fn.useTable(refs.table, uses.table);
+    if (uses.rateCounters && uses.table !== 'readWrite') fn.useRateCounters(refs.table);
     for (const target of uses.sendTo ?? []) fn.sendTo(refs.queue(target).queue, QUEUES[target].urlEnv);
     if (uses.masterKey) fn.readSecret(refs.masterKey);
     if (uses.scheduler) {

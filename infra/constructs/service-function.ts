@@ -11,6 +11,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '#infra/bundling.ts';
+import { RATE_KEY_PREFIX } from '#shared/adapters/dynamodb/keys.ts';
 import type { Uses } from '#shared/catalog/functions.ts';
 import { ENV } from '#shared/config.ts';
 
@@ -24,7 +25,23 @@ export type TableAccess = NonNullable<Uses['table']>;
 // `Queue` or `Secret` be passed under `exactOptionalPropertyTypes`: aws-cdk-lib's classes declare some optional members
 // as `T | undefined` where its interfaces say `T`, so the classes are not assignable to the whole `ITableV2` etc.
 /** A table a function can be bound to. */
-export type BindableTable = Pick<ITableV2, 'tableName' | 'grantReadData' | 'grantReadWriteData'>;
+export type BindableTable = Pick<ITableV2, 'tableName' | 'tableArn' | 'grant'>;
+
+/** What `read` may do: items and queries (of the table and its indexes). No Scan: no function scans the table. */
+export const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:ConditionCheckItem',
+] as const;
+/** What `readWrite` adds. */
+export const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+] as const;
+
 /** A queue a function can send to. */
 export type BindableQueue = Pick<IQueue, 'queueUrl' | 'grantSendMessages'>;
 /** A bucket a function can be bound to. */
@@ -118,11 +135,26 @@ export class ServiceFunction extends Construct {
     });
   }
 
-  /** Grants `access` to the table (and its indexes) and sets `TABLE_NAME`. */
+  /** Grants `access` to the table (and its indexes) with explicit actions, and sets `TABLE_NAME`. */
   useTable(table: BindableTable, access: TableAccess): this {
-    if (access === 'read') table.grantReadData(this.lambda);
-    else table.grantReadWriteData(this.lambda);
+    const actions = access === 'read' ? TABLE_READ_ACTIONS : [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS];
+    table.grant(this.lambda, ...actions);
     this.lambda.addEnvironment(ENV.tableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * Lets the function add to rate counters and write nothing else: UpdateItem on items whose partition key starts
+   * with `RATE#` (IAM's `dynamodb:LeadingKeys` condition).
+   */
+  useRateCounters(table: BindableTable): this {
+    this.lambda.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_KEY_PREFIX}*`] } },
+      }),
+    );
     return this;
   }
 

@@ -8,7 +8,13 @@ import type { QueueName } from './queues.ts';
 
 /** What a function may touch. The CDK stack turns this into least-privilege grants and environment variables. */
 export interface Uses {
+  /** Table items: `read` (get, query), `readWrite` (and put, update, delete). Nobody scans the table. */
   readonly table?: 'read' | 'readWrite';
+  /**
+   * Adds to the store's per-second rate counters (`RATE#…` items) and writes nothing else: a route that only reads but
+   * is rate limited per store gets UpdateItem on those keys alone (a leading-key condition), not the whole table.
+   */
+  readonly rateCounters?: boolean;
   /** Queues this function sends to. */
   readonly sendTo?: readonly QueueName[];
   /** Reads the service master key (decrypts store keys, e.g. for webhook signatures). */
@@ -104,6 +110,8 @@ const area = (name: Area, functions: readonly Unplaced<FunctionSpec>[]): Functio
 
 /** Webhook management routes rate-limit per store in the table, so each writes it. */
 const WEBHOOK_ROUTE_USES: Uses = { table: 'readWrite' };
+/** A rate-limited route that only reads: the rate counters are all it writes. */
+const READ_ROUTE_USES: Uses = { table: 'read', rateCounters: true };
 
 export const FUNCTIONS: readonly FunctionSpec[] = [
   // ── Events: the store events' path from the edge to the table, and the timers they set ──
@@ -166,10 +174,10 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   ...area('webhooks', [
     route('webhooks-create', ['POST', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
     route('webhooks-update', ['PUT', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
-    route('webhooks-list', ['GET', 'main', '/api/v1/webhooks'], WEBHOOK_ROUTE_USES),
-    route('webhooks-count', ['GET', 'main', '/api/v1/webhooks/count'], WEBHOOK_ROUTE_USES),
+    route('webhooks-list', ['GET', 'main', '/api/v1/webhooks'], READ_ROUTE_USES),
+    route('webhooks-count', ['GET', 'main', '/api/v1/webhooks/count'], READ_ROUTE_USES),
     route('webhooks-delete', ['DELETE', 'main', '/api/v1/webhooks/{webHookId}'], WEBHOOK_ROUTE_USES),
-    route('webhook-deliveries', ['GET', 'main', '/api/v1/webhooks/{webHookId}/deliveries'], WEBHOOK_ROUTE_USES),
+    route('webhook-deliveries', ['GET', 'main', '/api/v1/webhooks/{webHookId}/deliveries'], READ_ROUTE_USES),
     route('webhook-delivery-retry', ['POST', 'main', '/api/v1/webhooks/deliveries/{deliveryId}/retry'], {
       table: 'readWrite',
       sendTo: ['webhooks'],
@@ -186,7 +194,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   ...area('email', [
     // Sending domains (main host): management style, rate-limited per store in the table; SES identity calls but list.
     route('senders-create', ['POST', 'main', '/api/v1/senders'], { table: 'readWrite', sesIdentities: true }),
-    route('senders-list', ['GET', 'main', '/api/v1/senders'], { table: 'readWrite' }),
+    route('senders-list', ['GET', 'main', '/api/v1/senders'], READ_ROUTE_USES),
     route('senders-get', ['GET', 'main', '/api/v1/senders/{domain}'], { table: 'readWrite', sesIdentities: true }),
     route('senders-delete', ['DELETE', 'main', '/api/v1/senders/{domain}'], {
       table: 'readWrite',
@@ -199,12 +207,10 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
       { table: 'readWrite', sendTo: ['sends'], sesIdentities: true },
       { timeoutSeconds: 29, memoryMb: 1024 },
     ),
-    route(
-      'sending-get',
-      ['GET', 'sending', '/api/v1/sending/{id}'],
-      { table: 'readWrite' },
-      { timeoutSeconds: 29, memoryMb: 512 },
-    ),
+    route('sending-get', ['GET', 'sending', '/api/v1/sending/{id}'], READ_ROUTE_USES, {
+      timeoutSeconds: 29,
+      memoryMb: 512,
+    }),
     // Five chunks of 50 in parallel; a chunk waits at most ~20 s for its send slots (else it is re-queued), so 60 s is
     // ample, and the chunk lease (90 s) stays under the queue's visibility timeout. Unsubscribe links are signed with
     // a key derived from the master key; re-queued chunks go back to `sends`. The SES rate, not concurrency, bounds it.
@@ -231,12 +237,12 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   ]),
   // ── Flows: definitions, presets, the engine, runs and explain (issue 4) ──
   ...area('flows', [
-    // Like webhook management, the routes rate-limit per store in the table, so each writes it. `presets` is declared
-    // before `{flowId}`: API Gateway prefers the literal path anyway; the local gateway takes the first match.
-    route('flow-presets', ['GET', 'main', '/api/v1/flows/presets'], { table: 'readWrite' }),
+    // Like webhook management, the routes rate-limit per store in the table. `presets` is declared before `{flowId}`:
+    // API Gateway prefers the literal path anyway; the local gateway takes the first match.
+    route('flow-presets', ['GET', 'main', '/api/v1/flows/presets'], READ_ROUTE_USES),
     route('flows-create', ['POST', 'main', '/api/v1/flows'], { table: 'readWrite' }),
-    route('flows-list', ['GET', 'main', '/api/v1/flows'], { table: 'readWrite' }),
-    route('flows-get', ['GET', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+    route('flows-list', ['GET', 'main', '/api/v1/flows'], READ_ROUTE_USES),
+    route('flows-get', ['GET', 'main', '/api/v1/flows/{flowId}'], READ_ROUTE_USES),
     route('flows-update', ['PUT', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
     route('flows-delete', ['DELETE', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
     // Ten messages, each a few reads and writes and at most one SES call, in parallel. The timeout stays well under
@@ -247,9 +253,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
       { table: 'readWrite', sendTo: ['flows'], scheduler: true, mailer: true, masterKey: true },
       { timeoutSeconds: 60, memoryMb: 512, batchSize: 10, maxConcurrency: 20 },
     ),
-    // Explain: the flows API's rate limit counts in the table, so the reads write too.
-    route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], { table: 'readWrite' }),
-    route('flow-activity', ['GET', 'main', '/api/v1/flow-activity'], { table: 'readWrite' }),
+    // Explain: reads, and the flows API's rate counters.
+    route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], READ_ROUTE_USES),
+    route('flow-activity', ['GET', 'main', '/api/v1/flow-activity'], READ_ROUTE_USES),
   ]),
   // ── Accounts: OAuth sign-in, the back office (issue 7), and the API description (issue 9) ──
   ...area('accounts', [

@@ -160,9 +160,11 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
     },
   };
 
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpHeaderNormalizer())
     .use(renderErrors)
     .handler(core);
+  // What the stacks must grant for it: a rate-limited route writes its store's rate counters (test/infra reads this).
+  return Object.assign(handler, { rateLimited: options.auth !== 'none' && options.rateLimit !== undefined });
 };

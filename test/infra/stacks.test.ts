@@ -25,6 +25,7 @@ import {
   parameterRef,
   queueArn,
   sendTargetsOf,
+  statementsOf,
   synth,
 } from './synth.ts';
 
@@ -297,10 +298,26 @@ describe.each(catalog.map((spec) => [spec.name, spec] as const))('least privileg
   const actions = actionsOf(prod, name);
   const env = envOf(prod, name);
 
-  it('touches the table only as declared', () => {
+  it('touches the table only as declared, never scans, and writes only rate counters when that is all it may', () => {
+    expect(actions).not.toContain('dynamodb:Scan');
     expect(actions.includes('dynamodb:GetItem')).toBe(spec.uses.table !== undefined);
     expect(actions.includes('dynamodb:PutItem')).toBe(spec.uses.table === 'readWrite');
+    expect(actions.includes('dynamodb:DeleteItem')).toBe(spec.uses.table === 'readWrite');
     expect(ENV.tableName in env).toBe(spec.uses.table !== undefined);
+    const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+    const statements = statementsOf(prod, name).filter((st) => [st.Action].flat().some((a) => writes.includes(a)));
+    if (spec.uses.table === 'readWrite') return;
+    // Anything but readWrite: the only write is UpdateItem on rate-counter keys, and only when declared.
+    expect(statements).toEqual(
+      spec.uses.rateCounters
+        ? [
+            expect.objectContaining({
+              Action: 'dynamodb:UpdateItem',
+              Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } },
+            }),
+          ]
+        : [],
+    );
   });
 
   it('sends only to the queues it declares, and knows the URL of those and of the queue it consumes', () => {
@@ -344,6 +361,24 @@ describe.each(catalog.map((spec) => [spec.name, spec] as const))('least privileg
     expect(ENV.sesConfigurationSet in env).toBe(mailer === true);
     expect(ENV.publicSendingUrl in env).toBe(mailer === true || publicUrls === true);
     expect(ENV.publicMainUrl in env).toBe(publicMainUrl === true || publicUrls === true);
+  });
+});
+
+describe('rate-limited routes', () => {
+  it('each may write its rate counters: it declares table readWrite, or rateCounters', async () => {
+    const undeclared: string[] = [];
+    const limited: string[] = [];
+    for (const spec of catalog) {
+      if (spec.kind !== 'http') continue;
+      // httpRoute marks its handlers (`rateLimited`); the few handlers written without it are not rate limited.
+      const module = (await import(`../../${spec.entry}`)) as { handler: { rateLimited?: boolean } };
+      if (module.handler.rateLimited !== true) continue;
+      limited.push(spec.name);
+      if (spec.uses.table !== 'readWrite' && spec.uses.rateCounters !== true) undeclared.push(spec.name);
+    }
+    expect(undeclared).toEqual([]);
+    // The mark is read (a handler that lost it would pass the check above vacuously).
+    expect(limited).toEqual(expect.arrayContaining(['webhooks-list', 'flows-get', 'sending-get', 'contacts-export']));
   });
 });
 

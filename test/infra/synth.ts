@@ -58,10 +58,11 @@ export const functionOf = (s: Synthesized, name: string) => {
   return { spec, stack, template: s.areas[spec.area], fn, lambdaId: logicalId(stack, fn.lambda) };
 };
 
-interface Statement {
+export interface Statement {
   readonly Action: string | string[];
   readonly Resource: unknown;
   readonly Effect: string;
+  readonly Condition?: unknown;
 }
 
 /** Every statement of the policies attached to a function's role. */

@@ -92,6 +92,9 @@ export type Entity =
 /** Fixed width so the string order of the sort key is the numeric order. */
 const pad = (n: number, width: number) => String(Math.max(0, Math.trunc(n))).padStart(width, '0');
 
+/** The partition-key prefix of every rate counter: functions that only count get UpdateItem on these keys alone. */
+export const RATE_KEY_PREFIX = 'RATE#';
+
 export const keys = {
   store: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'STORE' }),
   storeIndex: (createdAt: number, storeId: string) => ({
@@ -100,7 +103,7 @@ export const keys = {
   }),
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   event: (storeId: string, sourceId: string) => ({ pk: `STORE#${storeId}#EVENT#${sourceId}`, sk: 'EVENT' }),
-  rate: (key: string, epochSecond: number) => ({ pk: `RATE#${key}#${epochSecond}`, sk: 'RATE' }),
+  rate: (key: string, epochSecond: number) => ({ pk: `${RATE_KEY_PREFIX}${key}#${epochSecond}`, sk: 'RATE' }),
   customer: (storeId: string, originId: string) => ({ pk: `STORE#${storeId}#CUSTOMER#${originId}`, sk: 'CUSTOMER' }),
   /** Contacts of a store in creation order (the contact export pages through this). */
   customerByCreation: (storeId: string, createdAt: number, id: string) => ({
