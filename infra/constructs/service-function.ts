@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '#infra/bundling.ts';
 import { RATE_KEY_PREFIX } from '#shared/adapters/dynamodb/keys.ts';
 import type { Uses } from '#shared/catalog/functions.ts';
+import { STAGE_TAG_KEY } from '#shared/catalog/stage.ts';
 import { ENV } from '#shared/config.ts';
 
 /** Repository root: catalog entries are relative to it, and it holds the lockfile esbuild resolves from. */
@@ -92,9 +93,11 @@ export class ServiceFunction extends Construct {
   readonly logGroup: LogGroup;
   /** The function's own execution role: it may write its log group and what the binding helpers grant, nothing else. */
   readonly role: Role;
+  readonly #stage: string;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
+    this.#stage = props.stage;
 
     // An explicit log group (instead of the implicit /aws/lambda/<name> one) is the only way to get retention
     // without the LogRetention custom resource; a month covers incident analysis without paying to keep noise.
@@ -231,12 +234,30 @@ export class ServiceFunction extends Construct {
     return this;
   }
 
-  /** Lets the function register, read and remove SES email identities (sending domains). */
+  /**
+   * Lets the function register, read and remove SES email identities (sending domains): it reads any identity of the
+   * account (to tell another stage's or the operator's apart), creates them only tagged with its stage, and deletes only
+   * those that carry its stage, so one stage can never remove another's or the operator's identity.
+   */
   useSesIdentities(): this {
+    const identities = Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
+    const stage = this.#stage;
+    this.lambda.addToRolePolicy(new PolicyStatement({ actions: ['ses:GetEmailIdentity'], resources: [identities] }));
     this.lambda.addToRolePolicy(
       new PolicyStatement({
-        actions: ['ses:CreateEmailIdentity', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity'],
-        resources: [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+        actions: ['ses:CreateEmailIdentity', 'ses:TagResource'],
+        resources: [identities],
+        conditions: {
+          StringEquals: { [`aws:RequestTag/${STAGE_TAG_KEY}`]: stage },
+          'ForAllValues:StringEquals': { 'aws:TagKeys': [STAGE_TAG_KEY] },
+        },
+      }),
+    );
+    this.lambda.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ses:DeleteEmailIdentity'],
+        resources: [identities],
+        conditions: { StringEquals: { [`aws:ResourceTag/${STAGE_TAG_KEY}`]: stage } },
       }),
     );
     return this;

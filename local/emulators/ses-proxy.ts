@@ -57,6 +57,8 @@ export interface SesProxy {
 interface Identity {
   readonly name: string;
   readonly createdAt: number;
+  /** `Tags` of CreateEmailIdentity, answered by GetEmailIdentity (the stage tag). */
+  readonly tags?: readonly { readonly Key: string; readonly Value: string }[];
 }
 
 interface Reply {
@@ -102,7 +104,7 @@ const describeIdentity = (identity: Identity, status: LocalIdentityStatus = 'ver
   },
   MailFromAttributes: { BehaviorOnMxFailure: 'USE_DEFAULT_VALUE', MailFromDomainStatus: 'SUCCESS' },
   Policies: {},
-  Tags: [],
+  Tags: identity.tags ?? [],
 });
 
 const operationOf = (method: string, path: string): string => {
@@ -159,7 +161,8 @@ export async function startSesProxy(options: SesProxyOptions): Promise<SesProxy>
       if (identities.has(name)) {
         return errorReply(400, 'AlreadyExistsException', `Email identity ${name} already exist.`);
       }
-      const identity = { name, createdAt: Date.now() };
+      const tags = asArray(body.Tags).map((tag) => ({ Key: String(tag.Key), Value: String(tag.Value) }));
+      const identity: Identity = { name, createdAt: Date.now(), ...(tags.length > 0 ? { tags } : {}) };
       identities.set(name, identity);
       persist();
       const { IdentityType, VerifiedForSendingStatus, DkimAttributes } = describeIdentity(identity, statuses.get(name));

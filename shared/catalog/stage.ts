@@ -8,3 +8,9 @@ export const parseStage = (value: unknown): Stage => {
   if (!stage) throw new Error(`Unknown stage ${JSON.stringify(value)}: pass -c stage=${STAGES.join('|')}`);
   return stage;
 };
+
+/**
+ * The tag naming the stage that created a resource at run time (SES identities): the stage's IAM policy lets it delete
+ * only what carries its own stage.
+ */
+export const STAGE_TAG_KEY = 'storeflow:stage';

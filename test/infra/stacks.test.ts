@@ -355,7 +355,7 @@ describe.each(catalog.map((spec) => [spec.name, spec] as const))('least privileg
     const { mailer, sesIdentities, publicMainUrl, publicUrls } = spec.uses;
     const expected = [
       ...(mailer ? ['SendBulkEmail', 'SendEmail'] : []),
-      ...(sesIdentities ? ['CreateEmailIdentity', 'DeleteEmailIdentity', 'GetEmailIdentity'] : []),
+      ...(sesIdentities ? ['CreateEmailIdentity', 'DeleteEmailIdentity', 'GetEmailIdentity', 'TagResource'] : []),
     ].map((action) => `ses:${action}`);
     expect(actions.filter((action) => action.startsWith('ses:')).sort()).toEqual(expected.sort());
     expect(ENV.sesConfigurationSet in env).toBe(mailer === true);
@@ -542,6 +542,9 @@ describe('email events', () => {
     })
       .useMailer({ configurationSetName: 'storeflow-test', sendingUrl: 'https://sending.example' })
       .useSesIdentities();
+    const identities = {
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':ses:eu-west-1:123456789012:identity/*']],
+    };
     const statements = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy')).flatMap(
       (p) =>
         (p as { Properties: { PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } } }).Properties
@@ -562,11 +565,27 @@ describe('email events', () => {
           ],
         }),
         expect.objectContaining({
-          Action: ['ses:CreateEmailIdentity', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity'],
-          Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:ses:eu-west-1:123456789012:identity/*`]] },
+          Action: 'ses:GetEmailIdentity',
+          Resource: identities,
+        }),
+        // Created only with the stage's tag, deleted only when it carries it: never another stage's or the operator's.
+        expect.objectContaining({
+          Action: ['ses:CreateEmailIdentity', 'ses:TagResource'],
+          Resource: identities,
+          Condition: {
+            StringEquals: { 'aws:RequestTag/storeflow:stage': 'test' },
+            'ForAllValues:StringEquals': { 'aws:TagKeys': ['storeflow:stage'] },
+          },
+        }),
+        expect.objectContaining({
+          Action: 'ses:DeleteEmailIdentity',
+          Resource: identities,
+          Condition: { StringEquals: { 'aws:ResourceTag/storeflow:stage': 'test' } },
         }),
       ]),
     );
+    const deletes = statements.filter((s) => [s.Action].flat().includes('ses:DeleteEmailIdentity'));
+    expect(deletes).toHaveLength(1);
     // No SES action on every resource: listing identities is not needed (a store's domains are in the table).
     expect(statements.filter((s) => String(s.Action).startsWith('ses:') && s.Resource === '*')).toEqual([]);
   });

@@ -1,4 +1,8 @@
-/** `SendingIdentities` on SESv2: domain identities with Easy DKIM (2048-bit keys). */
+/**
+ * `SendingIdentities` on SESv2: domain identities with Easy DKIM (2048-bit keys), each tagged with the stage that
+ * created it (`storeflow:stage`). The tag is what the stage's IAM policy lets it delete (another stage's identity, or
+ * the operator's, is out of reach), and what names the other stage when a domain is taken in the same SES account.
+ */
 import {
   CreateEmailIdentityCommand,
   DeleteEmailIdentityCommand,
@@ -6,6 +10,8 @@ import {
   GetEmailIdentityCommand,
 } from '@aws-sdk/client-sesv2';
 import { sesv2 } from '#shared/adapters/aws-clients.ts';
+import { STAGE_TAG_KEY } from '#shared/catalog/stage.ts';
+import { config } from '#shared/config.ts';
 import type { SendingIdentities } from '#shared/domain/email/ports.ts';
 import type { IdentityState, SenderStatus } from '#shared/domain/email/sender.ts';
 
@@ -21,9 +27,11 @@ const statusOf = (verifiedForSending: boolean | undefined, dkim: DkimAttributes 
 const read = async (domain: string): Promise<IdentityState | undefined> => {
   try {
     const answer = await sesv2().send(new GetEmailIdentityCommand({ EmailIdentity: domain }));
+    const stage = answer.Tags?.find((tag) => tag.Key === STAGE_TAG_KEY)?.Value;
     return {
       status: statusOf(answer.VerifiedForSendingStatus, answer.DkimAttributes),
       dkimTokens: answer.DkimAttributes?.Tokens ?? [],
+      ...(stage && stage !== config().stage ? { otherStage: stage } : {}),
     };
   } catch (error) {
     if (nameOf(error) === 'NotFoundException') return undefined;
@@ -38,6 +46,7 @@ export const sesIdentities = (): SendingIdentities => ({
         new CreateEmailIdentityCommand({
           EmailIdentity: domain,
           DkimSigningAttributes: { NextSigningKeyLength: 'RSA_2048_BIT' },
+          Tags: [{ Key: STAGE_TAG_KEY, Value: config().stage }],
         }),
       );
       return {

@@ -26,6 +26,11 @@ export interface IdentityState {
   readonly dkimTokens: readonly string[];
   /** The identity existed before this call created it (SES `AlreadyExistsException`). */
   readonly preexisting?: boolean;
+  /**
+   * The other Storeflow stage (`test`, `prod`, …) that created the preexisting identity in this SES account, from its
+   * stage tag: SES identities are per account and region, so two stages there cannot both send for one domain.
+   */
+  readonly otherStage?: string;
 }
 
 export interface DnsRecord {

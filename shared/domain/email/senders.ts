@@ -123,6 +123,12 @@ export const registerSender = async (
     // Not an earlier attempt of this store (that would have left its claim): the identity belongs to someone else in
     // the SES account (the operator, another application). Adopting it would let this store send as, and delete, it.
     await deps.senders.release(storeId, domain);
+    if (state.otherStage) {
+      throw conflict(
+        `The domain ${domain} is registered by Storeflow's ${state.otherStage} deployment in the same SES account: ` +
+          'SES identities are per account and region, so it can send for one deployment only',
+      );
+    }
     throw conflict(
       `The domain ${domain} is already an SES identity of this account outside Storeflow; it cannot be registered by a store`,
     );

@@ -3,6 +3,7 @@ import { CreateEmailIdentityCommand, GetEmailIdentityCommand } from '@aws-sdk/cl
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { sesv2 } from '#shared/adapters/aws-clients.ts';
+import { config } from '#shared/config.ts';
 import { newStore, type TestStore } from '#test/support/local.ts';
 import { bulk, call, registerDomain, send } from '#test/support/sending.ts';
 
@@ -114,6 +115,28 @@ describe('sending domains', () => {
     // No claim is left: the store has no such sender, and nothing was deleted from SES.
     expect((await senders(owner, 'GET', '/operator.example')).status).toBe(404);
     expect(await sesv2().send(new GetEmailIdentityCommand({ EmailIdentity: 'operator.example' }))).toBeTruthy();
+  });
+
+  it('refuses a domain another Storeflow stage registered in the same SES account (409 naming it), and tags its own', async () => {
+    // What the test stage's senders-create leaves in an account that prod shares.
+    await sesv2().send(
+      new CreateEmailIdentityCommand({
+        EmailIdentity: 'shared-account.example',
+        Tags: [{ Key: 'storeflow:stage', Value: 'test' }],
+      }),
+    );
+    const owner = await newStore('Other stage');
+    const refused = await senders(owner, 'POST', '', { domain: 'shared-account.example' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe(
+      "The domain shared-account.example is registered by Storeflow's test deployment in the same SES account: SES " +
+        'identities are per account and region, so it can send for one deployment only',
+    );
+    expect((await senders(owner, 'GET', '/shared-account.example')).status).toBe(404);
+    // This stage's own identities carry its stage, which its IAM policy requires to delete them.
+    expect((await senders(owner, 'POST', '', { domain: 'tagged.example' })).status).toBe(200);
+    const own = await sesv2().send(new GetEmailIdentityCommand({ EmailIdentity: 'tagged.example' }));
+    expect(own.Tags).toEqual([{ Key: 'storeflow:stage', Value: config().stage }]);
   });
 
   it('refuses what is not a domain name (400) and calls without a key (401)', async () => {
