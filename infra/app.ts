@@ -5,8 +5,10 @@
  */
 import { App, type Environment, Tags } from 'aws-cdk-lib';
 import { AREAS, type Area } from '#shared/catalog/functions.ts';
+import { OPERATOR_SETTINGS, type OperatorSetting, type OperatorSettingName } from '#shared/catalog/settings.ts';
 import { parseStage } from '#shared/catalog/stage.ts';
 import { AreaStack } from './area-stack.ts';
+import type { OperatorSettingValues } from './constructs/catalog-functions.ts';
 import { pascalCase } from './constructs/names.ts';
 import { allStacks, type StoreflowStacks } from './deployment.ts';
 import { EdgeStack } from './edge-stack.ts';
@@ -41,6 +43,24 @@ const operatorOptions = (app: App) => {
 };
 
 /**
+ * The operator settings given as context (`-c sesSendRatePerSecond=50`, see shared/catalog/settings.ts): whole numbers
+ * within each setting's bounds, or the synth fails naming the setting. Unset ones keep their default.
+ */
+export const operatorSettings = (app: App): OperatorSettingValues => {
+  const values: Partial<Record<OperatorSettingName, number>> = {};
+  for (const [name, setting] of Object.entries(OPERATOR_SETTINGS) as [OperatorSettingName, OperatorSetting][]) {
+    const text = contextText(app, name);
+    if (text === undefined) continue;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < setting.min || value > setting.max) {
+      throw new Error(`-c ${name}=${text}: must be a whole number from ${setting.min} to ${setting.max}`);
+    }
+    values[name] = value;
+  }
+  return values;
+};
+
+/**
  * Adds one deployment's stacks to `app`: `Storeflow-<stage>-Stateful`, `-Edge`, one `-<Area>` per catalog area, and
  * `-Ops`. They reference each other weakly (constructs/references.ts), so the order CloudFormation needs is declared
  * here. Tests call it with an app whose context switches bundling off.
@@ -53,6 +73,7 @@ export const buildApp = (app: App, stageName: unknown): StoreflowStacks => {
   const env: Environment = { ...(account ? { account } : {}), ...(region ? { region } : {}) };
   const prefix = `Storeflow-${stage}`;
   const options = operatorOptions(app);
+  const settings = operatorSettings(app);
 
   const stateful = new StatefulStack(app, `${prefix}-Stateful`, {
     env,
@@ -71,6 +92,7 @@ export const buildApp = (app: App, stageName: unknown): StoreflowStacks => {
         env,
         stage,
         area,
+        settings,
         description: `Storeflow ${stage}: the ${area} functions, their routes and queue consumers`,
       });
       stack.addStackDependency(stateful, 'reads the table, queues and timers by name and SSM parameter');

@@ -2,13 +2,15 @@ import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { Area } from '#shared/catalog/functions.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
-import { catalogFunctions } from './constructs/catalog-functions.ts';
+import { catalogFunctions, type OperatorSettingValues } from './constructs/catalog-functions.ts';
 import { StageReferences } from './constructs/references.ts';
 import type { ServiceFunction } from './constructs/service-function.ts';
 
 export interface AreaStackProps extends StackProps {
   readonly stage: Stage;
   readonly area: Area;
+  /** Operator settings given at deploy; the others keep their defaults. */
+  readonly settings?: OperatorSettingValues;
 }
 
 /**
@@ -26,6 +28,6 @@ export class AreaStack extends Stack {
     super(scope, id, props);
     this.area = props.area;
     this.refs = new StageReferences(this, props.stage);
-    this.functions = catalogFunctions(this, props.stage, props.area, this.refs);
+    this.functions = catalogFunctions(this, props.stage, props.area, this.refs, props.settings ?? {});
   }
 }

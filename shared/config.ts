@@ -4,21 +4,22 @@
  * AWS endpoints are not configuration here: the SDK reads the standard `AWS_ENDPOINT_URL_*` variables itself.
  */
 import * as v from 'valibot';
+import { OPERATOR_SETTINGS } from '#shared/catalog/settings.ts';
 
 export const ENV = {
   stage: 'STAGE',
   tableName: 'TABLE_NAME',
   ingestQueueUrl: 'INGEST_QUEUE_URL',
   masterKeySecretId: 'MASTER_KEY_SECRET_ID',
-  authCacheSeconds: 'AUTH_CACHE_SECONDS',
+  authCacheSeconds: OPERATOR_SETTINGS.authCacheSeconds.env,
   timersQueueArn: 'TIMERS_QUEUE_ARN',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
   timersDlqArn: 'TIMERS_DLQ_ARN',
   scheduleGroup: 'SCHEDULE_GROUP',
-  checkoutRecoveryWaitMinutes: 'CHECKOUT_RECOVERY_WAIT_MINUTES',
+  checkoutRecoveryWaitMinutes: OPERATOR_SETTINGS.checkoutRecoveryWaitMinutes.env,
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   webhookBackoffBaseSeconds: 'WEBHOOK_BACKOFF_BASE_SECONDS',
-  webhookTimeoutSeconds: 'WEBHOOK_TIMEOUT_SECONDS',
+  webhookTimeoutSeconds: OPERATOR_SETTINGS.webhookTimeoutSeconds.env,
   webhookAllowPrivateUrls: 'WEBHOOK_ALLOW_PRIVATE_URLS',
   importsBucket: 'IMPORTS_BUCKET',
   importQueueUrl: 'IMPORT_QUEUE_URL',
@@ -27,8 +28,8 @@ export const ENV = {
   sendQueueUrl: 'SEND_QUEUE_URL',
   emailEventsQueueUrl: 'EMAIL_EVENTS_QUEUE_URL',
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
-  sesSendRatePerSecond: 'SES_SEND_RATE_PER_SECOND',
-  storeDailySendCap: 'STORE_DAILY_SEND_CAP',
+  sesSendRatePerSecond: OPERATOR_SETTINGS.sesSendRatePerSecond.env,
+  storeDailySendCap: OPERATOR_SETTINGS.storeDailySendCap.env,
   publicMainUrl: 'PUBLIC_MAIN_URL',
   publicSendingUrl: 'PUBLIC_SENDING_URL',
   publicFrontUrl: 'PUBLIC_FRONT_URL',
@@ -38,7 +39,7 @@ export const ENV = {
  * How long a warm function trusts a verified store key without reading it again: a rotated key stops working
  * everywhere within this many seconds, and a busy store costs one key read per warm instance per period.
  */
-export const DEFAULT_AUTH_CACHE_SECONDS = 5;
+export const DEFAULT_AUTH_CACHE_SECONDS = OPERATOR_SETTINGS.authCacheSeconds.default;
 
 const intFromString = (fallback: number) =>
   v.pipe(v.optional(v.string(), String(fallback)), v.transform(Number), v.number(), v.integer(), v.minValue(0));
@@ -53,10 +54,10 @@ const ConfigSchema = v.object({
   [ENV.schedulerRoleArn]: v.optional(v.string()),
   [ENV.timersDlqArn]: v.optional(v.string()),
   [ENV.scheduleGroup]: v.optional(v.string(), 'default'),
-  [ENV.checkoutRecoveryWaitMinutes]: intFromString(30),
+  [ENV.checkoutRecoveryWaitMinutes]: intFromString(OPERATOR_SETTINGS.checkoutRecoveryWaitMinutes.default),
   [ENV.webhookQueueUrl]: v.optional(v.string()),
   [ENV.webhookBackoffBaseSeconds]: intFromString(5),
-  [ENV.webhookTimeoutSeconds]: intFromString(10),
+  [ENV.webhookTimeoutSeconds]: intFromString(OPERATOR_SETTINGS.webhookTimeoutSeconds.default),
   [ENV.webhookAllowPrivateUrls]: v.optional(v.picklist(['true', 'false']), 'false'),
   [ENV.importsBucket]: v.optional(v.string()),
   [ENV.importQueueUrl]: v.optional(v.string()),
@@ -65,8 +66,8 @@ const ConfigSchema = v.object({
   [ENV.sendQueueUrl]: v.optional(v.string()),
   [ENV.emailEventsQueueUrl]: v.optional(v.string()),
   [ENV.sesConfigurationSet]: v.optional(v.string()),
-  [ENV.sesSendRatePerSecond]: intFromString(14),
-  [ENV.storeDailySendCap]: intFromString(100_000),
+  [ENV.sesSendRatePerSecond]: intFromString(OPERATOR_SETTINGS.sesSendRatePerSecond.default),
+  [ENV.storeDailySendCap]: intFromString(OPERATOR_SETTINGS.storeDailySendCap.default),
   [ENV.publicMainUrl]: v.optional(v.string()),
   [ENV.publicSendingUrl]: v.optional(v.string()),
   [ENV.publicFrontUrl]: v.optional(v.string()),

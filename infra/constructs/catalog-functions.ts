@@ -6,11 +6,15 @@ import type { Area, FunctionSpec, QueueFunction } from '#shared/catalog/function
 import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import type { Host } from '#shared/catalog/hosts.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
+import { OPERATOR_SETTINGS, type OperatorSetting, type OperatorSettingName } from '#shared/catalog/settings.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
 import { pascalCase } from './names.ts';
 import { schedulerTargetQueue } from './queues.ts';
 import { configurationSetName, functionName, type StageReferences } from './references.ts';
 import { ServiceFunction } from './service-function.ts';
+
+/** Operator settings given at deploy (context), by name. */
+export type OperatorSettingValues = Readonly<Partial<Record<OperatorSettingName, number>>>;
 
 /** FIFO queues cap a batch at 10 records (an SQS limit on ReceiveMessage for FIFO event sources). */
 const FIFO_MAX_BATCH = 10;
@@ -46,6 +50,7 @@ export const catalogFunctions = (
   stage: Stage,
   area: Area,
   refs: StageReferences,
+  settings: OperatorSettingValues = {},
 ): Map<string, ServiceFunction> => {
   const functions = new Map<string, ServiceFunction>();
   for (const spec of FUNCTIONS.filter((f) => f.area === area) as FunctionSpec[]) {
@@ -80,6 +85,10 @@ export const catalogFunctions = (
     if (uses.sesIdentities) fn.useSesIdentities();
     if (uses.publicMainUrl) fn.usePublicMainUrl(refs.publicUrl('main'));
     if (uses.publicUrls) fn.usePublicUrls(refs.publicUrls);
+    // Every setting the function reads, with its effective value (the console shows what is in force).
+    for (const [name, setting] of Object.entries(OPERATOR_SETTINGS) as [OperatorSettingName, OperatorSetting][]) {
+      if (setting.readBy(spec)) fn.lambda.addEnvironment(setting.env, String(settings[name] ?? setting.default));
+    }
 
     if (spec.kind === 'http') {
       // An integration belongs to one API, so a function routed on several hosts gets one per host.

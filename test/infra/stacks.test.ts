@@ -14,6 +14,7 @@ import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
 import { AREAS, type QueueFunction } from '#shared/catalog/functions.ts';
 import { HOST_THROTTLE, HOSTS } from '#shared/catalog/hosts.ts';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
+import { OPERATOR_SETTINGS, type OperatorSetting, type OperatorSettingName } from '#shared/catalog/settings.ts';
 import { parseStage, STAGES } from '#shared/catalog/stage.ts';
 import { ENV } from '#shared/config.ts';
 import {
@@ -379,6 +380,35 @@ describe('rate-limited routes', () => {
     expect(undeclared).toEqual([]);
     // The mark is read (a handler that lost it would pass the check above vacuously).
     expect(limited).toEqual(expect.arrayContaining(['webhooks-list', 'flows-get', 'sending-get', 'contacts-export']));
+  });
+});
+
+describe('operator settings', () => {
+  const settings = Object.entries(OPERATOR_SETTINGS) as [OperatorSettingName, OperatorSetting][];
+
+  it('sets each setting, at its default, on exactly the functions that read it', () => {
+    for (const [name, setting] of settings) {
+      const readers = catalog.filter((spec) => setting.readBy(spec)).map((spec) => spec.name);
+      expect(readers.length, name).toBeGreaterThan(0);
+      for (const spec of catalog) {
+        expect(envOf(prod, spec.name)[setting.env], `${name} on ${spec.name}`).toBe(
+          readers.includes(spec.name) ? String(setting.default) : undefined,
+        );
+      }
+    }
+    expect(envOf(prod, 'send-worker')[ENV.sesSendRatePerSecond]).toBe('14');
+    expect(envOf(prod, 'flow-worker')[ENV.storeDailySendCap]).toBe('100000');
+  });
+
+  it('takes a value from -c, and refuses one out of bounds naming the setting', () => {
+    const tuned = synth('prod', { sesSendRatePerSecond: '50', checkoutRecoveryWaitMinutes: '45' });
+    expect(envOf(tuned, 'send-worker')[ENV.sesSendRatePerSecond]).toBe('50');
+    expect(envOf(tuned, 'sending-create')[ENV.sesSendRatePerSecond]).toBe('50');
+    expect(envOf(tuned, 'ingest-worker')[ENV.checkoutRecoveryWaitMinutes]).toBe('45');
+    expect(() => synth('prod', { sesSendRatePerSecond: 'fast' })).toThrow(
+      /-c sesSendRatePerSecond=fast: must be a whole number from 1 to 10000/,
+    );
+    expect(() => synth('prod', { checkoutRecoveryWaitMinutes: '5' })).toThrow(/checkoutRecoveryWaitMinutes=5/);
   });
 });
 
