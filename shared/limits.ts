@@ -32,4 +32,6 @@ export const LIMITS = {
   flowRunsPerSecond: 50,
   /** Import upload URLs per second per store: each is a job and a signed URL; more than a script needs. */
   uploadUrlsPerSecond: 2,
+  /** Event status reads per second per store (`GET /api/v1/events`): for checking events, not for polling each one. */
+  eventStatusPerSecond: 10,
 } as const;

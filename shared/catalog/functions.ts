@@ -123,6 +123,8 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
       { table: 'readWrite', sendTo: ['ingest'] },
       EVENTS,
     ),
+    // What became of one event (failed ones say why); reads, and its own rate counters.
+    route('event-status', ['GET', 'main', '/api/v1/events'], READ_ROUTE_USES),
     route(
       'contacts-export',
       ['GET', 'front', '/api/v1/audience'],

@@ -63,7 +63,8 @@ export const OPERATOR_SETTINGS = {
     default: 10,
     min: 1,
     max: 10,
-    description: "How long a store's webhook receiver has to answer one attempt (the delivery worker sends ten in turn)",
+    description:
+      "How long a store's webhook receiver has to answer one attempt (the delivery worker sends ten in turn)",
     readBy: (spec) => spec.kind === 'queue' && spec.queue === 'webhooks',
   },
 } as const satisfies Record<string, OperatorSetting>;

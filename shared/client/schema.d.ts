@@ -11,7 +11,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * What became of an event
+         * @description One of the store's events by its `source_id`: accepted (queued, applied within about a second) or failed for good with the reason (an entity over its size budget). Another store's `source_id` answers 404 like an unknown one. At most 10 requests per second per store.
+         *
+         *     Host: main.
+         */
+        get: operations["eventStatus"];
         put?: never;
         /**
          * Send a store event (general interface)
@@ -1283,6 +1289,25 @@ export interface components {
             source_id: components["schemas"]["SourceId"];
             data: components["schemas"]["ProductData"];
         };
+        EventStatus: {
+            source_id: string;
+            /** @description The endpoint it was sent to, e.g. `customers/update` */
+            endpoint: string;
+            /** @description `general` or `headless` */
+            interface: string;
+            /** @description When it was accepted, epoch milliseconds */
+            accepted_at: number;
+            /**
+             * @description `accepted`: recorded and queued; it applies within about a second unless it fails. `failed`: it can never apply (docs/limits.md), `failure` says why; sending it again with the same `source_id` answers 304.
+             * @enum {string}
+             */
+            status: "accepted" | "failed";
+            failure?: {
+                reason: string;
+                /** @description Epoch milliseconds */
+                failed_at: number;
+            };
+        };
         ExportPage: {
             page: number;
             page_size: number;
@@ -2134,6 +2159,105 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    eventStatus: {
+        parameters: {
+            query: {
+                /** @description The event's `source_id` (1 to 50 characters) */
+                source_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["EventStatus"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example source_id is required */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Event not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
     eventsIngest: {
         parameters: {
             query?: never;

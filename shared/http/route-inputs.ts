@@ -6,6 +6,7 @@
  */
 import * as v from 'valibot';
 import { EXPORT_PAGE_SIZE, parseExportQuery } from '#shared/domain/contacts/export-contacts.ts';
+import { SOURCE_ID_MAX_CHARS } from '#shared/domain/events/endpoints.ts';
 import { EXPLAIN_PAGE } from '#shared/domain/flows/explain.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/domain/imports/model.ts';
 import { specMessage } from '#shared/domain/validation.ts';
@@ -28,6 +29,12 @@ export const SenderPath = v.object({
 });
 export const SendBatchPath = v.object({ id: text('The batch id (`id` of the send answer, `sb_…`)') });
 export const ImportJobPath = v.object({ jobId: text('The import job id (`jobId`)') });
+
+/** `GET /api/v1/events`: the event by the `source_id` it was sent with. */
+export const EventStatusQuery = v.object(
+  { source_id: text(`The event's \`source_id\` (1 to ${SOURCE_ID_MAX_CHARS} characters)`) },
+  specMessage('source_id is required'),
+);
 
 /**
  * A page of a list: `limit` (an integer in the list's range, its default when absent) and the opaque `cursor` of the

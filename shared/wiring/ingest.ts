@@ -21,6 +21,7 @@ import { config } from '#shared/config.ts';
 import { newId } from '#shared/domain/ids.ts';
 import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
+import type { EventStatusDeps } from '#shared/domain/ingest/event-status.ts';
 import type { FailEventDeps } from '#shared/domain/ingest/fail-event.ts';
 import type { FireTimerDeps } from '#shared/domain/timers/fire-timer.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
@@ -60,6 +61,8 @@ export const applyDeps = lazy(
     checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,
   }),
 );
+
+export const eventStatusDeps = lazy((): EventStatusDeps => ({ events: dynamoEventLog() }));
 
 export const failEventDeps = lazy(
   (): FailEventDeps => ({

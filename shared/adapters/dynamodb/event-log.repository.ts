@@ -32,6 +32,23 @@ export const dynamoEventLog = (): EventLog => ({
       }),
     );
   },
+  async status(storeId: string, sourceId: string) {
+    const { Item } = await dynamo().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.event(storeId, sourceId),
+        ProjectionExpression: 'endpoint, #interface, acceptedAt, failure',
+        ExpressionAttributeNames: { '#interface': 'interface' },
+      }),
+    );
+    if (typeof Item?.acceptedAt !== 'number') return undefined;
+    return {
+      endpoint: String(Item.endpoint),
+      interface: String(Item.interface),
+      acceptedAt: Item.acceptedAt,
+      ...(Item.failure ? { failure: Item.failure as EventFailure } : {}),
+    };
+  },
   async recorded(storeId: string, sourceId: string) {
     const { Item } = await dynamo().send(
       new GetCommand({

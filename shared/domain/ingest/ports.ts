@@ -22,6 +22,17 @@ export interface EventLog {
   ): Promise<{ acceptedAt: number; dataHash?: string; requeued?: boolean; failure?: EventFailure } | undefined>;
   /** Notes that a retry re-sent the event and the queue took it: it is known queued, and no later retry sends it. */
   markRequeued(storeId: string, sourceId: string): Promise<void>;
+  /** What the store may see of its event: when and through which endpoint it was accepted, and its failure if any. */
+  status(storeId: string, sourceId: string): Promise<EventRecord | undefined>;
+}
+
+/** The store's view of one accepted event. */
+export interface EventRecord {
+  readonly endpoint: string;
+  readonly interface: string;
+  /** Epoch milliseconds. */
+  readonly acceptedAt: number;
+  readonly failure?: EventFailure;
 }
 
 export interface IngestQueue {

@@ -206,6 +206,12 @@ const MATRIX: Record<string, Row> = {
     }),
     mustNotShow: A_IDS,
   },
+  'GET main /api/v1/events': {
+    kind: 'store',
+    // A's event by its source_id: B gets 404, as for an unknown one.
+    path: '/api/v1/events?source_id=iso-1',
+    mustNotShow: (r) => [...A_IDS(r), 'customers/create', 'accepted_at'],
+  },
   'GET front /api/v1/audience': { kind: 'store', mustNotShow: (r) => [...A_IDS(r), 'ada@example.com'] },
   'POST main /api/v1/batch/customers': {
     kind: 'store',

@@ -79,6 +79,28 @@ describe('poison events', () => {
     const fifth = await events.recorded(attacker.storeId, growth[4] as string);
     expect(fifth?.failure?.reason).toMatch(/^the customer's extra properties would take \d+ bytes; at most 32768/);
     for (const id of growth.slice(0, 4)) expect((await events.recorded(attacker.storeId, id))?.failure).toBeUndefined();
+
+    // The store sees it (GET /api/v1/events), and only that store.
+    const status = (store: TestStore, id: string) =>
+      api(runtime, store.apiKey, 'GET', `/api/v1/events?source_id=${encodeURIComponent(id)}`);
+    const failed = await status(attacker, growth[4] as string);
+    expect(failed.status).toBe(200);
+    expect(failed.body).toMatchObject({
+      code: 200,
+      data: {
+        source_id: growth[4],
+        endpoint: 'customers/update',
+        interface: 'general',
+        status: 'failed',
+        failure: { reason: expect.stringMatching(/^the customer's extra properties would take/) },
+      },
+    });
+    const applied = await status(attacker, growth[0] as string);
+    expect(applied.body).toMatchObject({ code: 200, data: { status: 'accepted' } });
+    expect((applied.body.data as Record<string, unknown>).failure).toBeUndefined();
+    expect((await status(victim, growth[4] as string)).status).toBe(404);
+    expect((await status(attacker, 'never-sent')).body).toEqual({ code: 404, message: 'Event not found' });
+    expect((await api(runtime, attacker.apiKey, 'GET', '/api/v1/events')).status).toBe(400);
   });
 });
 

@@ -30,6 +30,19 @@ export class MemoryEventLog implements EventLog {
     this.failures.set(`${storeId}\n${sourceId}`, failure);
   }
 
+  async status(storeId: string, sourceId: string) {
+    const record = this.records.get(`${storeId}\n${sourceId}`);
+    const failure = this.failures.get(`${storeId}\n${sourceId}`);
+    return (
+      record && {
+        endpoint: record.endpoint,
+        interface: record.interface,
+        acceptedAt: record.acceptedAt,
+        ...(failure ? { failure } : {}),
+      }
+    );
+  }
+
   async recorded(storeId: string, sourceId: string) {
     const record = this.records.get(`${storeId}\n${sourceId}`);
     const failure = this.failures.get(`${storeId}\n${sourceId}`);

@@ -1,5 +1,5 @@
 /** The event interfaces: `POST {base_url}/api/v1/events` and `POST {front_url}/api/v1/headless/events`. */
-import type * as v from 'valibot';
+import * as v from 'valibot';
 import { GENERAL_ENDPOINTS, HEADLESS_ENDPOINTS, SOURCE_ID_MAX_CHARS } from '#shared/domain/events/endpoints.ts';
 import { GENERAL_PAYLOADS, HEADLESS_PAYLOADS } from '#shared/domain/events/envelope.ts';
 import { CartData, CheckoutData } from '#shared/domain/events/payloads/carts.ts';
@@ -21,7 +21,9 @@ import { ProductData } from '#shared/domain/events/payloads/products.ts';
 import { ref } from '#shared/http/openapi/components.ts';
 import { type JsonSchema, jsonSchemaOf } from '#shared/http/openapi/json-schema.ts';
 import { route } from '#shared/http/openapi/registry.ts';
-import { eventsReply, headlessReply } from '#shared/http/responses.ts';
+import { DATA } from '#shared/http/openapi/shapes.ts';
+import { eventsReply, headlessReply, webhooksReply } from '#shared/http/responses.ts';
+import { EventStatusQuery, parametersOf } from '#shared/http/route-inputs.ts';
 import { LIMITS } from '#shared/limits.ts';
 
 /**
@@ -128,6 +130,27 @@ const eventExample = {
   data: { id: 'c1', email: 'ada@example.com', created_at: 1700000000 },
 };
 
+/** `GET /api/v1/events`: what became of one event (`shared/domain/ingest/event-status.ts`). */
+const EventStatus = v.object({
+  source_id: v.string(),
+  endpoint: v.pipe(v.string(), v.description('The endpoint it was sent to, e.g. `customers/update`')),
+  interface: v.pipe(v.string(), v.description('`general` or `headless`')),
+  accepted_at: v.pipe(v.number(), v.integer(), v.description('When it was accepted, epoch milliseconds')),
+  status: v.pipe(
+    v.picklist(['accepted', 'failed']),
+    v.description(
+      '`accepted`: recorded and queued; it applies within about a second unless it fails. `failed`: it can never ' +
+        'apply (docs/limits.md), `failure` says why; sending it again with the same `source_id` answers 304.',
+    ),
+  ),
+  failure: v.optional(
+    v.object({
+      reason: v.string(),
+      failed_at: v.pipe(v.number(), v.integer(), v.description('Epoch milliseconds')),
+    }),
+  ),
+});
+
 export const EVENT_ROUTES = {
   'events-ingest': route({
     tag: 'Events',
@@ -155,5 +178,19 @@ export const EVENT_ROUTES = {
     ok: { accepted: headlessReply.accepted(), duplicate: headlessReply.duplicate() },
     okDescription: 'Queued (`success: true`), or a duplicate `source_id` ignored (`code: 304`, still HTTP 200)',
     errors: ['validation', 'payload_too_large', 'rate_limited', 'unavailable'],
+  }),
+  'event-status': route({
+    tag: 'Events',
+    summary: 'What became of an event',
+    description:
+      "One of the store's events by its `source_id`: accepted (queued, applied within about a second) or failed for " +
+      "good with the reason (an entity over its size budget). Another store's `source_id` answers 404 like an unknown " +
+      `one. At most ${LIMITS.eventStatusPerSecond} requests per second per store.`,
+    api: 'webhooks',
+    query: parametersOf(EventStatusQuery),
+    ok: webhooksReply.ok(DATA),
+    data: ref('EventStatus', EventStatus),
+    errors: ['validation', 'not_found', 'rate_limited'],
+    errorMessages: { validation: 'source_id is required', not_found: 'Event not found' },
   }),
 };
