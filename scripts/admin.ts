@@ -21,7 +21,7 @@ import {
   revokeSubAccountSessions,
   setSubAccountPassword,
 } from '#shared/domain/accounts/manage-accounts.ts';
-import { createStore, rotateStoreKey } from '#shared/domain/stores/manage-stores.ts';
+import { createStore, issuePublishableKey, parseOrigin, rotateStoreKey } from '#shared/domain/stores/manage-stores.ts';
 import { STORE_TYPES, type StoreType } from '#shared/domain/stores/model.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
 import { resumeSending } from '#shared/wiring/sending.ts';
@@ -31,6 +31,7 @@ const USAGE = `Usage:
   npm run admin -- store create --name <name> [--type direct|platform] [--account <mainAccountId>]
   npm run admin -- store rotate-key --store <storeId>
   npm run admin -- store resume-sending --store <storeId>
+  npm run admin -- store publishable-key --store <storeId> [--origin <https://shop.example>]… [--rotate]
   npm run admin -- store list
   npm run admin -- account create-main --name <name>
   npm run admin -- account link-store --main <mainAccountId> --store <storeId>
@@ -50,6 +51,8 @@ const { values, positionals } = parseArgs({
     username: { type: 'string' },
     stores: { type: 'string' },
     'password-stdin': { type: 'boolean' },
+    origin: { type: 'string', multiple: true },
+    rotate: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -116,6 +119,27 @@ const run = async () => {
           `The previous key stops working within ${DEFAULT_AUTH_CACHE_SECONDS} seconds (functions trust a verified key ` +
           'that long).',
       );
+    } else if (action === 'publishable-key') {
+      const storeId = values.store ?? fail('--store is required');
+      const origins = values.origin?.map((origin) => {
+        try {
+          return parseOrigin(origin);
+        } catch (error) {
+          return fail((error as Error).message);
+        }
+      });
+      const issued = await issuePublishableKey(deps, storeId, {
+        ...(origins ? { origins } : {}),
+        rotate: values.rotate === true,
+      });
+      console.log(
+        `Publishable key of ${storeId} (for storefront pages: it only posts headless events)\n` +
+          `  key      ${issued.publishableKey}\n` +
+          `  origins  ${issued.allowedOrigins.length > 0 ? issued.allowedOrigins.join(' ') : '(none: pages cannot use it yet; add --origin)'}`,
+      );
+      if (values.rotate) {
+        console.log(`The previous publishable key stops working within ${DEFAULT_AUTH_CACHE_SECONDS} seconds.`);
+      }
     } else if (action === 'list') {
       for (const store of await deps.stores.list()) {
         console.log(

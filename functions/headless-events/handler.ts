@@ -1,4 +1,7 @@
-/** `POST {front_url}/api/v1/headless/events`: the headless storefront interface (spec "Headless event interface"). */
+/**
+ * `POST {front_url}/api/v1/headless/events`: the headless storefront interface (spec "Headless event interface"), with
+ * the store key or, from the store's storefront pages, its publishable key.
+ */
 
 import { type HeadlessEnvelope, parseHeadlessEvent } from '#shared/domain/events/envelope.ts';
 import { acceptEvent } from '#shared/domain/ingest/accept-event.ts';
@@ -9,6 +12,8 @@ import { ingestDeps } from '#shared/wiring/ingest.ts';
 
 export const handler = httpRoute<HeadlessEnvelope>({
   api: 'headless',
+  // Storefront pages post with the store's publishable key, from the origins the store allows.
+  publishableKey: true,
   body: countingRejections('headless', parseHeadlessEvent),
   handle: async ({ store, body }) =>
     countOutcome('headless', await acceptEvent(ingestDeps(), store, 'headless', body)) === 'accepted'

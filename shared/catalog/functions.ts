@@ -123,6 +123,8 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
       { table: 'readWrite', sendTo: ['ingest'] },
       EVENTS,
     ),
+    // The CORS preflight of storefront pages posting with the publishable key: answers headers, touches nothing.
+    route('headless-events-preflight', ['OPTIONS', 'front', '/api/v1/headless/events'], {}),
     // What became of one event (failed ones say why); reads, and its own rate counters.
     route('event-status', ['GET', 'main', '/api/v1/events'], READ_ROUTE_USES),
     route(

@@ -15,7 +15,7 @@ export const HOST_THROTTLE: Readonly<Record<Host, { readonly ratePerSecond: numb
   sending: { ratePerSecond: 200, burst: 400 },
 };
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
 
 export interface Route {
   readonly host: Host;

@@ -43,7 +43,7 @@ export interface paths {
         put?: never;
         /**
          * Send a storefront event (headless interface)
-         * @description The headless storefront interface (spec "Headless event interface"). A duplicate `source_id` answers `{success: false, code: 304, message}` with HTTP 200. At most 40 requests per second per store.
+         * @description The headless storefront interface (spec "Headless event interface"). A duplicate `source_id` answers `{success: false, code: 304, message}` with HTTP 200. Besides the store key it takes the store's **publishable key** (`pk_…`, `npm run admin -- store publishable-key`), made for storefront pages: it works on this route only, and a browser page only on the origins the store allows (CORS; another origin answers 403 before anything is recorded). At most 40 requests per second per store, whichever key.
          *
          *     Host: front.
          */
@@ -2422,6 +2422,22 @@ export interface operations {
                         /** @constant */
                         code: 401;
                         /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The credential is valid but does not allow this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @constant */
+                        code: 403;
+                        /** @example Origin https://elsewhere.example is not allowed to use this store's publishable key */
                         message: string;
                     };
                 };

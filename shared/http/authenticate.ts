@@ -4,7 +4,7 @@
  * warm functions for at most `AUTH_CACHE_SECONDS` (default 5), which `store rotate-key` tells the operator.
  */
 import { config } from '#shared/config.ts';
-import { hashApiKey, looksLikeApiKey } from '#shared/domain/stores/api-key.ts';
+import { hashApiKey, looksLikeApiKey, looksLikePublishableKey } from '#shared/domain/stores/api-key.ts';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
 import type { StoreRepository } from '#shared/domain/stores/ports.ts';
 import { unauthorized } from '#shared/errors.ts';
@@ -20,7 +20,7 @@ export const authenticate = async (
 ): Promise<AuthenticatedStore> => {
   const key = token?.trim();
   if (!key) throw unauthorized('Missing X-Service-Access-Token header');
-  if (!looksLikeApiKey(key)) throw unauthorized('Invalid X-Service-Access-Token');
+  if (!looksLikeApiKey(key) && !looksLikePublishableKey(key)) throw unauthorized('Invalid X-Service-Access-Token');
   const keyHash = hashApiKey(key);
   const hit = cache.get(keyHash);
   if (hit && hit.until > now) return hit.store;

@@ -11,11 +11,19 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as v from 'valibot';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
 import { parseOrThrow } from '#shared/domain/validation.ts';
-import { isAppError, isTransientDependencyError, rateLimited, unavailable } from '#shared/errors.ts';
+import {
+  forbidden,
+  isAppError,
+  isTransientDependencyError,
+  rateLimited,
+  unauthorized,
+  unavailable,
+} from '#shared/errors.ts';
 import { logger } from '#shared/observability.ts';
 import { httpRouteDeps } from '#shared/wiring/http.ts';
 import { authenticate } from './authenticate.ts';
 import { readJsonBody, readMultipartBody } from './body.ts';
+import { corsHeaders, originAllowed, PUBLISHABLE_KEY_ONLY } from './cors.ts';
 import type { Reply } from './reply.ts';
 import { type ApiInterface, renderError, renderInternalError } from './responses.ts';
 
@@ -65,6 +73,11 @@ export interface RouteOptions<TBody, TQuery = undefined, TPath = undefined> {
   readonly found?: (request: { readonly store: AuthenticatedStore; readonly path: TPath }) => Promise<void>;
   /** Read the body as `multipart/form-data` (handed to `body` as a `MultipartBody`) instead of JSON. */
   readonly multipart?: boolean;
+  /**
+   * Also takes the store's publishable key (`pk_…`), from browsers on the store's allowed origins only (CORS, see
+   * `cors.ts`). Every other route answers a publishable key 401.
+   */
+  readonly publishableKey?: boolean;
   readonly maxBodyBytes?: number;
   readonly handle: (request: RouteRequest<TBody, TQuery, TPath>) => Promise<Reply>;
 }
@@ -106,6 +119,8 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
   options: RouteOptions<TBody, TQuery, TPath> | PublicRouteOptions<TBody, TQuery, TPath>,
 ) => {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  /** The allowed browser origin of each request that used the publishable key from a page. */
+  const corsOrigins = new WeakMap<APIGatewayProxyEventV2, string>();
   /**
    * Path, query, then body: the request as the handler receives it, every part read through its schema. The body is
    * read (size, content type, JSON) before `found` and checked against its schema after it.
@@ -131,6 +146,16 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
     // Authentication first, so an anonymous caller learns nothing about the body rules.
     const store = await authenticate(stores, event.headers['x-service-access-token'], now);
     logger.appendKeys({ storeId: store.storeId });
+    if (store.publishable) {
+      if (!options.publishableKey) throw unauthorized(PUBLISHABLE_KEY_ONLY);
+      const origin = event.headers.origin;
+      if (origin !== undefined) {
+        if (!originAllowed(origin, store.publishable.allowedOrigins)) {
+          throw forbidden(`Origin ${origin} is not allowed to use this store's publishable key`);
+        }
+        corsOrigins.set(event, origin);
+      }
+    }
     if (options.rateLimit) {
       const verdict = await limiter.take(`${store.storeId}#${options.rateLimit.bucket}`, options.rateLimit.perSecond);
       if (!verdict.allowed) throw rateLimited(verdict.retryAfterSeconds);
@@ -138,25 +163,32 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
     return toResult(await options.handle({ store, ...(await readRequest(event, store)) }), event);
   };
 
+  /** Answers to an allowed browser origin carry its CORS headers, errors included, so the page can read them. */
+  const withCors = (event: APIGatewayProxyEventV2, result: APIGatewayProxyStructuredResultV2) => {
+    const origin = corsOrigins.get(event);
+    return origin === undefined ? result : { ...result, headers: { ...result.headers, ...corsHeaders(origin) } };
+  };
+
   const renderErrors: middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> = {
     onError: (request) => {
       const { error } = request;
       if (isAppError(error)) {
         if (error.kind === 'unavailable') logger.error('Dependency unavailable', { error: error.cause ?? error });
-        request.response = toResult(renderError(options.api, error));
+        request.response = withCors(request.event, toResult(renderError(options.api, error)));
         return;
       }
       if (isTransientDependencyError(error)) {
         // Throttled or failing after the SDK's retries: nothing was half-written (writes are conditional or undone),
         // so the caller is told to retry rather than handed an opaque 500.
         logger.error('Dependency unavailable', { error });
-        request.response = toResult(
-          renderError(options.api, unavailable('A dependency is busy; retry the request', error)),
+        request.response = withCors(
+          request.event,
+          toResult(renderError(options.api, unavailable('A dependency is busy; retry the request', error))),
         );
         return;
       }
       logger.error('Unhandled error', { error });
-      request.response = toResult(renderInternalError(options.api));
+      request.response = withCors(request.event, toResult(renderInternalError(options.api)));
     },
   };
 
@@ -164,7 +196,7 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpHeaderNormalizer())
     .use(renderErrors)
-    .handler(core);
+    .handler(async (event) => withCors(event, await core(event)));
   // What the stacks must grant for it: a rate-limited route writes its store's rate counters (test/infra reads this).
   return Object.assign(handler, { rateLimited: options.auth !== 'none' && options.rateLimit !== undefined });
 };

@@ -21,7 +21,17 @@ export const dynamoStoreRepository = (): StoreRepository => {
       const item = await getItem(keys.apiKey(keyHash), false);
       if (!item) return undefined;
       const store = await get(String(item.storeId));
-      return store && store.keyHash === keyHash ? { storeId: store.storeId, type: store.type } : undefined;
+      if (!store) return undefined;
+      if (store.keyHash === keyHash) return { storeId: store.storeId, type: store.type };
+      // The publishable key's item says so; it authenticates only while it is the store's current one.
+      if (item.scope === 'publishable' && store.publishableKeyHash === keyHash) {
+        return {
+          storeId: store.storeId,
+          type: store.type,
+          publishable: { allowedOrigins: store.allowedOrigins ?? [] },
+        };
+      }
+      return undefined;
     },
 
     async create(store: Store) {
@@ -74,6 +84,38 @@ export const dynamoStoreRepository = (): StoreRepository => {
     },
 
     list: () => queryIndex<Store>('gsi1', keys.storeIndex(0, '').gsi1pk),
+
+    async setPublishableKey(storeId, next) {
+      const store = await get(storeId);
+      if (!store) throw new Error(`No store ${storeId}`);
+      if (next.key) {
+        await dynamo().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...keys.apiKey(next.key.hash), ...itemMeta('apiKey'), storeId, scope: 'publishable' },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      }
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.store(storeId),
+          UpdateExpression: next.key
+            ? 'SET allowedOrigins = :origins, publishableKey = :key, publishableKeyHash = :hash'
+            : 'SET allowedOrigins = :origins',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: {
+            ':origins': [...next.allowedOrigins],
+            ...(next.key ? { ':key': next.key.value, ':hash': next.key.hash } : {}),
+          },
+        }),
+      );
+      // The previous publishable key stops authenticating at the switch above; its item goes too.
+      if (next.key && store.publishableKeyHash) {
+        await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.apiKey(store.publishableKeyHash) }));
+      }
+    },
   };
 };
 

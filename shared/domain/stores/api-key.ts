@@ -18,6 +18,14 @@ export const hashApiKey = (key: string): string => createHash('sha256').update(k
 export const looksLikeApiKey = (key: string): boolean =>
   key.startsWith(API_KEY_PREFIX) && key.length >= API_KEY_PREFIX.length + 32 && key.length <= 128;
 
+/** The publishable key's prefix: a browser-safe key that can only post headless events (docs/events.md). */
+export const PUBLISHABLE_KEY_PREFIX = 'pk_';
+
+export const generatePublishableKey = (): string => PUBLISHABLE_KEY_PREFIX + randomBase62(API_KEY_RANDOM_CHARS);
+
+export const looksLikePublishableKey = (key: string): boolean =>
+  key.startsWith(PUBLISHABLE_KEY_PREFIX) && key.length >= PUBLISHABLE_KEY_PREFIX.length + 32 && key.length <= 128;
+
 /**
  * The AES-256 key derived from the master secret. The deployed secret is a generated 64-character string, so a plain
  * SHA-256 is enough to turn it into 32 key bytes (no password stretching needed for high-entropy input).

@@ -2,7 +2,7 @@
 
 import type { Clock } from '#shared/domain/clock.ts';
 import { newId } from '#shared/domain/ids.ts';
-import { decryptApiKey, encryptApiKey, generateApiKey, hashApiKey } from './api-key.ts';
+import { decryptApiKey, encryptApiKey, generateApiKey, generatePublishableKey, hashApiKey } from './api-key.ts';
 import type { Store, StoreType } from './model.ts';
 import type { StoreRepository } from './ports.ts';
 
@@ -51,4 +51,42 @@ export const rotateStoreKey = async (deps: StoreAdminDeps, storeId: string): Pro
 export const revealStoreKey = async (deps: StoreAdminDeps, storeId: string): Promise<string | undefined> => {
   const store = await deps.stores.get(storeId);
   return store ? decryptApiKey(store.keyCipher, await deps.masterKey()) : undefined;
+};
+
+/**
+ * A browser origin as CORS compares it: `scheme://host[:port]`, lower case, no path. Anything else (a path, a
+ * wildcard, another scheme) is refused with the reason.
+ */
+export const parseOrigin = (raw: string): string => {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error(`Not an origin: ${raw} (expected https://shop.example)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`Not an http(s) origin: ${raw}`);
+  if (url.origin.toLowerCase() !== raw.trim().toLowerCase().replace(/\/$/, '')) {
+    throw new Error(`An origin has no path, query or credentials: ${raw} (expected ${url.origin})`);
+  }
+  return url.origin.toLowerCase();
+};
+
+/**
+ * Issues the store's publishable key (`pk_…`) for its storefront's pages, or only sets the origins they are served
+ * from. `rotate` (or no key yet) makes a new key: the previous one stops working within the auth cache period.
+ */
+export const issuePublishableKey = async (
+  deps: StoreAdminDeps,
+  storeId: string,
+  input: { readonly origins?: readonly string[]; readonly rotate?: boolean },
+): Promise<{ publishableKey: string; allowedOrigins: readonly string[] }> => {
+  const store = await deps.stores.get(storeId);
+  if (!store) throw new Error(`No store ${storeId}`);
+  const allowedOrigins = input.origins ? [...new Set(input.origins.map(parseOrigin))] : (store.allowedOrigins ?? []);
+  const fresh = input.rotate || !store.publishableKey ? generatePublishableKey() : undefined;
+  await deps.stores.setPublishableKey(storeId, {
+    ...(fresh ? { key: { value: fresh, hash: hashApiKey(fresh) } } : {}),
+    allowedOrigins,
+  });
+  return { publishableKey: fresh ?? (store.publishableKey as string), allowedOrigins };
 };

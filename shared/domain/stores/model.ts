@@ -8,6 +8,11 @@ export type StoreType = (typeof STORE_TYPES)[number];
 export interface AuthenticatedStore {
   readonly storeId: string;
   readonly type: StoreType;
+  /**
+   * Set when the caller used the store's publishable key (`pk_…`, made for browsers), not its secret key: it works on
+   * the headless event route only, and from a browser only on the store's allowed origins.
+   */
+  readonly publishable?: { readonly allowedOrigins: readonly string[] };
 }
 
 export interface Store extends AuthenticatedStore {
@@ -20,4 +25,13 @@ export interface Store extends AuthenticatedStore {
   readonly createdAt: number;
   /** The main account that owns the store (OAuth sign-in: its sub-accounts may open it); none until linked. */
   readonly mainAccountId?: string;
+  /**
+   * The publishable key (`pk_…`): public by design (it sits in the storefront's pages), so kept in clear, and it can
+   * only post headless events. None until the operator issues one.
+   */
+  readonly publishableKey?: string;
+  /** SHA-256 (hex) of the publishable key, its lookup. */
+  readonly publishableKeyHash?: string;
+  /** The browser origins (`https://shop.example`) whose pages may post headless events with the publishable key. */
+  readonly allowedOrigins?: readonly string[];
 }

@@ -9,6 +9,17 @@ export interface StoreRepository {
   /** Swaps the key: the old hash stops authenticating; fails if the store's key changed meanwhile. */
   replaceKey(storeId: string, oldKeyHash: string, next: { keyHash: string; keyCipher: string }): Promise<void>;
   list(): Promise<Store[]>;
+  /**
+   * Sets the store's publishable key and allowed origins: a new key replaces the old one (which stops authenticating),
+   * `key` undefined keeps the current key and changes only the origins.
+   */
+  setPublishableKey(
+    storeId: string,
+    next: {
+      readonly key?: { readonly value: string; readonly hash: string };
+      readonly allowedOrigins: readonly string[];
+    },
+  ): Promise<void>;
 }
 
 export interface RateLimiter {

@@ -212,6 +212,10 @@ const MATRIX: Record<string, Row> = {
     path: '/api/v1/events?source_id=iso-1',
     mustNotShow: (r) => [...A_IDS(r), 'customers/create', 'accepted_at'],
   },
+  'OPTIONS front /api/v1/headless/events': {
+    kind: 'public',
+    reason: 'The CORS preflight browsers send before a page posts: headers only, it reads and changes nothing',
+  },
   'GET front /api/v1/audience': { kind: 'store', mustNotShow: (r) => [...A_IDS(r), 'ada@example.com'] },
   'POST main /api/v1/batch/customers': {
     kind: 'store',

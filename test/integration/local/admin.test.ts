@@ -51,6 +51,26 @@ const customerEvent = (sourceId: string) => ({
 });
 
 describe('npm run admin -- store', () => {
+  it('issues a publishable key for the given origins, keeps it when only they change, and refuses a bad origin', async () => {
+    const storeId = field((await admin('store', 'create', '--name', 'Storefront')).stdout, 'storeId');
+    const issued = await admin('store', 'publishable-key', '--store', storeId, '--origin', 'https://Shop.Example');
+    expect(issued.code).toBe(0);
+    const key = field(issued.stdout, 'key');
+    expect(key).toMatch(/^pk_[0-9A-Za-z]{40}$/);
+    expect(field(issued.stdout, 'origins')).toBe('https://shop.example');
+
+    const again = await admin('store', 'publishable-key', '--store', storeId, '--origin', 'https://www.shop.example');
+    expect(field(again.stdout, 'key')).toBe(key);
+    const rotated = await admin('store', 'publishable-key', '--store', storeId, '--rotate');
+    expect(field(rotated.stdout, 'key')).not.toBe(key);
+    expect(field(rotated.stdout, 'origins')).toBe('https://www.shop.example');
+
+    const bad = await admin('store', 'publishable-key', '--store', storeId, '--origin', 'https://shop.example/cart');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('An origin has no path, query or credentials');
+    expect((await admin('store', 'publishable-key', '--store', 'st_missing')).code).toBe(1);
+  });
+
   it('creates a store, lists it, and rotates its key so that only the new key authenticates', async () => {
     const created = await admin('store', 'create', '--name', 'Admin Shop');
     expect(created.code).toBe(0);

@@ -171,13 +171,16 @@ export const EVENT_ROUTES = {
     summary: 'Send a storefront event (headless interface)',
     description:
       'The headless storefront interface (spec "Headless event interface"). A duplicate `source_id` answers ' +
-      '`{success: false, code: 304, message}` with HTTP 200. ' +
-      `At most ${LIMITS.eventsPerSecond} requests per second per store.`,
+      "`{success: false, code: 304, message}` with HTTP 200. Besides the store key it takes the store's " +
+      '**publishable key** (`pk_…`, `npm run admin -- store publishable-key`), made for storefront pages: it works on ' +
+      'this route only, and a browser page only on the origins the store allows (CORS; another origin answers 403 ' +
+      `before anything is recorded). At most ${LIMITS.eventsPerSecond} requests per second per store, whichever key.`,
     api: 'headless',
     body: envelopes('HeadlessEvent', HEADLESS_ENDPOINTS, HEADLESS_PAYLOADS),
     ok: { accepted: headlessReply.accepted(), duplicate: headlessReply.duplicate() },
     okDescription: 'Queued (`success: true`), or a duplicate `source_id` ignored (`code: 304`, still HTTP 200)',
-    errors: ['validation', 'payload_too_large', 'rate_limited', 'unavailable'],
+    errors: ['validation', 'forbidden', 'payload_too_large', 'rate_limited', 'unavailable'],
+    errorMessages: { forbidden: "Origin https://elsewhere.example is not allowed to use this store's publishable key" },
   }),
   'event-status': route({
     tag: 'Events',

@@ -25,6 +25,8 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
 
 /** Catalog HTTP functions left out of the public description on purpose, with why. */
 export const EXCLUDED_ROUTES: Exclusions = {
+  'headless-events-preflight':
+    'The CORS preflight (OPTIONS) browsers send on their own before a page posts a headless event: headers, no body',
   'unsubscribe-page':
     'The HTML confirmation page behind the link in every email (the token is the credential), for people',
   unsubscribe: 'The RFC 8058 one-click unsubscribe that mail clients post from the List-Unsubscribe header',

@@ -1,0 +1,148 @@
+/**
+ * The publishable key (`pk_…`) over HTTP on the local runtime: it posts headless events (from no browser, or from a
+ * browser on an origin the store allows, with CORS headers), and nothing else; a page on another origin is refused
+ * before anything is recorded; rotating it retires the old one. The browser itself: test/integration/events/
+ * publishable-key-browser.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
+import { hashApiKey } from '#shared/domain/stores/api-key.ts';
+import { issuePublishableKey, parseOrigin } from '#shared/domain/stores/manage-stores.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
+import { newStore, type TestStore } from '#test/support/local.ts';
+
+const SHOP = 'https://shop.example';
+
+let runtime: LocalRuntime;
+let store: TestStore;
+let publishable: string;
+let sequence = 0;
+
+beforeAll(async () => {
+  runtime = await startLocalRuntime({ logLevel: 'ERROR' });
+  store = await newStore('Publishable');
+  publishable = (await issuePublishableKey(storeAdminDeps(), store.storeId, { origins: [SHOP] })).publishableKey;
+});
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+const headlessEvent = () => ({
+  endpoint: 'customers/create',
+  source_id: `pk-${++sequence}`,
+  data: { id: `v-${sequence}`, created_at: 1_700_000_000, email: `visitor${sequence}@example.com` },
+});
+
+const post = async (key: string, headers: Record<string, string> = {}, body: unknown = headlessEvent()) => {
+  const response = await fetch(`${runtime.urls.front}/api/v1/headless/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-access-token': key, ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
+};
+
+describe('the publishable key', () => {
+  it('is a pk_ key, and posts a headless event from the server side (no Origin) like the store key', async () => {
+    expect(publishable).toMatch(/^pk_[A-Za-z0-9]{40}$/);
+    const answer = await post(publishable);
+    expect(answer).toMatchObject({ status: 200, body: { success: true } });
+    expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers a page on an allowed origin with its CORS headers, errors included', async () => {
+    const accepted = await post(publishable, { origin: SHOP });
+    expect(accepted.status).toBe(200);
+    expect(accepted.headers.get('access-control-allow-origin')).toBe(SHOP);
+    expect(accepted.headers.get('vary')).toMatch(/origin/i);
+    const invalid = await post(
+      publishable,
+      { origin: SHOP },
+      { endpoint: 'customers/create', source_id: 'x', data: {} },
+    );
+    expect(invalid.status).toBe(412);
+    expect(invalid.headers.get('access-control-allow-origin')).toBe(SHOP);
+  });
+
+  it('refuses a page on another origin (403) before recording the event', async () => {
+    const event = headlessEvent();
+    const refused = await post(publishable, { origin: 'https://evil.example' }, event);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      message: "Origin https://evil.example is not allowed to use this store's publishable key",
+    });
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await dynamoEventLog().recorded(store.storeId, event.source_id)).toBeUndefined();
+  });
+
+  it('opens nothing else: the export, the general interface and management answer it 401', async () => {
+    const headers = { 'x-service-access-token': publishable };
+    const exported = await fetch(`${runtime.urls.front}/api/v1/audience?page=1`, { headers });
+    expect(exported.status).toBe(401);
+    expect(await exported.json()).toMatchObject({ message: expect.stringMatching(/^A publishable key \(pk_…\) only/) });
+    const general = await fetch(`${runtime.urls.main}/api/v1/events`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ endpoint: 'customers/create', source_id: 'g-1', data: { id: '1', created_at: 1 } }),
+    });
+    expect(general.status).toBe(401);
+    expect((await fetch(`${runtime.urls.main}/api/v1/webhooks`, { headers })).status).toBe(401);
+  });
+
+  it('answers the browser preflight for any origin, naming the method and headers a page may send', async () => {
+    const preflight = await fetch(`${runtime.urls.front}/api/v1/headless/events`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://anywhere.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, x-service-access-token',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(Object.fromEntries(preflight.headers)).toMatchObject({
+      'access-control-allow-origin': 'https://anywhere.example',
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'content-type, x-service-access-token',
+      'access-control-max-age': '600',
+    });
+  });
+
+  it('keeps its key when only the origins change, and retires the old key when rotated', async () => {
+    const deps = storeAdminDeps();
+    const same = await issuePublishableKey(deps, store.storeId, { origins: [SHOP, 'http://localhost:3000'] });
+    expect(same).toEqual({ publishableKey: publishable, allowedOrigins: [SHOP, 'http://localhost:3000'] });
+    const rotated = await issuePublishableKey(deps, store.storeId, { rotate: true });
+    expect(rotated.publishableKey).not.toBe(publishable);
+    expect(rotated.allowedOrigins).toEqual([SHOP, 'http://localhost:3000']);
+    expect(await deps.stores.findByKeyHash(hashApiKey(publishable))).toBeUndefined();
+    expect(await deps.stores.findByKeyHash(hashApiKey(rotated.publishableKey))).toEqual({
+      storeId: store.storeId,
+      type: 'direct',
+      publishable: { allowedOrigins: [SHOP, 'http://localhost:3000'] },
+    });
+    // The store key is untouched and still the store's secret key.
+    expect(await deps.stores.findByKeyHash(hashApiKey(store.apiKey))).toEqual({
+      storeId: store.storeId,
+      type: 'direct',
+    });
+  });
+
+  it('takes origins as scheme://host[:port] only', () => {
+    expect(parseOrigin('https://Shop.Example')).toBe('https://shop.example');
+    expect(parseOrigin('http://127.0.0.1:8080/')).toBe('http://127.0.0.1:8080');
+    for (const bad of [
+      'shop.example',
+      'https://shop.example/page',
+      'ftp://shop.example',
+      '*',
+      'https://a:b@shop.example',
+    ]) {
+      expect(() => parseOrigin(bad), bad).toThrow();
+    }
+  });
+});
