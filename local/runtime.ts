@@ -15,6 +15,7 @@ import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.t
 import { ENV } from '#shared/config.ts';
 import { systemClock } from '#shared/wiring/clock.ts';
 import { LocalClock } from './clock.ts';
+import { contractRecorder } from './contract-recorder.ts';
 import { startAwsEmulators } from './emulators/server.ts';
 import { deliverySimulator, emailEventSimulator, sqsEventPublisher } from './emulators/ses-events.ts';
 import { type LocalIdentityStatus, type SentListener, startSesProxy } from './emulators/ses-proxy.ts';
@@ -108,6 +109,17 @@ export interface LocalRuntime {
   setPollersPaused(paused: boolean): void;
   stop(): Promise<void>;
 }
+
+/**
+ * A catalog function's handler; under the contract recorder (`STOREFLOW_CONTRACT_DIR`), each invocation runs in the
+ * function's recording scope.
+ */
+const handlerOf = async <T extends (...args: never[]) => Promise<unknown>>(fn: { entry: string; name: string }) => {
+  const handler = await loadHandler<T>(fn.entry);
+  const recorder = contractRecorder();
+  if (!recorder) return handler;
+  return ((...args: Parameters<T>) => recorder.run(fn.name, () => handler(...args))) as unknown as T;
+};
 
 const loadHandler = async <T>(entry: string): Promise<T> => {
   const module = (await import(pathToFileURL(join(ROOT, entry)).href)) as { handler?: T };
@@ -250,7 +262,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
             routes.push({
               method: route.method,
               path: route.path,
-              invoke: await loadHandler<HttpLambda>(fn.entry),
+              invoke: await handlerOf<HttpLambda>(fn),
               context: () => lambdaContext(fn.name, fn.timeoutSeconds),
             });
           }
@@ -282,7 +294,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
           queueUrl: queues.urls[fn.queue],
           queueArn: queues.arns[fn.queue],
           batchSize: fn.batchSize,
-          invoke: await loadHandler<QueueLambda>(fn.entry),
+          invoke: await handlerOf<QueueLambda>(fn),
           context: () => lambdaContext(fn.name, fn.timeoutSeconds),
           onError: (error) => console.error(`[poller ${fn.name}]`, error),
         });

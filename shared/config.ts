@@ -125,9 +125,35 @@ export interface Config {
 }
 
 let cached: Config | undefined;
+let observedConfig: Config | undefined;
+let configObserver: ((key: keyof Config) => void) | undefined;
+
+/**
+ * Sees every setting read through `config()` (the local runtime's contract recorder attributes each to the function
+ * reading it; test/contract/ compares them with each function's deployed environment). Production sets none.
+ */
+export const observeConfig = (observer: ((key: keyof Config) => void) | undefined): void => {
+  configObserver = observer;
+  observedConfig = undefined;
+};
 
 /** The parsed configuration; throws at cold start with every bad variable named. */
 export const config = (): Config => {
+  if (configObserver) return observingConfig(configObserver);
+  return parsedConfig();
+};
+
+const observingConfig = (observer: (key: keyof Config) => void): Config => {
+  observedConfig ??= new Proxy(parsedConfig(), {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && key in target) observer(key as keyof Config);
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  return observedConfig;
+};
+
+const parsedConfig = (): Config => {
   if (cached) return cached;
   const result = v.safeParse(ConfigSchema, process.env);
   if (!result.success) {

@@ -2,10 +2,29 @@
  * Builds a value on first use and keeps it for the life of the warm function: the wiring of a use case (clients,
  * adapters, caches) is paid once per cold start, and only by the functions that use it.
  */
+
+/** When set, values are kept per scope (the local runtime's contract recorder: one per function, as in Lambda). */
+let scopeOf: (() => string | undefined) | undefined;
+
+/**
+ * Keeps lazily built values per scope from now on. On AWS every function is its own process, so each builds its own;
+ * the local runtime runs them all in one, and the contract recorder uses this so each function builds (and reads its
+ * settings for) its own wiring, as it will when deployed. Production never calls it.
+ */
+export const scopeLazies = (scope: (() => string | undefined) | undefined): void => {
+  scopeOf = scope;
+};
+
 export const lazy = <T>(build: () => T): (() => T) => {
   let built: { value: T } | undefined;
+  const scoped = new Map<string, T>();
   return () => {
-    built ??= { value: build() };
-    return built.value;
+    const scope = scopeOf?.();
+    if (scope === undefined) {
+      built ??= { value: build() };
+      return built.value;
+    }
+    if (!scoped.has(scope)) scoped.set(scope, build());
+    return scoped.get(scope) as T;
   };
 };

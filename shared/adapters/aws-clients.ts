@@ -9,7 +9,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { lazy } from '#shared/lazy.ts';
 
-export type ClientService = 'dynamodb' | 'sqs' | 'secretsManager' | 'sesv2';
+export type ClientService = 'dynamodb' | 'sqs' | 'secretsManager' | 'sesv2' | 's3' | 'scheduler';
 
 /** Sees every client this module creates: already created ones at once, later ones as they are created. */
 export type ClientObserver = (service: ClientService, client: { readonly middlewareStack: unknown }) => void;
@@ -27,7 +27,11 @@ export const observeClients = (observer: ClientObserver): (() => void) => {
   return () => observers.delete(observer);
 };
 
-const observed = <C extends { readonly middlewareStack: unknown }>(service: ClientService, client: C): C => {
+/**
+ * Registers a client made elsewhere (the S3 and Scheduler clients live in their adapters, so that only the functions
+ * that use them bundle them) with the observers, like the ones made here.
+ */
+export const observed = <C extends { readonly middlewareStack: unknown }>(service: ClientService, client: C): C => {
   created.set(service, client);
   for (const observer of observers) observer(service, client);
   return client;

@@ -7,12 +7,13 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { observed } from '#shared/adapters/aws-clients.ts';
 import { config, required } from '#shared/config.ts';
 import { readLines } from '#shared/domain/imports/line-reader.ts';
 import type { ImportFiles } from '#shared/domain/imports/ports.ts';
 import { lazy } from '#shared/lazy.ts';
 
-const s3 = lazy(() => new S3Client({ forcePathStyle: config().s3ForcePathStyle }));
+const s3 = lazy(() => observed('s3', new S3Client({ forcePathStyle: config().s3ForcePathStyle })));
 
 export const s3ImportFiles = (): ImportFiles => ({
   async put(key, content) {

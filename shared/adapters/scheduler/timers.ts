@@ -11,12 +11,13 @@ import {
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
+import { observed } from '#shared/adapters/aws-clients.ts';
 import { config, required } from '#shared/config.ts';
 import type { Timer } from '#shared/domain/timers/model.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
 import { lazy } from '#shared/lazy.ts';
 
-const scheduler = lazy(() => new SchedulerClient({}));
+const scheduler = lazy(() => observed('scheduler', new SchedulerClient({})));
 
 /** `at()` takes local date-time without zone or milliseconds; the zone is UTC. */
 const atExpression = (epochMs: number) => `at(${new Date(epochMs).toISOString().slice(0, 19)})`;
