@@ -21,7 +21,13 @@ import {
   revokeSubAccountSessions,
   setSubAccountPassword,
 } from '#shared/domain/accounts/manage-accounts.ts';
-import { createStore, issuePublishableKey, parseOrigin, rotateStoreKey } from '#shared/domain/stores/manage-stores.ts';
+import {
+  createStore,
+  issuePublishableKey,
+  parseOrigin,
+  rotateStoreKey,
+  setStoreDailySendCap,
+} from '#shared/domain/stores/manage-stores.ts';
 import { STORE_TYPES, type StoreType } from '#shared/domain/stores/model.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
 import { resumeSending } from '#shared/wiring/sending.ts';
@@ -32,6 +38,7 @@ const USAGE = `Usage:
   npm run admin -- store rotate-key --store <storeId>
   npm run admin -- store resume-sending --store <storeId>
   npm run admin -- store publishable-key --store <storeId> [--origin <https://shop.example>]… [--rotate]
+  npm run admin -- store daily-send-cap --store <storeId> --cap <emails per UTC day, 0 for none | default>
   npm run admin -- store list
   npm run admin -- account create-main --name <name>
   npm run admin -- account link-store --main <mainAccountId> --store <storeId>
@@ -53,6 +60,7 @@ const { values, positionals } = parseArgs({
     'password-stdin': { type: 'boolean' },
     origin: { type: 'string', multiple: true },
     rotate: { type: 'boolean' },
+    cap: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -140,6 +148,18 @@ const run = async () => {
       if (values.rotate) {
         console.log(`The previous publishable key stops working within ${DEFAULT_AUTH_CACHE_SECONDS} seconds.`);
       }
+    } else if (action === 'daily-send-cap') {
+      const storeId = values.store ?? fail('--store is required');
+      const text = values.cap ?? fail('--cap is required');
+      const cap = text === 'default' ? undefined : Number(text);
+      if (cap !== undefined && (!Number.isInteger(cap) || cap < 0)) fail('--cap must be a whole number, or default');
+      await setStoreDailySendCap(deps, storeId, cap);
+      console.log(
+        cap === undefined
+          ? `${storeId} sends under the deployment's daily cap again (storeDailySendCap).`
+          : `${storeId} may send ${cap === 0 ? 'any number of' : cap} marketing emails per UTC day` +
+              ' (functions see it within a minute).',
+      );
     } else if (action === 'list') {
       for (const store of await deps.stores.list()) {
         console.log(

@@ -32,7 +32,7 @@ import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
-import { PACING_HORIZON_SECONDS, senderDeps, storeStanding } from './sending.ts';
+import { PACING_HORIZON_SECONDS, senderDeps, storeDailySendCap, storeStanding } from './sending.ts';
 
 export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
   // One store's run starts are bounded (LIMITS.flowRunsPerSecond); a trigger over it goes back on the queue.
@@ -62,7 +62,7 @@ export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flow
   pacer: dynamoSendPacer(systemClock, { horizonSeconds: PACING_HORIZON_SECONDS }),
   sendRatePerSecond: config().sesSendRatePerSecond,
   dailySends: dynamoDailySends(),
-  dailySendCap: config().storeDailySendCap,
+  dailySendCap: storeDailySendCap(),
   standing: storeStanding(),
   onPaused: () => metrics.count(BUSINESS_METRICS.marketingSendsPaused, 1, { by: 'flow' }),
   onRetaken: () => metrics.count(BUSINESS_METRICS.sendClaimsRetaken, 1, { by: 'flow' }),

@@ -3,6 +3,7 @@
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
+import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { sesIdentities } from '#shared/adapters/ses/identities.ts';
@@ -10,6 +11,7 @@ import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsSendQueue } from '#shared/adapters/sqs/send-queue.ts';
 import { config } from '#shared/config.ts';
 import type { AcceptBulkDeps } from '#shared/domain/email/accept-bulk.ts';
+import type { DailySendCap } from '#shared/domain/email/ports.ts';
 import { reputationDays, type StandingCheck, standingOf } from '#shared/domain/email/reputation.ts';
 import type { SendWorkerDeps } from '#shared/domain/email/send-chunk.ts';
 import type { SenderDeps } from '#shared/domain/email/senders.ts';
@@ -25,7 +27,7 @@ export const acceptBulkDeps = lazy(
   (): AcceptBulkDeps => ({
     senders: senderDeps(),
     dailySends: dynamoDailySends(),
-    dailySendCap: config().storeDailySendCap,
+    dailySendCap: storeDailySendCap(),
     standing: storeStanding(),
     onPaused: () => metrics.count(BUSINESS_METRICS.marketingSendsPaused, 1, { by: 'bulk' }),
     suppressions: dynamoSuppressions(),
@@ -34,6 +36,12 @@ export const acceptBulkDeps = lazy(
     clock: systemClock,
   }),
 );
+
+/** Each store's daily cap (its own, else the deployment's), read at most once a minute per store per warm function. */
+export const storeDailySendCap = lazy((): DailySendCap => {
+  const fallback = config().storeDailySendCap;
+  return cachedPerStore(systemClock, 60_000, (store) => store?.dailySendCap ?? fallback);
+});
 
 /** The bounce and complaint guard, read at most once a minute per store per warm function. */
 export const storeStanding = lazy((): StandingCheck => {

@@ -85,6 +85,18 @@ export const dynamoStoreRepository = (): StoreRepository => {
 
     list: () => queryIndex<Store>('gsi1', keys.storeIndex(0, '').gsi1pk),
 
+    async setDailySendCap(storeId, cap) {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.store(storeId),
+          UpdateExpression: cap === undefined ? 'REMOVE dailySendCap' : 'SET dailySendCap = :cap',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(cap === undefined ? {} : { ExpressionAttributeValues: { ':cap': cap } }),
+        }),
+      );
+    },
+
     async setPublishableKey(storeId, next) {
       const store = await get(storeId);
       if (!store) throw new Error(`No store ${storeId}`);

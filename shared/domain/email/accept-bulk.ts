@@ -12,7 +12,7 @@ import { type AcceptedBatch, normalizeAddress, planChunks, type SendBatch, type 
 import type { BulkRequest } from './bulk-request.ts';
 import { lineBreakInHeaders } from './header-values.ts';
 import { secondsToNextDay, sendDay } from './pacing.ts';
-import type { DailySends, SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
+import type { DailySendCap, DailySends, SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
 import { type StandingCheck, sendingPaused } from './reputation.ts';
 import { requireVerifiedSender, type SenderDeps } from './senders.ts';
 
@@ -23,8 +23,8 @@ export interface AcceptBulkDeps {
   readonly standing: StandingCheck;
   /** Told when a paused store's send is refused (the alarmed metric). */
   readonly onPaused?: (storeId: string) => void;
-  /** Marketing emails per store per UTC day; 0 for no cap. */
-  readonly dailySendCap: number;
+  /** Marketing emails per store per UTC day (its own, or the deployment's); 0 for no cap. */
+  readonly dailySendCap: DailySendCap;
   readonly suppressions: Suppressions;
   readonly batches: SendBatchRepository;
   readonly queue: SendQueue;
@@ -33,12 +33,14 @@ export interface AcceptBulkDeps {
 
 /** Counts the batch against the store's daily cap, or refuses it whole (429 until the next UTC day). */
 const chargeDailyCap = async (deps: AcceptBulkDeps, storeId: string, count: number) => {
-  if (deps.dailySendCap <= 0 || count === 0) return;
+  if (count === 0) return;
+  const cap = await deps.dailySendCap(storeId);
+  if (cap <= 0) return;
   const now = deps.clock.now();
-  if (await deps.dailySends.take(storeId, sendDay(now), count, deps.dailySendCap)) return;
+  if (await deps.dailySends.take(storeId, sendDay(now), count, cap)) return;
   throw rateLimited(
     secondsToNextDay(now),
-    `The store's daily cap of ${deps.dailySendCap} marketing emails does not leave room for ${count} more today; retry after midnight UTC`,
+    `The store's daily cap of ${cap} marketing emails does not leave room for ${count} more today; retry after midnight UTC`,
   );
 };
 

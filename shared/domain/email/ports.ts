@@ -114,6 +114,12 @@ export interface DailySends {
   take(storeId: string, day: string, count: number, cap: number): Promise<boolean>;
 }
 
+/**
+ * A store's daily cap on marketing email: its own when the operator set one (`store daily-send-cap`), the deployment's
+ * (`storeDailySendCap`) otherwise; 0 for none.
+ */
+export type DailySendCap = (storeId: string) => Promise<number>;
+
 /** The mail engine (SESv2). Transient failures throw (the queue retries); permanent ones throw `PermanentError`. */
 export interface Mailer {
   /** One rendered message (flows); answers SES's message id. */

@@ -10,7 +10,14 @@ import type { Clock } from '#shared/domain/clock.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { EMAIL_TAGS, listUnsubscribeHeaders } from '#shared/domain/email/model.ts';
 import { type SendClass, sendDay } from '#shared/domain/email/pacing.ts';
-import type { DailySends, Mailer, SendPacer, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
+import type {
+  DailySendCap,
+  DailySends,
+  Mailer,
+  SendPacer,
+  SentMessages,
+  Suppressions,
+} from '#shared/domain/email/ports.ts';
 import type { StandingCheck } from '#shared/domain/email/reputation.ts';
 import type { Store } from '#shared/domain/stores/model.ts';
 import { isAppError, PermanentError } from '#shared/errors.ts';
@@ -43,7 +50,7 @@ export interface EmailStepDeps extends ContactLookup {
   readonly sendRatePerSecond: number;
   /** Marketing flow emails count against the store's daily cap (`dailySendCap`, 0 for none). */
   readonly dailySends: DailySends;
-  readonly dailySendCap: number;
+  readonly dailySendCap: DailySendCap;
   /** The bounce and complaint guard: a paused store's marketing flow email exits `sending_paused`. */
   readonly standing: StandingCheck;
   readonly onPaused?: (storeId: string) => void;
@@ -135,10 +142,9 @@ export const sendEmailStep = async (
       return end(finished(run, now, 'exited', 'sending_paused', { stepId: step.id, reason: paused }));
     }
   }
-  if (sendClass === 'marketing' && deps.dailySendCap > 0) {
-    if (!(await deps.dailySends.take(storeId, sendDay(now), 1, deps.dailySendCap))) {
-      return end(finished(run, now, 'exited', 'daily_send_cap', { stepId: step.id, cap: deps.dailySendCap }));
-    }
+  const cap = sendClass === 'marketing' ? await deps.dailySendCap(storeId) : 0;
+  if (cap > 0 && !(await deps.dailySends.take(storeId, sendDay(now), 1, cap))) {
+    return end(finished(run, now, 'exited', 'daily_send_cap', { stepId: step.id, cap }));
   }
 
   // A stale claim on this step: its worker died after claiming, maybe after SES took the email (counted).

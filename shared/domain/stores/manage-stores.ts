@@ -90,3 +90,19 @@ export const issuePublishableKey = async (
   });
   return { publishableKey: fresh ?? (store.publishableKey as string), allowedOrigins };
 };
+
+/**
+ * Sets a store's own daily cap on marketing email (a big sender with a clean list may get more than the deployment's
+ * default, a new one less), or with `undefined` returns it to the deployment's. Functions see it within a minute.
+ */
+export const setStoreDailySendCap = async (
+  deps: StoreAdminDeps,
+  storeId: string,
+  cap: number | undefined,
+): Promise<void> => {
+  if (cap !== undefined && (!Number.isInteger(cap) || cap < 0)) {
+    throw new Error(`A daily cap is a whole number of emails, 0 for none: ${cap}`);
+  }
+  if (!(await deps.stores.get(storeId))) throw new Error(`No store ${storeId}`);
+  await deps.stores.setDailySendCap(storeId, cap);
+};

@@ -34,4 +34,6 @@ export interface Store extends AuthenticatedStore {
   readonly publishableKeyHash?: string;
   /** The browser origins (`https://shop.example`) whose pages may post headless events with the publishable key. */
   readonly allowedOrigins?: readonly string[];
+  /** The store's own daily cap on marketing email, over the deployment's `storeDailySendCap`; 0 for none. */
+  readonly dailySendCap?: number;
 }

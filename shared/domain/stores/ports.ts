@@ -13,6 +13,8 @@ export interface StoreRepository {
    * Sets the store's publishable key and allowed origins: a new key replaces the old one (which stops authenticating),
    * `key` undefined keeps the current key and changes only the origins.
    */
+  /** Sets the store's own daily cap on marketing email, or (undefined) goes back to the deployment's. */
+  setDailySendCap(storeId: string, cap: number | undefined): Promise<void>;
   setPublishableKey(
     storeId: string,
     next: {

@@ -4,6 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { setStoreDailySendCap } from '#shared/domain/stores/manage-stores.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 import { newStore, type TestStore } from '#test/support/local.ts';
 import { bulk, recipients, registerDomain, send } from '#test/support/sending.ts';
 
@@ -56,5 +58,21 @@ describe('the daily cap', () => {
     expect(
       (await send(runtime, other, bulk('other-sender.example', { recipients: recipients(3, 'cap4.example') }))).status,
     ).toBe(200);
+  });
+
+  it("takes a store's own cap over the deployment's, and back", async () => {
+    const big = await newStore('Daily cap own');
+    await registerDomain(runtime, big, 'big-sender.example');
+    await setStoreDailySendCap(storeAdminDeps(), big.storeId, 5);
+    // Five fit where the deployment's cap (3) would refuse them.
+    const five = await send(runtime, big, bulk('big-sender.example', { recipients: recipients(5, 'own.example') }));
+    expect(five.status).toBe(200);
+    const sixth = await send(runtime, big, bulk('big-sender.example', { recipients: recipients(1, 'own2.example') }), {
+      raw: true,
+    });
+    expect(sixth.status).toBe(429);
+    expect(sixth.body.message).toMatch(/^The store's daily cap of 5 marketing emails/);
+    await expect(setStoreDailySendCap(storeAdminDeps(), big.storeId, -1)).rejects.toThrow(/whole number/);
+    await expect(setStoreDailySendCap(storeAdminDeps(), 'st_missing', 10)).rejects.toThrow(/No store st_missing/);
   });
 });

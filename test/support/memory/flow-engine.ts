@@ -270,7 +270,7 @@ export const fakes = (): Fakes => {
         return true;
       },
     },
-    dailySendCap: 0,
+    dailySendCap: async () => 0,
     standing: async () => undefined,
     clock: { now: () => clock.now },
   };

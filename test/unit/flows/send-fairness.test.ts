@@ -23,7 +23,7 @@ describe('flow email and the pacer', () => {
 
   it('skips marketing flow email past the daily cap with its reason, and never transactional email', async () => {
     const f = fakes();
-    const deps = { ...f.deps, dailySendCap: 1 };
+    const deps = { ...f.deps, dailySendCap: async () => 1 };
     f.flows.set('fl_order', flowOf('fl_order', 'order_paid'));
     f.flows.set('fl_promo', flowOf('fl_promo', 'order_paid', { consent: 'not_unsubscribed' }));
     const first = triggerOf('order_paid', { contact: { email: 'one@example.com' } });
