@@ -32,6 +32,11 @@ export const LIMITS = {
   flowRunsPerSecond: 50,
   /** Import upload URLs per second per store: each is a job and a signed URL; more than a script needs. */
   uploadUrlsPerSecond: 2,
+  /**
+   * Flow waits a store may keep at once in the timer wheel (each a small item in the table): a store whose flows hold
+   * this many runs waiting sees new waits exit `waiting_runs_cap` instead of the table growing without bound.
+   */
+  waitingRunsPerStore: 1_000_000,
   /** Event status reads per second per store (`GET /api/v1/events`): for checking events, not for polling each one. */
   eventStatusPerSecond: 10,
 } as const;

@@ -1411,7 +1411,7 @@ export interface components {
                         messageId?: string;
                         /** @description End of the wait (`waiting`), Unix epoch milliseconds */
                         until?: number;
-                        /** @description Why the run exited (`exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, `recently_mailed`, `daily_send_cap`, `sending_paused`) or failed (`send_rejected`, `send_failed`, `render_failed`) */
+                        /** @description Why the run exited (`exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, `recently_mailed`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`) or failed (`send_rejected`, `send_failed`, `render_failed`) */
                         reason?: string;
                         detail?: {
                             [key: string]: unknown;

@@ -55,7 +55,12 @@ export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flow
   mailer: sesMailer(),
   sent: dynamoSentMessages(),
   // Flow waits through the timer wheel: one Scheduler schedule per store and due minute, not per waiting run.
-  timers: wheelTimers({ buckets: dynamoTimerBuckets(), schedules: schedulerTimers(), clock: systemClock }),
+  timers: wheelTimers({
+    buckets: dynamoTimerBuckets(),
+    schedules: schedulerTimers(),
+    clock: systemClock,
+    waitingRunsCap: LIMITS.waitingRunsPerStore,
+  }),
   unsubscribe: unsubscribeLinks(),
   senders: { requireVerified: (storeId, fromEmail) => requireVerifiedSender(senderDeps(), storeId, fromEmail) },
   // One pacer for bulk and flow mail: the account's SES rate, transactional first, a fair share per store.

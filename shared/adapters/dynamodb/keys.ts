@@ -34,6 +34,7 @@
  * | flowRun  | STORE#<storeId>#RUN#<runId>          | RUN       | STORE#<storeId>#FLOW#<flowId>#RUNS / <startedAt>#<runId> | STORE#<storeId>#CONTACT#<email>#RUNS / <startedAt>#<runId> |
  * | flowEntry | STORE#<storeId>#FLOW#<flowId>#ENTRY#<entryKey> | ENTRY |                               |                                      |
  * | wheelEntry | STORE#<storeId>#WHEEL#<minute>    | <timer name> |                                      |                                      |
+ * | waitingRuns | STORE#<storeId>#WAITING          | COUNT     |                                         |                                      |
  * | dailySends | STORE#<storeId>#DAILY-SENDS#<day> | COUNT     |                                         |                                      |
  * | reputation | STORE#<storeId>#REPUTATION#<day>  | COUNT     |                                         |                                      |
  * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
@@ -77,6 +78,7 @@ export type Entity =
   | 'flow'
   | 'flowRun'
   | 'wheelEntry'
+  | 'waitingRuns'
   | 'dailySends'
   | 'reputation'
   | 'flowEntry'
@@ -202,6 +204,8 @@ export const keys = {
   dailySends: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#DAILY-SENDS#${day}`, sk: 'COUNT' }),
   /** A flow wait kept in the timer wheel's bucket of its store and due minute (epoch ms). */
   wheelEntry: (storeId: string, minute: number, name: string) => ({ pk: `STORE#${storeId}#WHEEL#${minute}`, sk: name }),
+  /** How many waits the store keeps in the timer wheel (its cap: `LIMITS.waitingRunsPerStore`). */
+  waitingRuns: (storeId: string) => ({ pk: `STORE#${storeId}#WAITING`, sk: 'COUNT' }),
   flowRunsByFlow: (storeId: string, flowId: string, startedAt: number, runId: string) => ({
     gsi1pk: `STORE#${storeId}#FLOW#${flowId}#RUNS`,
     gsi1sk: `${pad(startedAt, 15)}#${runId}`,

@@ -3,7 +3,9 @@
  * another worker holds it.
  */
 import type { Customer } from '#shared/domain/customers/model.ts';
+import type { Timer } from '#shared/domain/timers/model.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
+import { WaitingRunsCapReached } from '#shared/domain/timers/wheel.ts';
 import { evaluate } from './conditions.ts';
 import { findContact } from './contact-facts.ts';
 import { type EmailStepDeps, sendEmailStep } from './email-step.ts';
@@ -11,7 +13,7 @@ import { type FactDeps, factsFor } from './facts.ts';
 import type { Flow } from './flow.ts';
 import type { FlowRepository } from './ports.ts';
 import { type FlowRun, type RunStatus, TERMINAL } from './run.ts';
-import { saveRun } from './run-changes.ts';
+import { finished, saveRun } from './run-changes.ts';
 import { transition } from './transition.ts';
 
 export interface AdvanceDeps extends EmailStepDeps, FactDeps {
@@ -59,6 +61,22 @@ export const advanceRun = async (
     }
   };
 
+  /**
+   * Sets the wait's timer; when the store already keeps its cap of waiting runs, the run exits `waiting_runs_cap`
+   * instead (false: the loop goes on with the exited run).
+   */
+  const keptWaiting = async (timer: Timer): Promise<boolean> => {
+    try {
+      await deps.timers.set(timer);
+      return true;
+    } catch (error) {
+      if (!(error instanceof WaitingRunsCapReached) || !run) throw error;
+      const waiting = run;
+      await move(waiting, finished(waiting, deps.clock.now(), 'exited', 'waiting_runs_cap', { cap: error.cap }));
+      return false;
+    }
+  };
+
   for (;;) {
     if (!run) return undefined;
     const current: FlowRun = run;
@@ -71,7 +89,7 @@ export const advanceRun = async (
       case 'stop':
         return decided.status;
       case 'keep_waiting':
-        if (decided.timer) await deps.timers.set(decided.timer);
+        if (decided.timer && !(await keptWaiting(decided.timer))) continue;
         return 'waiting';
       case 'save':
         if (decided.refresh) {
@@ -83,7 +101,7 @@ export const advanceRun = async (
       case 'wait':
         await move(current, decided.next);
         if (run !== decided.next) continue;
-        await deps.timers.set(decided.timer);
+        if (!(await keptWaiting(decided.timer))) continue;
         return 'waiting';
       case 'exit_if': {
         const contact = checked

@@ -16,10 +16,17 @@ export interface DuePage {
  * per store and minute instead of one per waiting run.
  */
 export interface TimerBuckets {
-  /** Keeps the wait in its store's bucket for `minute` (one write; the same timer name again overwrites it). */
-  add(minute: number, timer: Timer & { readonly payload: FlowTimerPayload }): Promise<void>;
+  /**
+   * Keeps the wait in its store's bucket for `minute`, counted among the store's waits if it is new, unless the store
+   * already keeps `cap` waits: then nothing is kept and the answer is false. The same timer name again overwrites its
+   * entry without counting it twice.
+   */
+  add(minute: number, timer: Timer & { readonly payload: FlowTimerPayload }, cap: number): Promise<boolean>;
   /** The first waits still in one store's bucket (a consistent read of at most one page). */
   due(storeId: string, minute: number): Promise<DuePage>;
-  /** Removes released waits from the bucket, so a release that stops part-way goes on where it stopped. */
+  /**
+   * Removes released waits from the bucket (and from the store's count), so a release that stops part-way goes on
+   * where it stopped.
+   */
   remove(storeId: string, minute: number, names: readonly string[]): Promise<void>;
 }

@@ -25,8 +25,21 @@ export const dueMinute = (at: number): number => Math.ceil(at / WHEEL_MINUTE_MS)
 /** The tick schedule of a store's minute: deterministic, so every instance sets the same one. */
 export const tickName = (storeId: string, minute: number): string => `tick-${storeId}-${minute / WHEEL_MINUTE_MS}`;
 
+/** A store keeps its cap of waiting runs (`LIMITS.waitingRunsPerStore`): the wait is not kept, its run exits. */
+export class WaitingRunsCapReached extends Error {
+  readonly cap: number;
+
+  constructor(cap: number) {
+    super(`The store keeps ${cap} waiting flow runs, its limit`);
+    this.name = 'WaitingRunsCapReached';
+    this.cap = cap;
+  }
+}
+
 export interface WheelDeps {
   readonly buckets: Pick<TimerBuckets, 'add'>;
+  /** Waits a store may keep at once (`LIMITS.waitingRunsPerStore`). */
+  readonly waitingRunsCap: number;
   /** One-time schedules (the Scheduler): the ticks, and the timers that keep their own schedule. */
   readonly schedules: Timers;
   readonly clock: Clock;
@@ -45,7 +58,9 @@ export const wheelTimers = (deps: WheelDeps): Timers => {
     async set(timer) {
       if (!isFlowTimer(timer) || timer.at - deps.clock.now() < WHEEL_MIN_WAIT_MS) return deps.schedules.set(timer);
       const minute = dueMinute(timer.at);
-      await deps.buckets.add(minute, timer);
+      if (!(await deps.buckets.add(minute, timer, deps.waitingRunsCap))) {
+        throw new WaitingRunsCapReached(deps.waitingRunsCap);
+      }
       const { storeId } = timer.payload;
       const name = tickName(storeId, minute);
       if (ticked.has(name)) return;

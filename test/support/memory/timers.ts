@@ -13,20 +13,31 @@ export class MemorySchedules implements Timers {
   }
 }
 
-/** The wheel's buckets: per store and minute, one wait per timer name; pages of `pageSize` (to exercise paging). */
+/**
+ * The wheel's buckets: per store and minute, one wait per timer name; pages of `pageSize` (to exercise paging); each
+ * store's count of kept waits, held under the cap `add` is given.
+ */
 export class MemoryTimerBuckets implements TimerBuckets {
   readonly buckets = new Map<string, Map<string, FlowTimerPayload>>();
+  readonly waiting = new Map<string, number>();
   readonly pageSize: number;
 
   constructor(pageSize = 100) {
     this.pageSize = pageSize;
   }
 
-  async add(minute: number, timer: Timer & { readonly payload: FlowTimerPayload }) {
-    const key = `${timer.payload.storeId}\n${minute}`;
+  async add(minute: number, timer: Timer & { readonly payload: FlowTimerPayload }, cap: number) {
+    const { storeId } = timer.payload;
+    const key = `${storeId}\n${minute}`;
     const bucket = this.buckets.get(key) ?? new Map<string, FlowTimerPayload>();
+    if (!bucket.has(timer.name)) {
+      const waiting = this.waiting.get(storeId) ?? 0;
+      if (waiting >= cap) return false;
+      this.waiting.set(storeId, waiting + 1);
+    }
     bucket.set(timer.name, timer.payload);
     this.buckets.set(key, bucket);
+    return true;
   }
 
   async due(storeId: string, minute: number): Promise<DuePage> {
@@ -37,5 +48,6 @@ export class MemoryTimerBuckets implements TimerBuckets {
   async remove(storeId: string, minute: number, names: readonly string[]) {
     const bucket = this.buckets.get(`${storeId}\n${minute}`);
     for (const name of names) bucket?.delete(name);
+    this.waiting.set(storeId, (this.waiting.get(storeId) ?? 0) - names.length);
   }
 }

@@ -9,6 +9,7 @@ import { SEND_CLAIM_MS } from '#shared/domain/flows/email-step.ts';
 import { handleFlowMessage } from '#shared/domain/flows/engine.ts';
 import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import { runIdOf } from '#shared/domain/flows/run.ts';
+import { WaitingRunsCapReached } from '#shared/domain/timers/wheel.ts';
 import { PermanentError } from '#shared/errors.ts';
 import {
   customerOf,
@@ -340,6 +341,27 @@ describe('runs', () => {
     f.verifiedDomains.add('brand-b.example');
     await handleTrigger(f.deps, triggerOf('order_paid'));
     expect(f.sent.map((m) => m.from.email)).toEqual(['ceo@brand-b.example']);
+  });
+
+  it('exits a run entering a wait when its store keeps its cap of waiting runs, and says so', async () => {
+    const f = fakes();
+    f.flows.set(
+      'fl_w',
+      flowOf('fl_w', 'order_paid', { steps: [{ type: 'wait', id: 'w', seconds: 3600 }, emailStep('e')] }),
+    );
+    const capped = {
+      ...f.deps,
+      timers: {
+        set: async () => {
+          throw new WaitingRunsCapReached(2);
+        },
+      },
+    };
+    const [runId] = (await handleTrigger(capped, triggerOf('order_paid'))).entered;
+    if (!runId) throw new Error('no run');
+    expect(f.runs.get(runId)).toMatchObject({ status: 'exited' });
+    expect(JSON.stringify(f.runs.get(runId))).toContain('waiting_runs_cap');
+    expect(f.sent).toEqual([]);
   });
 
   it("sends once when two workers advance the same run at the same time, and takes over a dead worker's claim", async () => {

@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Timer, timerName } from '#shared/domain/timers/model.ts';
-import { dueMinute, releaseTick, tickName, WHEEL_MIN_WAIT_MS, wheelTimers } from '#shared/domain/timers/wheel.ts';
+import {
+  dueMinute,
+  releaseTick,
+  tickName,
+  WaitingRunsCapReached,
+  WHEEL_MIN_WAIT_MS,
+  wheelTimers,
+} from '#shared/domain/timers/wheel.ts';
 import { RetryLater } from '#shared/errors.ts';
 import { MemorySchedules, MemoryTimerBuckets } from '#test/support/memory/timers.ts';
 
@@ -17,11 +24,11 @@ const flowWait = (storeId: string, runId: string, at: number): Timer => ({
   payload: { v: 1, kind: 'flow', storeId, runId, step: 'wait-1' },
 });
 
-const setup = () => {
+const setup = (waitingRunsCap = 1_000_000) => {
   const clock = { ms: NOW, now: () => clock.ms };
   const schedules = new MemorySchedules();
   const buckets = new MemoryTimerBuckets(100);
-  const timers = wheelTimers({ buckets, schedules, clock });
+  const timers = wheelTimers({ buckets, schedules, clock, waitingRunsCap });
   return { clock, schedules, buckets, timers };
 };
 
@@ -36,6 +43,24 @@ describe('the timer wheel', () => {
     expect([...schedules.live.keys()]).toEqual([tickName('st_attacker', dueMinute(NOW + 90 * DAY))]);
     expect(schedules.calls).toBe(1);
     expect([...buckets.buckets.values()].reduce((sum, bucket) => sum + bucket.size, 0)).toBe(500);
+  });
+
+  it("refuses a store's wait past its cap of waiting runs, counts a wait set again once, and frees room on release", async () => {
+    const { buckets, timers } = setup(3);
+    const at = NOW + DAY;
+    for (const run of ['r1', 'r2', 'r3']) await timers.set(flowWait('st_full', run, at));
+    await expect(timers.set(flowWait('st_full', 'r4', at))).rejects.toBeInstanceOf(WaitingRunsCapReached);
+    // The same wait again is not a new one; another store has its own room.
+    await timers.set(flowWait('st_full', 'r1', at));
+    await timers.set(flowWait('st_other', 'r1', at));
+    expect(buckets.waiting.get('st_full')).toBe(3);
+    // Released waits leave the count.
+    await releaseTick(
+      { buckets, flowQueue: { resume: async () => undefined } },
+      { v: 1, kind: 'tick', storeId: 'st_full', minute: dueMinute(at) },
+    );
+    expect(buckets.waiting.get('st_full')).toBe(0);
+    await timers.set(flowWait('st_full', 'r4', at));
   });
 
   it('gives each store its own tick, due at the whole minute at or after the wait ends', async () => {

@@ -33,7 +33,7 @@ const RunEvent = v.object({
       v.string(),
       v.description(
         'Why the run exited (`exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, ' +
-          '`recently_mailed`, `daily_send_cap`, `sending_paused`) or failed (`send_rejected`, `send_failed`, `render_failed`)',
+          '`recently_mailed`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`) or failed (`send_rejected`, `send_failed`, `render_failed`)',
       ),
     ),
   ),
