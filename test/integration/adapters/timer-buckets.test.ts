@@ -37,7 +37,7 @@ describe('dynamoTimerBuckets', () => {
     const due = await buckets.due(store, MINUTE);
     expect(due.items.map((item) => item.payload.runId).sort()).toEqual(['a', 'b', 'c']);
 
-    await buckets.remove(store, MINUTE, ['flow-' + store + '-a', 'flow-' + store + '-b']);
+    await buckets.remove(store, MINUTE, [`flow-${store}-a`, `flow-${store}-b`]);
     expect(await waiting(store)).toBe(1);
     expect(await buckets.add(MINUTE, wait(store, 'd'), 3)).toBe(true);
     expect((await buckets.due(store, MINUTE)).items.map((item) => item.payload.runId).sort()).toEqual(['c', 'd']);
