@@ -28,3 +28,15 @@ export const lazy = <T>(build: () => T): (() => T) => {
     return scoped.get(scope) as T;
   };
 };
+
+/**
+ * Like `lazy`, but one value per process even under `scopeLazies`: for what holds no function's settings and is the
+ * same for every function (the SDK clients), so that a test spying on a client sees every function's calls.
+ */
+export const processWide = <T>(build: () => T): (() => T) => {
+  let built: { value: T } | undefined;
+  return () => {
+    built ??= { value: build() };
+    return built.value;
+  };
+};

@@ -7,7 +7,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { lazy } from '#shared/lazy.ts';
+import { processWide } from '#shared/lazy.ts';
 
 export type ClientService = 'dynamodb' | 'sqs' | 'secretsManager' | 'sesv2' | 's3' | 'scheduler';
 
@@ -37,7 +37,7 @@ export const observed = <C extends { readonly middlewareStack: unknown }>(servic
   return client;
 };
 
-export const dynamo = lazy(() =>
+export const dynamo = processWide(() =>
   DynamoDBDocumentClient.from(observed('dynamodb', new DynamoDBClient({})), {
     // A JSON object with an own `constructor` key (free-form event data may have one) is still a plain map: without
     // this option the marshaller takes it for a class instance and throws, and the event could never be applied.
@@ -45,8 +45,8 @@ export const dynamo = lazy(() =>
   }),
 );
 
-export const sqs = lazy(() => observed('sqs', new SQSClient({})));
+export const sqs = processWide(() => observed('sqs', new SQSClient({})));
 
-export const secretsManager = lazy(() => observed('secretsManager', new SecretsManagerClient({})));
+export const secretsManager = processWide(() => observed('secretsManager', new SecretsManagerClient({})));
 
-export const sesv2 = lazy(() => observed('sesv2', new SESv2Client({})));
+export const sesv2 = processWide(() => observed('sesv2', new SESv2Client({})));

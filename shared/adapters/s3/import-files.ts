@@ -11,9 +11,9 @@ import { observed } from '#shared/adapters/aws-clients.ts';
 import { config, required } from '#shared/config.ts';
 import { readLines } from '#shared/domain/imports/line-reader.ts';
 import type { ImportFiles } from '#shared/domain/imports/ports.ts';
-import { lazy } from '#shared/lazy.ts';
+import { processWide } from '#shared/lazy.ts';
 
-const s3 = lazy(() => observed('s3', new S3Client({ forcePathStyle: config().s3ForcePathStyle })));
+const s3 = processWide(() => observed('s3', new S3Client({ forcePathStyle: config().s3ForcePathStyle })));
 
 export const s3ImportFiles = (): ImportFiles => ({
   async put(key, content) {

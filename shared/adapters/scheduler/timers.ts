@@ -15,9 +15,9 @@ import { observed } from '#shared/adapters/aws-clients.ts';
 import { config, required } from '#shared/config.ts';
 import type { Timer } from '#shared/domain/timers/model.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
-import { lazy } from '#shared/lazy.ts';
+import { processWide } from '#shared/lazy.ts';
 
-const scheduler = lazy(() => observed('scheduler', new SchedulerClient({})));
+const scheduler = processWide(() => observed('scheduler', new SchedulerClient({})));
 
 /** `at()` takes local date-time without zone or milliseconds; the zone is UTC. */
 const atExpression = (epochMs: number) => `at(${new Date(epochMs).toISOString().slice(0, 19)})`;
