@@ -267,20 +267,25 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route(
       'oauth-sign-in',
       ['POST', 'main', '/api/v1/oauth'],
-      { table: 'readWrite' },
+      // The sign-in link it answers points at the main host's public URL.
+      { table: 'readWrite', publicMainUrl: true },
       { timeoutSeconds: 10, memoryMb: 1024 },
     ),
     // Browser pages: no store key; the link token or the session cookie is the credential.
     // GET shows a Continue button (link scanners fetch links too); its POST uses the link up.
     {
-      ...route('oauth-callback', ['GET', 'main', '/oauth/callback'], { table: 'readWrite' }),
+      // Its POST checks Origin against the main host's public URL (shared/http/same-origin.ts), as sign-out does.
+      ...route('oauth-callback', ['GET', 'main', '/oauth/callback'], { table: 'readWrite', publicMainUrl: true }),
       routes: [
         { host: 'main', method: 'GET', path: '/oauth/callback' },
         { host: 'main', method: 'POST', path: '/oauth/callback' },
       ],
     },
     route('back-office', ['GET', 'main', '/back-office'], { table: 'read' }),
-    route('back-office-sign-out', ['POST', 'main', '/back-office/sign-out'], { table: 'readWrite' }),
+    route('back-office-sign-out', ['POST', 'main', '/back-office/sign-out'], {
+      table: 'readWrite',
+      publicMainUrl: true,
+    }),
     // Public and the same on every host: generated from this catalog on first request, touches nothing.
     {
       ...route('openapi-document', ['GET', 'main', '/api/v1/openapi.json'], { publicUrls: true }),
