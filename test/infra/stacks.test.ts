@@ -372,7 +372,7 @@ describe('rate-limited routes', () => {
     for (const spec of catalog) {
       if (spec.kind !== 'http') continue;
       // httpRoute marks its handlers (`rateLimited`); the few handlers written without it are not rate limited.
-      const module = (await import(`../../${spec.entry}`)) as { handler: { rateLimited?: boolean } };
+      const module = (await import(/* @vite-ignore */ `../../${spec.entry}`)) as { handler: { rateLimited?: boolean } };
       if (module.handler.rateLimited !== true) continue;
       limited.push(spec.name);
       if (spec.uses.table !== 'readWrite' && spec.uses.rateCounters !== true) undeclared.push(spec.name);
