@@ -11,7 +11,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { observeClients } from '#shared/adapters/aws-clients.ts';
+import { observeClients } from '#shared/adapters/client-observers.ts';
 import { observeConfig } from '#shared/config.ts';
 import { scopeLazies } from '#shared/lazy.ts';
 

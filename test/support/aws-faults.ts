@@ -1,10 +1,10 @@
 /**
- * Fault injection into this process's SDK clients (`observeClients` of `shared/adapters/aws-clients.ts`): a middleware
+ * Fault injection into this process's SDK clients (`observeClients` of `shared/adapters/client-observers.ts`): a middleware
  * in the `deserialize` step sits inside the SDK's retry loop, so an error it throws is retried as one from the service
  * would be (a `ProvisionedThroughputExceededException` as throttling). The fault-injection tests use it to make
  * DynamoDB throttle, SQS refuse a send or SES fail.
  */
-import { type ClientService, observeClients } from '#shared/adapters/aws-clients.ts';
+import { type ClientService, observeClients } from '#shared/adapters/client-observers.ts';
 
 export type { ClientService };
 

@@ -7,7 +7,7 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { observed } from '#shared/adapters/aws-clients.ts';
+import { observed } from '#shared/adapters/client-observers.ts';
 import { config, required } from '#shared/config.ts';
 import { readLines } from '#shared/domain/imports/line-reader.ts';
 import type { ImportFiles } from '#shared/domain/imports/ports.ts';

@@ -11,7 +11,7 @@ import {
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { observed } from '#shared/adapters/aws-clients.ts';
+import { observed } from '#shared/adapters/client-observers.ts';
 import { config, required } from '#shared/config.ts';
 import type { Timer } from '#shared/domain/timers/model.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
