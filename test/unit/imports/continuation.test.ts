@@ -5,14 +5,11 @@
  * skipped, every contact is written once, and `bulk_operations/finish` is emitted once, at the very end.
  */
 import { describe, expect, it } from 'vitest';
-import type { Customer } from '#shared/domain/customers/model.ts';
-import type { ImportJob } from '#shared/domain/imports/model.ts';
-import { type RunImportDeps, runImport } from '#shared/domain/imports/run-import.ts';
-import { RevisionConflict } from '#shared/domain/repository.ts';
+import { runImport } from '#shared/domain/imports/run-import.ts';
+import { IMPORT_JOB, IMPORT_STORE, importFakes, importMessage } from '#test/support/memory/imports.ts';
 
-const STORE = 'st_continuation';
-const JOB = 'im_continuation';
-const FILE_KEY = `${STORE}/${JOB}.jsonl`;
+const STORE = IMPORT_STORE;
+const JOB = IMPORT_JOB;
 
 type Kind = 'good' | 'bad' | 'blank';
 
@@ -61,113 +58,19 @@ const generate = (count: number): { bytes: Buffer; lines: PhysicalLine[] } => {
   return { bytes: Buffer.concat(parts), lines };
 };
 
-/** Same contract as the S3 adapter: lines from a byte offset, each with the offset just after it, CR stripped. */
-const linesOf = async function* (bytes: Buffer, offset: number, onLine: () => void) {
-  let start = offset;
-  while (start < bytes.length) {
-    const at = bytes.indexOf(0x0a, start);
-    const end = at === -1 ? bytes.length : at + 1;
-    const text = bytes
-      .subarray(start, at === -1 ? bytes.length : at)
-      .toString('utf8')
-      .replace(/\r$/, '');
-    start = end;
-    // Let other work interleave, as a network stream would.
-    await Promise.resolve();
-    onLine();
-    yield { text, end };
-  }
-};
-
-const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/** The ports of runImport in memory, recording what they were asked. */
+/**
+ * The shared import doubles (the file read through the real line reader), counting the lines the file port yields in
+ * the current run, which is how these tests make an invocation run short.
+ */
 const fakes = (bytes: Buffer) => {
-  const jobs = new Map<string, ImportJob>();
-  const contacts = new Map<string, Customer>();
-  const customerSaves: { originId: string; expectedRevision: number }[] = [];
-  const enqueued: { storeId: string; jobId: string }[] = [];
-  const emitted: { topic: string; body: Record<string, unknown>; eventId: string }[] = [];
-  const readFrom: number[] = [];
   let yieldedThisRun = 0;
-  let contactSeq = 0;
-
-  const deps: RunImportDeps = {
-    files: {
-      put: async () => undefined,
-      lines: (key, offset) => {
-        expect(key).toBe(FILE_KEY);
-        readFrom.push(offset);
-        return linesOf(bytes, offset, () => {
-          yieldedThisRun += 1;
-        });
-      },
-      uploadUrl: async () => 'unused',
-      size: async () => 1,
+  const f = importFakes(bytes, {
+    onLine: () => {
+      yieldedThisRun += 1;
     },
-    jobs: {
-      get: async (storeId, id) => {
-        const job = jobs.get(`${storeId}#${id}`);
-        return job && structuredClone(job);
-      },
-      save: async (job, expectedRevision) => {
-        await tick();
-        const current = jobs.get(`${job.storeId}#${job.id}`);
-        if ((current?.revision ?? 0) !== expectedRevision) throw new RevisionConflict('job');
-        jobs.set(`${job.storeId}#${job.id}`, structuredClone(job));
-      },
-    },
-    queue: {
-      enqueue: async (storeId, jobId) => {
-        enqueued.push({ storeId, jobId });
-      },
-    },
-    customers: {
-      get: async (storeId, originId) => {
-        await tick();
-        const contact = contacts.get(`${storeId}#${originId}`);
-        return contact && structuredClone(contact);
-      },
-      save: async (contact, expectedRevision) => {
-        await tick();
-        const key = `${contact.storeId}#${contact.originId}`;
-        if ((contacts.get(key)?.revision ?? 0) !== expectedRevision) throw new RevisionConflict('customer');
-        customerSaves.push({ originId: contact.originId, expectedRevision });
-        contacts.set(key, structuredClone(contact));
-      },
-    },
-    webhooks: {
-      emit: async (_storeId, topic, body, eventId) => {
-        emitted.push({ topic, body, eventId });
-      },
-    },
-    clock: { now: () => Date.now() },
-    newContactId: () => `ct_${String(++contactSeq).padStart(20, '0')}`,
-  };
-
-  const queued: ImportJob = {
-    storeId: STORE,
-    id: JOB,
-    endpoint: 'customers',
-    storeType: 'direct',
-    status: 'queued',
-    fileKey: FILE_KEY,
-    counts: { lines: 0, imported: 0, created: 0, failed: 0 },
-    errors: [],
-    createdAt: Date.now(),
-    updatedAt: Date.now(),
-    revision: 1,
-  };
-  jobs.set(`${STORE}#${JOB}`, queued);
-
+  });
   return {
-    deps,
-    job: () => structuredClone(jobs.get(`${STORE}#${JOB}`) as ImportJob),
-    contacts,
-    customerSaves,
-    enqueued,
-    emitted,
-    readFrom,
+    ...f,
     /** Lines the file port yielded in the current run (reset per run). */
     yielded: () => yieldedThisRun,
     newRun: () => {
@@ -187,7 +90,7 @@ const expectedUpTo = (lines: readonly PhysicalLine[], upTo: number) => {
   };
 };
 
-const message = { storeId: STORE, jobId: JOB };
+const message = importMessage;
 const PLENTY_MS = 900_000;
 const SHORT_MS = 59_999;
 
