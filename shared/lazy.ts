@@ -16,14 +16,11 @@ export const scopeLazies = (scope: (() => string | undefined) | undefined): void
 };
 
 export const lazy = <T>(build: () => T): (() => T) => {
-  let built: { value: T } | undefined;
+  const unscoped = processWide(build);
   const scoped = new Map<string, T>();
   return () => {
     const scope = scopeOf?.();
-    if (scope === undefined) {
-      built ??= { value: build() };
-      return built.value;
-    }
+    if (scope === undefined) return unscoped();
     if (!scoped.has(scope)) scoped.set(scope, build());
     return scoped.get(scope) as T;
   };

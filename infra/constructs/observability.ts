@@ -20,6 +20,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { BUSINESS_METRICS, type BusinessMetric, metricsNamespace } from '#shared/observability/business-metrics.ts';
+import { pascalCase } from './names.ts';
 
 /** A queue of the catalog with its dead-letter queue. */
 export interface ObservedQueue {
@@ -47,7 +48,6 @@ export const SERVER_ERROR_RATE_PERCENT = 5;
 const TABLE_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
 
 const FIVE_MINUTES = Duration.minutes(5);
-const pascal = (kebab: string) => kebab.replace(/(^|-)(\w)/g, (_, _dash: string, c: string) => c.toUpperCase());
 
 /**
  * Operating the service: alarms on what needs a person (a message in any DLQ, an API answering 5xx, a function failing
@@ -80,7 +80,7 @@ export class Observability extends Construct {
 
     for (const [name, { deadLetterQueue }] of props.queues) {
       // Anything in a DLQ is a message the service gave up on: always worth a look (it stays there 14 days).
-      this.alarm(`${pascal(name)}DlqNotEmpty`, {
+      this.alarm(`${pascalCase(name)}DlqNotEmpty`, {
         metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
           period: Duration.minutes(1),
           statistic: 'Maximum',
@@ -100,7 +100,7 @@ export class Observability extends Construct {
         label: `${host} 5xx %`,
         period: FIVE_MINUTES,
       });
-      this.alarm(`${pascal(host)}Api5xxRate`, {
+      this.alarm(`${pascalCase(host)}Api5xxRate`, {
         metric: rate,
         threshold: SERVER_ERROR_RATE_PERCENT,
         description: `More than ${SERVER_ERROR_RATE_PERCENT}% of the ${host} API's requests answered 5xx over 5 minutes`,
@@ -108,12 +108,12 @@ export class Observability extends Construct {
     }
 
     for (const [name, fn] of props.functions) {
-      this.alarm(`${pascal(name)}Errors`, {
+      this.alarm(`${pascalCase(name)}Errors`, {
         metric: fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
         threshold: 0,
         description: `${name} failed (an unhandled error or a timeout): see its log group`,
       });
-      this.alarm(`${pascal(name)}Throttles`, {
+      this.alarm(`${pascalCase(name)}Throttles`, {
         metric: fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
         threshold: 0,
         description: `${name} was throttled: the account's or the function's concurrency is exhausted`,

@@ -89,8 +89,9 @@ export class StageReferences {
     return this.#cache.get(key) as T;
   }
 
+  /** CDK keeps one deploy-time parameter per name and stack, however often it is read. */
   #read(key: string): string {
-    return this.#once(`parameter:${key}`, () => readParameter(this.#scope, this.#stage, key));
+    return readParameter(this.#scope, this.#stage, key);
   }
 
   get table(): TableV2 {

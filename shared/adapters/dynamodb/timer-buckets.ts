@@ -49,16 +49,11 @@ export const dynamoTimerBuckets = (): TimerBuckets => ({
       payload: timer.payload,
       expiresAt: Math.ceil((minute + RETENTION_MS) / 1000),
     };
-    try {
-      await dynamo().send(
-        new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // Already kept (a retry, or the wait set again): overwritten, counted once.
-      await dynamo().send(new PutCommand({ TableName: tableName(), Item: item }));
-      return true;
-    }
+    // One write either way: the old item comes back when the wait was kept already (a retry, or set again).
+    const { Attributes } = await dynamo().send(
+      new PutCommand({ TableName: tableName(), Item: item, ReturnValues: 'ALL_OLD' }),
+    );
+    if (Attributes) return true;
     if (await count(timer.payload.storeId, 1, cap)) return true;
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: key }));
     return false;
