@@ -98,8 +98,6 @@ export const dynamoStoreRepository = (): StoreRepository => {
     },
 
     async setPublishableKey(storeId, next) {
-      const store = await get(storeId);
-      if (!store) throw new Error(`No store ${storeId}`);
       if (next.key) {
         await dynamo().send(
           new PutCommand({
@@ -124,8 +122,8 @@ export const dynamoStoreRepository = (): StoreRepository => {
         }),
       );
       // The previous publishable key stops authenticating at the switch above; its item goes too.
-      if (next.key && store.publishableKeyHash) {
-        await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.apiKey(store.publishableKeyHash) }));
+      if (next.key?.replaces) {
+        await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.apiKey(next.key.replaces) }));
       }
     },
   };

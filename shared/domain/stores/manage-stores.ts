@@ -85,7 +85,15 @@ export const issuePublishableKey = async (
   const allowedOrigins = input.origins ? [...new Set(input.origins.map(parseOrigin))] : (store.allowedOrigins ?? []);
   const fresh = input.rotate || !store.publishableKey ? generatePublishableKey() : undefined;
   await deps.stores.setPublishableKey(storeId, {
-    ...(fresh ? { key: { value: fresh, hash: hashApiKey(fresh) } } : {}),
+    ...(fresh
+      ? {
+          key: {
+            value: fresh,
+            hash: hashApiKey(fresh),
+            ...(store.publishableKeyHash ? { replaces: store.publishableKeyHash } : {}),
+          },
+        }
+      : {}),
     allowedOrigins,
   });
   return { publishableKey: fresh ?? (store.publishableKey as string), allowedOrigins };

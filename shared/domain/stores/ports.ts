@@ -18,7 +18,8 @@ export interface StoreRepository {
   setPublishableKey(
     storeId: string,
     next: {
-      readonly key?: { readonly value: string; readonly hash: string };
+      /** A new key, and the hash of the one it replaces (whose lookup item goes). */
+      readonly key?: { readonly value: string; readonly hash: string; readonly replaces?: string };
       readonly allowedOrigins: readonly string[];
     },
   ): Promise<void>;
