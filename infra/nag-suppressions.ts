@@ -11,7 +11,7 @@
 import { type App, type PolicyValidationPluginReport, type Stack, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { FUNCTIONS } from '#shared/catalog/functions.ts';
+import { EXPORT_PAGES_PREFIX, FUNCTIONS } from '#shared/catalog/functions.ts';
 import type { AreaStack } from './area-stack.ts';
 import type { StoreflowStacks } from './deployment.ts';
 
@@ -103,6 +103,15 @@ const areaFindings = (area: AreaStack, apiReason: string): Acknowledged[] => {
       reason:
         'Import files are objects of the dedicated imports bucket named per store and job at run time: object-level ' +
         'actions (PutObject, GetObject only) need the bucket/* ARN.',
+    });
+  }
+  if (uses.some((u) => u.exportPages)) {
+    findings.push({
+      on: area,
+      id: findingOf(area, area.refs.importsBucket.arnForObjects(`${EXPORT_PAGES_PREFIX}*`)),
+      reason:
+        'Oversized export pages are objects named per store and request at run time under export-pages/ of the ' +
+        'imports bucket: PutObject and GetObject on that prefix only.',
     });
   }
   if (uses.some((u) => u.scheduler)) {

@@ -5,6 +5,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
+import { EXPORT_PAGES_PREFIX } from '#shared/catalog/functions.ts';
 import type { QueueName } from '#shared/catalog/queues.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
 import { emailEvents } from './constructs/email-events.ts';
@@ -68,6 +69,12 @@ export class StatefulStack extends Stack {
           // contacts' personal data goes away.
           expiration: Duration.days(7),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+        {
+          id: 'expire-export-pages',
+          // Oversized export pages are fetched within minutes through a 5-minute link; a day is S3's shortest expiry.
+          prefix: EXPORT_PAGES_PREFIX,
+          expiration: Duration.days(1),
         },
       ],
       removalPolicy,

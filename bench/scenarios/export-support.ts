@@ -3,9 +3,9 @@ import { gunzipSync } from 'node:zlib';
 import { countDelta } from '#bench/lib/runtime-probes.ts';
 import { samplePerson } from '#bench/lib/sample-people.ts';
 import { round, sleep } from '#bench/lib/stats.ts';
+import { READ_KINDS, type ReadKind, type ReadMeter, type ReadTally, tallyDelta } from '#local/read-meter.ts';
 import type { LocalRuntime } from '#local/runtime.ts';
-import { dynamo } from '#shared/adapters/aws-clients.ts';
-import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { seedContacts } from '#local/seed-contacts.ts';
 import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import type { ExportPage } from '#shared/domain/contacts/export-contacts.ts';
 import type { ContactRecord } from '#shared/domain/contacts/model.ts';
@@ -34,10 +34,10 @@ export const RECORD_CHECK_EVERY = 97;
 export const MAX_429_RETRIES = 3;
 export const EXPORT_FUNCTION = FUNCTIONS.find((f) => f.name === 'contacts-export');
 
-export // ---- Seeded contacts ------------------------------------------------------------------------------------------------
+// ---- Seeded contacts ------------------------------------------------------------------------------------------------
 
 /** Contact `i` of the seeded store (its id is the only random part, drawn once at seeding). */
-const customerAt = (storeId: string, i: number, id: string, updatedAt: number): Customer => {
+export const customerAt = (storeId: string, i: number, id: string, updatedAt: number): Customer => {
   const createdAt = T0 + Math.floor(i / 2) * CREATED_STEP_S;
   const person = samplePerson(i, createdAt);
   return {
@@ -75,119 +75,51 @@ export interface Seeded {
   readonly elapsedMs: number;
 }
 
-/** Creates the store and saves `count` contacts through the repository, `concurrency` saves at a time. */
-export const seed = async (count: number, concurrency: number, log: (line: string) => void): Promise<Seeded> => {
+/** Contacts built and written per round: bounds the memory a million-contact seed holds at once. */
+const SEED_CHUNK = 10_000;
+
+/**
+ * Creates the store and writes `count` contacts through batch writes (25 items per `BatchWriteItem`, eight calls in
+ * flight) with the export's contact counters added per bucket (`local/seed-contacts.ts`).
+ */
+export const seed = async (count: number, log: (line: string) => void): Promise<Seeded> => {
   const { store, apiKey } = await createStore(storeAdminDeps(), { name: 'Bench export store', type: 'direct' });
-  const repository = dynamoCustomerRepository();
   const ids = Array.from({ length: count }, () => newId('ct'));
   const updatedAt = Date.now();
-  let next = 0;
-  let done = 0;
   const start = performance.now();
   let reported = start;
-  const saver = async () => {
-    while (next < count) {
-      const i = next++;
-      await repository.save(customerAt(store.storeId, i, ids[i] as string, updatedAt), 0);
-      done++;
-      if (performance.now() - reported >= 10_000) {
-        reported = performance.now();
-        log(`export: ${done} of ${count} contacts saved (${Math.round((reported - start) / 1000)} s)`);
-      }
+  for (let from = 0; from < count; from += SEED_CHUNK) {
+    const chunk: Customer[] = [];
+    for (let i = from; i < Math.min(count, from + SEED_CHUNK); i++) {
+      chunk.push(customerAt(store.storeId, i, ids[i] as string, updatedAt));
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, saver));
+    await seedContacts(chunk);
+    if (performance.now() - reported >= 10_000) {
+      reported = performance.now();
+      log(`export: ${from + chunk.length} of ${count} contacts written (${Math.round((reported - start) / 1000)} s)`);
+    }
+  }
   const elapsedMs = performance.now() - start;
   const indexOf = new Map(ids.map((id, i) => [id, i]));
   return { storeId: store.storeId, apiKey, ids, indexOf, updatedAt, elapsedMs };
 };
 
-export // ---- The read meter -------------------------------------------------------------------------------------------------
+// ---- The read meter (local/read-meter.ts) ----------------------------------------------------------------------
 
-/** A Query reads a page of contacts, skips keys only, counts the total, or looks up a remembered page start. */
-type ReadKind = 'page' | 'skip' | 'count' | 'positions' | 'getItem';
-export const READ_KINDS: readonly ReadKind[] = ['page', 'skip', 'count', 'positions', 'getItem'];
-
-export interface Reads {
-  calls: number;
-  /** Items the reads went through (`ScannedCount`; 1 per GetItem that found its item). */
-  items: number;
-  /** Read capacity units dynalite computed (eventually consistent reads count half). */
-  capacity: number;
-}
-export type ReadTally = Record<ReadKind, Reads>;
-
-export const emptyTally = (): ReadTally =>
-  Object.fromEntries(READ_KINDS.map((kind) => [kind, { calls: 0, items: 0, capacity: 0 }])) as ReadTally;
-
-export const tallyDelta = (before: ReadTally, after: ReadTally): ReadTally =>
-  Object.fromEntries(
-    READ_KINDS.map((kind) => [
-      kind,
-      {
-        calls: after[kind].calls - before[kind].calls,
-        items: after[kind].items - before[kind].items,
-        capacity: round(after[kind].capacity - before[kind].capacity, 1),
-      },
-    ]),
-  ) as ReadTally;
-
-export const QUERY_KINDS: readonly ReadKind[] = ['page', 'skip', 'count', 'positions'];
+/** Every read of a page but the total's once-a-minute count (stores without exact counters pay it on page 1). */
+export const WITHOUT_COUNT: readonly ReadKind[] = READ_KINDS.filter((kind) => kind !== 'count');
+export const QUERY_KINDS: readonly ReadKind[] = ['page', 'skip', 'count', 'counters', 'positions'];
 export const queryCalls = (tally: ReadTally, kinds = QUERY_KINDS) =>
   kinds.reduce((n, kind) => n + tally[kind].calls, 0);
-export const queryItems = (tally: ReadTally, kinds = QUERY_KINDS) =>
-  kinds.reduce((n, kind) => n + tally[kind].items, 0);
 export const capacityOf = (tally: ReadTally) =>
   round(
     READ_KINDS.reduce((n, kind) => n + tally[kind].capacity, 0),
     1,
   );
-export const WITHOUT_COUNT: readonly ReadKind[] = ['page', 'skip', 'positions'];
 
-export const METER_NAME = 'benchExportReadMeter';
+// ---- Requests -------------------------------------------------------------------------------------------------------
 
-/**
- * Counts the reads the service makes through its DynamoDB client (the handlers run in this process and share it), by
- * kind, and asks dynalite for the read capacity each consumes. `remove()` takes the middleware off.
- */
-export const installReadMeter = () => {
-  const tally = emptyTally();
-  const kindOf = (command: string | undefined, input: Record<string, unknown>): ReadKind | undefined => {
-    if (command === 'GetCommand' || command === 'GetItemCommand') return 'getItem';
-    if (command !== 'QueryCommand') return undefined;
-    if (input.Select === 'COUNT') return 'count';
-    if (input.IndexName === undefined) return 'positions';
-    return input.ProjectionExpression === undefined ? 'page' : 'skip';
-  };
-  const middleware = (
-    next: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>,
-    context: { commandName?: string },
-  ) => {
-    return async (args: { input: Record<string, unknown> }) => {
-      const kind = kindOf(context.commandName, args.input);
-      if (kind === undefined) return next(args);
-      const result = await next({ ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } });
-      const { output } = result;
-      const reads = tally[kind];
-      reads.calls += 1;
-      reads.items += kind === 'getItem' ? (output.Item ? 1 : 0) : Number(output.ScannedCount ?? 0);
-      reads.capacity += Number((output.ConsumedCapacity as { CapacityUnits?: number } | undefined)?.CapacityUnits ?? 0);
-      return result;
-    };
-  };
-  const stack = dynamo().middlewareStack;
-  // The SDK's middleware types are not a dependency of the project: the shape above is what it calls.
-  stack.add(middleware as never, { step: 'initialize', name: METER_NAME });
-  return {
-    read: (): ReadTally => structuredClone(tally),
-    remove: () => stack.remove(METER_NAME),
-  };
-};
-export type ReadMeter = ReturnType<typeof installReadMeter>;
-
-export // ---- Requests -------------------------------------------------------------------------------------------------------
-
-interface RawResponse {
+export interface RawResponse {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer;

@@ -11,5 +11,9 @@ export const handler = httpRoute({
   query: ExportQuery,
   api: 'export',
   rateLimit: { bucket: 'export', perSecond: LIMITS.exportPerSecond },
-  handle: async ({ store, query }) => exportReply.page(await exportContacts(exportDeps(), store.storeId, query)),
+  handle: async ({ store, query }) => {
+    const deps = exportDeps();
+    const page = await exportContacts(deps, store.storeId, query);
+    return exportReply.page(page, (json) => deps.largePages.publish(store.storeId, json));
+  },
 });

@@ -80,6 +80,7 @@ export const catalogFunctions = (
       });
     }
     if (uses.importsBucket) fn.useImportsBucket(refs.importsBucket, uses.importsBucket);
+    if (uses.exportPages) fn.useExportPages(refs.importsBucket);
     if (uses.mailer)
       fn.useMailer({ configurationSetName: configurationSetName(stage), sendingUrl: refs.publicUrl('sending') });
     if (uses.sesIdentities) fn.useSesIdentities();

@@ -12,7 +12,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '#infra/bundling.ts';
 import { RATE_KEY_PREFIX } from '#shared/adapters/dynamodb/keys.ts';
-import type { Uses } from '#shared/catalog/functions.ts';
+import { EXPORT_PAGES_PREFIX, type Uses } from '#shared/catalog/functions.ts';
 import { STAGE_TAG_KEY } from '#shared/catalog/stage.ts';
 import { ENV } from '#shared/config.ts';
 
@@ -202,6 +202,18 @@ export class ServiceFunction extends Construct {
       this.lambda.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [objects] }));
       this.lambda.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
     }
+    this.lambda.addEnvironment(ENV.importsBucket, bucket.bucketName);
+    return this;
+  }
+
+  /** Grants putting and reading objects under `export-pages/` of the imports bucket (oversized export pages). */
+  useExportPages(bucket: BindableBucket): this {
+    this.lambda.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject'],
+        resources: [bucket.arnForObjects(`${EXPORT_PAGES_PREFIX}*`)],
+      }),
+    );
     this.lambda.addEnvironment(ENV.importsBucket, bucket.bucketName);
     return this;
   }

@@ -6,6 +6,9 @@
 import { HOSTS, type Host, type HttpMethod, type Route } from './hosts.ts';
 import type { QueueName } from './queues.ts';
 
+/** Where the export puts pages too large for one response, in the imports bucket (`Uses.exportPages`). */
+export const EXPORT_PAGES_PREFIX = 'export-pages/';
+
 /** What a function may touch. The CDK stack turns this into least-privilege grants and environment variables. */
 export interface Uses {
   /** Table items: `read` (get, query), `readWrite` (and put, update, delete). Nobody scans the table. */
@@ -26,6 +29,11 @@ export interface Uses {
   readonly scheduler?: boolean;
   /** The imports bucket (env `IMPORTS_BUCKET`): `write` to store files and sign upload URLs, `read` to stream them. */
   readonly importsBucket?: 'read' | 'write';
+  /**
+   * Puts export pages too large for one response under `export-pages/` in the imports bucket and signs a GET link to
+   * each (env `IMPORTS_BUCKET`); the bucket deletes them after a day.
+   */
+  readonly exportPages?: boolean;
   /** Sends email through SES with the service's configuration set (env `SES_CONFIGURATION_SET`, `PUBLIC_SENDING_URL`). */
   readonly mailer?: boolean;
   /** Creates and reads SES email identities (sending domains with Easy DKIM). */
@@ -130,7 +138,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route(
       'contacts-export',
       ['GET', 'front', '/api/v1/audience'],
-      { table: 'readWrite' },
+      { table: 'readWrite', exportPages: true },
       { timeoutSeconds: 29, memoryMb: 1024 },
     ),
     // FIFO: at most one batch per message group in flight, so the groups (store + entity) bound the useful concurrency.

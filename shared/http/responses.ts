@@ -115,8 +115,35 @@ export const sendingReply = {
 };
 
 /** Contact export: the page object itself (`{page, page_size, total_count, total_pages, data}`). */
+/**
+ * Lambda's limit on a synchronous response (6 MB = 6 MiB), less room for the status, headers and the result's own
+ * JSON: what a function may answer through API Gateway.
+ */
+export const LAMBDA_RESPONSE_LIMIT_BYTES = 6 * 1024 * 1024;
+const RESULT_OVERHEAD_BYTES = 16 * 1024;
+
+/** Whether `json` fits in one Lambda response uncompressed (the body is escaped once more inside the result's JSON). */
+export const fitsOneResponse = (json: string): boolean =>
+  Buffer.byteLength(JSON.stringify(json)) + RESULT_OVERHEAD_BYTES <= LAMBDA_RESPONSE_LIMIT_BYTES;
+
 export const exportReply = {
-  page: (page: unknown): Reply => ({ statusCode: 200, body: page }),
+  /** A page in the response. */
+  ok: (page: unknown): Reply => ({ statusCode: 200, body: page }),
+  /**
+   * A page, in the response when it fits (gzip-compressed for clients that accept it); a larger one (possible only for
+   * contacts near their exported-record budget) is put aside by `elsewhere` and answered with `303 See Other` to a
+   * link that serves the same JSON, which HTTP clients follow for a GET.
+   */
+  page: async (page: unknown, elsewhere: (json: string) => Promise<string>): Promise<Reply> => {
+    const json = JSON.stringify(page);
+    if (fitsOneResponse(json)) return exportReply.ok(json);
+    const location = await elsewhere(json);
+    return {
+      statusCode: 303,
+      headers: { location },
+      body: { code: 303, message: 'This page is larger than one response: GET it from the location within 5 minutes' },
+    };
+  },
 };
 
 /** Headless event interface: `{success: true}` or `{success: false, code, message}`. */

@@ -1,10 +1,22 @@
 /** Wiring of the contact export to DynamoDB (built once per warm function). */
 
+import { dynamoContactCounts, recountContacts } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoContactDirectory, dynamoExportPositions } from '#shared/adapters/dynamodb/contact-export.ts';
+import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { s3ExportPages } from '#shared/adapters/s3/export-pages.ts';
+import type { RecountDeps } from '#shared/domain/contacts/contact-counts.ts';
 import type { ExportDeps } from '#shared/domain/contacts/export-contacts.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
 export const exportDeps = lazy(
-  (): ExportDeps => ({ contacts: dynamoContactDirectory(), positions: dynamoExportPositions(systemClock) }),
+  (): ExportDeps => ({
+    contacts: dynamoContactDirectory(),
+    positions: dynamoExportPositions(systemClock),
+    counts: dynamoContactCounts(),
+    largePages: s3ExportPages(),
+  }),
 );
+
+/** Counting a store's contacts again (the admin command). */
+export const recountDeps = (): RecountDeps => ({ stores: dynamoStoreRepository(), recount: recountContacts });

@@ -1,15 +1,31 @@
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
-import { keys } from './keys.ts';
+import { adjustContactCounts } from './contact-counts.ts';
+import { itemMeta, keys } from './keys.ts';
 import { revisionedRepository } from './revisioned.ts';
+
+const customerIndexKeys = (customer: Customer) => ({
+  ...keys.customerByCreation(customer.storeId, customer.createdAt, customer.id),
+  ...(customer.email ? keys.customerByEmail(customer.storeId, customer.email, customer.originId) : {}),
+});
+
+/** The stored item of a customer, as the repository writes it (for writers of many at once: seeding, benches). */
+export const customerItem = (customer: Customer): Record<string, unknown> => ({
+  ...keys.customer(customer.storeId, customer.originId),
+  ...customerIndexKeys(customer),
+  ...itemMeta('customer'),
+  ...customer,
+});
 
 export const dynamoCustomerRepository = (): CustomerRepository =>
   revisionedRepository<Customer>({
     entity: 'customer',
     key: keys.customer,
     idOf: (customer) => customer.originId,
-    indexKeys: (customer) => ({
-      ...keys.customerByCreation(customer.storeId, customer.createdAt, customer.id),
-      ...(customer.email ? keys.customerByEmail(customer.storeId, customer.email, customer.originId) : {}),
-    }),
+    indexKeys: customerIndexKeys,
+    // The export's counters follow a new contact, or a creation time that changed.
+    afterSave: async (customer, replaced) => {
+      const before = replaced === undefined ? undefined : Number(replaced.createdAt);
+      if (before !== customer.createdAt) await adjustContactCounts(customer.storeId, before, customer.createdAt);
+    },
   });

@@ -20,6 +20,8 @@
  * | webhook  | STORE#<storeId>#WEBHOOKS             | TOPIC#<topic> |                                     |                                      |
  * | delivery | STORE#<storeId>#DELIVERY#<id>        | DELIVERY  | STORE#<storeId>#WEBHOOK#<webhookId>#DELIVERIES / <createdAt>#<id> |  |
  * | exportPosition | STORE#<storeId>#EXPORT#<queryHash> | PAGE#<n> / COUNT |                           |                                      |
+ * | contactCount | STORE#<storeId>#CONTACT-COUNTS#<level> | <bucket start, 12 digits> |                      |                                      |
+ * | contactCount (state) | STORE#<storeId>#CONTACT-COUNTS | STATE |                                     |                                      |
  * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    |                                         |                                      |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
  * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
@@ -65,6 +67,7 @@ export type Entity =
   | 'webhook'
   | 'delivery'
   | 'exportPosition'
+  | 'contactCount'
   | 'importJob'
   | 'importSlot'
   | 'suppression'
@@ -125,6 +128,19 @@ export const keys = {
     sk: `PAGE#${pad(page, 9)}`,
   }),
   exportCount: (storeId: string, queryHash: string) => ({ pk: `STORE#${storeId}#EXPORT#${queryHash}`, sk: 'COUNT' }),
+  /** A contact counter: contacts created within one bucket (day, hour, minute or second) of `level`. */
+  contactCount: (storeId: string, level: number, bucketStart: number) => ({
+    pk: `STORE#${storeId}#CONTACT-COUNTS#${level}`,
+    sk: pad(bucketStart, 12),
+  }),
+  /** The counters of `level` whose buckets start within [from, to]. */
+  contactCountRange: (storeId: string, level: number, from: number, to: number) => ({
+    pk: `STORE#${storeId}#CONTACT-COUNTS#${level}`,
+    from: pad(from, 12),
+    to: pad(to, 12),
+  }),
+  /** Whether the store's contact counters hold every contact (`exact`), or are being rebuilt or stale. */
+  contactCountState: (storeId: string) => ({ pk: `STORE#${storeId}#CONTACT-COUNTS`, sk: 'STATE' }),
   importJob: (storeId: string, jobId: string) => ({ pk: `STORE#${storeId}#IMPORT#${jobId}`, sk: 'IMPORT' }),
   importSlot: (storeId: string) => ({ pk: `STORE#${storeId}#IMPORT-SLOT`, sk: 'SLOT' }),
   /** Contacts by email address (flows, suppression and unsubscribe look people up by address). */

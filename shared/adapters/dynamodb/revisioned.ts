@@ -6,14 +6,33 @@ import { getRecord, isConditionFailure, tableName } from './table.ts';
 
 /**
  * Puts an item whose stored `revision` must still be `expectedRevision` (0: the item must not exist). One write;
- * a lost race surfaces as `RevisionConflict` so the use case re-reads and re-applies.
+ * a lost race surfaces as `RevisionConflict` so the use case re-reads and re-applies. With `returnOld`, answers the item
+ * it replaced.
  */
-export const putRevisioned = async (item: Record<string, unknown>, expectedRevision: number, what: string) => {
+export async function putRevisioned(
+  item: Record<string, unknown>,
+  expectedRevision: number,
+  what: string,
+  returnOld?: false,
+): Promise<undefined>;
+export async function putRevisioned(
+  item: Record<string, unknown>,
+  expectedRevision: number,
+  what: string,
+  returnOld: true,
+): Promise<Record<string, unknown> | undefined>;
+export async function putRevisioned(
+  item: Record<string, unknown>,
+  expectedRevision: number,
+  what: string,
+  returnOld = false,
+): Promise<Record<string, unknown> | undefined> {
   try {
-    await dynamo().send(
+    const { Attributes } = await dynamo().send(
       new PutCommand({
         TableName: tableName(),
         Item: item,
+        ...(returnOld ? { ReturnValues: 'ALL_OLD' as const } : {}),
         ...(expectedRevision === 0
           ? { ConditionExpression: 'attribute_not_exists(pk)' }
           : {
@@ -22,11 +41,12 @@ export const putRevisioned = async (item: Record<string, unknown>, expectedRevis
             }),
       }),
     );
+    return Attributes;
   } catch (error) {
     if (isConditionFailure(error)) throw new RevisionConflict(what);
     throw error;
   }
-};
+}
 
 type Key = { pk: string; sk: string };
 
@@ -39,6 +59,8 @@ export const revisionedRepository = <T extends { storeId: string; revision: numb
   key: (storeId: string, id: string) => Key;
   idOf: (record: T) => string;
   indexKeys?: (record: T) => Record<string, string>;
+  /** After a write, with the item it replaced (undefined for a new record): to keep derived items such as counters. */
+  afterSave?: (record: T, replaced: Record<string, unknown> | undefined) => Promise<void>;
 }): Repository<T> => ({
   get: (storeId: string, id: string) => getRecord<T>(options.key(storeId, id)),
   async save(record: T, expectedRevision: number) {
@@ -48,6 +70,8 @@ export const revisionedRepository = <T extends { storeId: string; revision: numb
       ...itemMeta(options.entity),
       ...record,
     };
-    await putRevisioned(item, expectedRevision, `${options.entity} ${options.idOf(record)}`);
+    const what = `${options.entity} ${options.idOf(record)}`;
+    if (!options.afterSave) return putRevisioned(item, expectedRevision, what);
+    await options.afterSave(record, await putRevisioned(item, expectedRevision, what, true));
   },
 });

@@ -3,6 +3,7 @@ import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { AuthenticatedStore, Store } from '#shared/domain/stores/model.ts';
 import type { StoreRepository } from '#shared/domain/stores/ports.ts';
+import { exactCountStateItem } from './contact-counts.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryIndex } from './query.ts';
 import { getItem, getRecord, tableName } from './table.ts';
@@ -55,6 +56,8 @@ export const dynamoStoreRepository = (): StoreRepository => {
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
+      // No contacts yet: the export's counters start exact and the contact writes keep them so.
+      await dynamo().send(new PutCommand({ TableName: tableName(), Item: exactCountStateItem(store.storeId) }));
     },
 
     async replaceKey(storeId, oldKeyHash, next) {

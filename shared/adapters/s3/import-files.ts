@@ -1,19 +1,10 @@
 /** Import files in the imports bucket: written by the API (or a presigned PUT), streamed line by line by the worker. */
-import {
-  GetObjectCommand,
-  type GetObjectCommandOutput,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, type GetObjectCommandOutput, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { observed } from '#shared/adapters/client-observers.ts';
-import { config, required } from '#shared/config.ts';
+import { required } from '#shared/config.ts';
 import { readLines } from '#shared/domain/imports/line-reader.ts';
 import type { ImportFiles } from '#shared/domain/imports/ports.ts';
-import { processWide } from '#shared/lazy.ts';
-
-const s3 = processWide(() => observed('s3', new S3Client({ forcePathStyle: config().s3ForcePathStyle })));
+import { s3 } from './client.ts';
 
 export const s3ImportFiles = (): ImportFiles => ({
   async put(key, content) {

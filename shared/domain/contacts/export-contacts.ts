@@ -2,14 +2,20 @@
  * The contact export (spec "Contact export"): pages of contacts in a stable order (creation time, then id), with
  * optional inclusive bounds on the creation time.
  *
- * DynamoDB has no offset, so the start of page N is a remembered position: each page served remembers where the next
- * one starts, and a page whose start is not known yet is reached from the nearest known one by reading keys only. A
- * client paging 1, 2, 3, … (what exports do) therefore pays one read of its page per request, whatever the page number.
- * Positions are kept for a day per store, page size and bounds; the total is counted once a minute.
+ * DynamoDB has no offset. Each page served remembers where the next one starts (kept a day per store, page size and
+ * bounds), so an export paging 1, 2, 3, … pays one read of its page per request. A page whose start is not remembered
+ * is found with the store's contact counters (`contact-counts.ts`, kept with every contact write): they give the total
+ * of any bounds and the creation second where the page starts, so a cold jump to any page costs about what page 1
+ * costs (a few hundred small counters, and the keys of the contacts before it within that one second).
+ *
+ * A store whose counters are not known to be exact (created before they existed, until `store count-contacts` has
+ * counted it) is served the older way: a page whose start is not remembered is reached from the nearest remembered one
+ * by reading keys only, and the total is counted once a minute.
  */
 
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { validationError } from '#shared/errors.ts';
+import { type ContactCounts, LATEST_SECOND, type RangeCounts, rangeCounts } from './contact-counts.ts';
 import { type ContactRecord, contactRecord } from './model.ts';
 
 export const EXPORT_PAGE_SIZE = { default: 1000, max: 5000 } as const;
@@ -53,9 +59,16 @@ export interface ExportPositions {
   rememberCount(storeId: string, queryKey: string, count: number): Promise<void>;
 }
 
+/** Where a page too large for one response is put: answers a link to download it from, valid a few minutes. */
+export interface LargePages {
+  publish(storeId: string, json: string): Promise<string>;
+}
+
 export interface ExportDeps {
   readonly contacts: ContactDirectory;
   readonly positions: ExportPositions;
+  readonly counts: ContactCounts;
+  readonly largePages: LargePages;
 }
 
 const integer = (name: string, raw: string | undefined, min: number): number | undefined => {
@@ -87,36 +100,84 @@ export interface ExportPage {
   readonly data: readonly ContactRecord[];
 }
 
+const queryBounds = (query: ExportQuery): Bounds => ({
+  ...(query.start !== undefined ? { start: query.start } : {}),
+  ...(query.end !== undefined ? { end: query.end } : {}),
+});
+
+const totalsOf = (query: ExportQuery, total: number) => ({
+  page: query.page,
+  page_size: query.pageSize,
+  total_count: total,
+  total_pages: Math.ceil(total / query.pageSize),
+});
+
 export const exportContacts = async (deps: ExportDeps, storeId: string, query: ExportQuery): Promise<ExportPage> => {
-  const bounds: Bounds = {
-    ...(query.start !== undefined ? { start: query.start } : {}),
-    ...(query.end !== undefined ? { end: query.end } : {}),
-  };
+  const bounds = queryBounds(query);
   const queryKey = `${query.pageSize}|${query.start ?? ''}|${query.end ?? ''}`;
+  const counted = (await deps.counts.exact(storeId))
+    ? await rangeCounts(deps.counts, storeId, query.start ?? 0, query.end ?? LATEST_SECOND)
+    : undefined;
+  const total = counted?.total ?? (await countedOnceAMinute(deps, storeId, queryKey, bounds));
+  const totals = totalsOf(query, total);
+  // With exact counters a page past the end reads nothing (spec: empty `data`, same totals). Without, the total may be
+  // a minute old, and contacts added meanwhile after the current page must still be served.
+  if (counted && (query.page - 1) * query.pageSize >= total) return { ...totals, data: [] };
 
-  let total = await deps.positions.cachedCount(storeId, queryKey);
-  if (total === undefined) {
-    total = await deps.contacts.count(storeId, bounds);
-    await deps.positions.rememberCount(storeId, queryKey, total);
-  }
-  const totals = {
-    page: query.page,
-    page_size: query.pageSize,
-    total_count: total,
-    total_pages: Math.ceil(total / query.pageSize),
-  };
-  // No early answer past `total_pages`: the total is counted once a minute, and contacts added meanwhile after the
-  // current page must still be served (a page that is really past the end reads nothing and comes back empty).
+  const start = await startOf(deps, storeId, queryKey, bounds, query, counted);
+  if (!start) return { ...totals, data: [] }; // fewer contacts than counted (deleted meanwhile)
+  const { items, next } = await deps.contacts.page(storeId, start.bounds, query.pageSize, start.after);
+  // The next page starts where this one ended: paging 1, 2, 3, … neither skips nor repeats a contact that existed
+  // when paging began, even while contacts are added before the current page.
+  if (next && items.length === query.pageSize) await deps.positions.remember(storeId, queryKey, query.page + 1, next);
+  return { ...totals, data: items.map(contactRecord) };
+};
 
-  // Walk forward from the nearest known page start, remembering each start on the way.
+const countedOnceAMinute = async (deps: ExportDeps, storeId: string, queryKey: string, bounds: Bounds) => {
+  const cached = await deps.positions.cachedCount(storeId, queryKey);
+  if (cached !== undefined) return cached;
+  const total = await deps.contacts.count(storeId, bounds);
+  await deps.positions.rememberCount(storeId, queryKey, total);
+  return total;
+};
+
+/** Where a page starts: after a position, or at the start of `bounds` (which may begin at a creation second). */
+interface PageStart {
+  readonly bounds: Bounds;
+  readonly after?: Position;
+}
+
+const startOf = async (
+  deps: ExportDeps,
+  storeId: string,
+  queryKey: string,
+  bounds: Bounds,
+  query: ExportQuery,
+  counted: RangeCounts | undefined,
+): Promise<PageStart | undefined> => {
   let { page, position } = await deps.positions.nearest(storeId, queryKey, query.page);
+  if (page === query.page) return { bounds, ...(position ? { after: position } : {}) };
+
+  // Not remembered: the counters say in which creation second the page starts, and how many contacts of that second
+  // come before it; only their keys are read.
+  const rank = await counted?.locate((query.page - 1) * query.pageSize);
+  if (rank) {
+    const from = { ...bounds, start: rank.second };
+    if (rank.skip === 0) return { bounds: from };
+    const after = await deps.contacts.skip(storeId, from, rank.skip);
+    if (after) {
+      await deps.positions.remember(storeId, queryKey, query.page, after);
+      return { bounds, after };
+    }
+    // Counters and contacts disagree for a moment (a write between its item and its counters): walk this once.
+  }
+
+  // Without counters: walk forward from the nearest known page start, reading keys only, remembering each start.
   while (page < query.page) {
     position = await deps.contacts.skip(storeId, bounds, query.pageSize, position);
     page += 1;
-    if (!position) return { ...totals, data: [] }; // fewer contacts than counted (deleted meanwhile)
+    if (!position) return undefined;
     await deps.positions.remember(storeId, queryKey, page, position);
   }
-  const { items, next } = await deps.contacts.page(storeId, bounds, query.pageSize, position);
-  if (next && items.length === query.pageSize) await deps.positions.remember(storeId, queryKey, query.page + 1, next);
-  return { ...totals, data: items.map(contactRecord) };
+  return { bounds, ...(position ? { after: position } : {}) };
 };

@@ -80,3 +80,15 @@ export const contactRecord = (customer: Customer): ContactRecord => {
     platform_tags: [...customer.platformTags],
   };
 };
+
+/**
+ * The most a contact's exported record may take, as JSON. With the largest page (5,000 contacts) a page is then at most
+ * 80 MiB, which the export reads within its time and memory; a page whose answer would pass Lambda's 6 MB response
+ * limit is handed over through a short-lived download link instead (docs/contacts.md "Paging"). A contact write that
+ * would grow a record past it fails for good (recorded on the event; an import line fails alone).
+ */
+export const CONTACT_RECORD_MAX_BYTES = 16 * 1024;
+
+const encoder = new TextEncoder();
+export const contactRecordBytes = (customer: Customer): number =>
+  encoder.encode(JSON.stringify(contactRecord(customer))).length;

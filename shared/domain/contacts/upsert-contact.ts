@@ -4,12 +4,14 @@
  */
 
 import type { Clock } from '#shared/domain/clock.ts';
-import { applyCustomerData, type CustomerWrite } from '#shared/domain/customers/model.ts';
+import { applyCustomerData, type Customer, type CustomerWrite } from '#shared/domain/customers/model.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
 import type { CustomerCreateData, CustomerUpdateData } from '#shared/domain/events/payloads/customers.ts';
 import type { StoreType } from '#shared/domain/stores/model.ts';
 import { consentChanged, marketingBody } from '#shared/domain/webhooks/payloads.ts';
 import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
+import { PermanentError } from '#shared/errors.ts';
+import { CONTACT_RECORD_MAX_BYTES, contactRecordBytes } from './model.ts';
 
 export interface ContactWriteDeps {
   readonly customers: CustomerRepository;
@@ -20,6 +22,16 @@ export interface ContactWriteDeps {
 
 const MAX_CONFLICT_RETRIES = 5;
 
+/** A write may not grow the contact's exported record past its budget (one already past it may still shrink). */
+const checkRecordBudget = (before: Customer | undefined, after: Customer) => {
+  const bytes = contactRecordBytes(after);
+  if (bytes <= CONTACT_RECORD_MAX_BYTES || (before && bytes <= contactRecordBytes(before))) return;
+  throw new PermanentError(
+    `the contact's exported fields (names, phone, city, tags, …) would take ${bytes} bytes; at most ` +
+      `${CONTACT_RECORD_MAX_BYTES} (docs/limits.md)`,
+  );
+};
+
 export const upsertContact = async (
   deps: ContactWriteDeps,
   source: { storeId: string; storeType: StoreType; eventId: string },
@@ -29,6 +41,7 @@ export const upsertContact = async (
   for (let tries = 1; ; tries++) {
     const before = await deps.customers.get(storeId, String(data.id));
     const write = applyCustomerData(before, data, { storeId, newId: deps.newContactId, now: deps.clock.now() });
+    checkRecordBudget(before, write.customer);
     try {
       await deps.customers.save(write.customer, before?.revision ?? 0);
     } catch (error) {

@@ -5,9 +5,21 @@
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { EXPORT_PAGE_SIZE } from '#shared/domain/contacts/export-contacts.ts';
+import { CONTACT_RECORD_MAX_BYTES, contactRecordBytes } from '#shared/domain/contacts/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
+import { fitsOneResponse } from '#shared/http/responses.ts';
 import { newStore } from '#test/support/local.ts';
-import { BASE_SECONDS, contact, type ExportBody, type Exporter, exporter, exportOrder, seed } from './support.ts';
+import {
+  BASE_SECONDS,
+  contact,
+  type ExportBody,
+  type Exporter,
+  exporter,
+  exportOrder,
+  rawGet,
+  seedBulk,
+} from './support.ts';
 
 const CONTACTS = 5000;
 /** Lambda's limit on a synchronous response. */
@@ -37,7 +49,7 @@ beforeAll(async () => {
   runtime = await startLocalRuntime({ logLevel: 'ERROR' });
   const store = await newStore('Rich Shop');
   const contacts = Array.from({ length: CONTACTS }, (_, i) => rich(store.storeId, i));
-  await seed(contacts);
+  await seedBulk(contacts);
   expectedIds = exportOrder(contacts).map((c) => c.id);
   api = exporter(runtime.urls.front, store.apiKey);
 });
@@ -101,5 +113,56 @@ describe('compression', () => {
     expect(small.status).toBe(200);
     expect(small.headers['content-encoding']).toBeUndefined();
     expect((JSON.parse(small.bytes.toString('utf8')) as ExportBody).data).toHaveLength(2);
+  });
+});
+
+describe('a page larger than one response', () => {
+  /** Contacts near their exported-record budget: 2,000 of them make a page past Lambda's 6 MB response limit. */
+  const heavy = (storeId: string, i: number): Customer =>
+    contact(storeId, BASE_SECONDS + i, {
+      platformTags: Array.from({ length: 20 }, (_, t) => `tag-${i}-${t}-`.padEnd(180, 'x')),
+    });
+
+  it('is answered 303 with a link serving the same JSON, which fetch follows', async () => {
+    const store = await newStore('Heavy Shop');
+    const contacts = Array.from({ length: 2000 }, (_, i) => heavy(store.storeId, i));
+    expect(contactRecordBytes(contacts[0] as Customer)).toBeLessThanOrEqual(CONTACT_RECORD_MAX_BYTES);
+    await seedBulk(contacts);
+    const heavyApi = exporter(runtime.urls.front, store.apiKey);
+    const query = { page_size: 2000 };
+
+    const redirected = await heavyApi.raw(query, { 'accept-encoding': 'gzip' });
+    expect(redirected.status).toBe(303);
+    const location = String(redirected.headers.location);
+    expect(location).toMatch(/export-pages/);
+    expect(JSON.parse(redirected.bytes.toString('utf8'))).toMatchObject({ code: 303 });
+
+    // The link needs no key: it is signed, and valid for minutes.
+    const fetched = await rawGet(location, {});
+    expect(fetched.status).toBe(200);
+    expect(fetched.bytes.length).toBeGreaterThan(LAMBDA_RESPONSE_LIMIT);
+    const body = JSON.parse(fetched.bytes.toString('utf8')) as ExportBody;
+    expect(body).toMatchObject({ page: 1, page_size: 2000, total_count: 2000, total_pages: 1 });
+    expect(body.data.map((r) => r.id)).toEqual(exportOrder(contacts).map((c) => c.id));
+
+    const followed = await heavyApi.get(query);
+    expect(followed.status).toBe(200);
+    expect((followed.body as unknown as ExportBody).data).toHaveLength(2000);
+
+    // A smaller page of the same store is answered in the response.
+    expect((await heavyApi.page({ page_size: 500 })).data).toHaveLength(500);
+  });
+});
+
+describe('the largest possible page', () => {
+  it('is within what the export can read and build: 5,000 records at their budget', () => {
+    // Every record at most CONTACT_RECORD_MAX_BYTES: a 5,000-contact page is at most this, plus its envelope.
+    const largest = EXPORT_PAGE_SIZE.max * (CONTACT_RECORD_MAX_BYTES + 1);
+    expect(largest).toBeLessThanOrEqual(100 * 1024 * 1024);
+    // Such a page never goes into the response; one that fits goes there (gzip or not).
+    expect(fitsOneResponse('x'.repeat(largest))).toBe(false);
+    expect(fitsOneResponse(JSON.stringify({ data: 'x'.repeat(5 * 1024 * 1024) }))).toBe(true);
+    // The body is escaped once more inside the Lambda result: quotes count twice.
+    expect(fitsOneResponse(JSON.stringify({ data: '"'.repeat(3 * 1024 * 1024) }))).toBe(false);
   });
 });

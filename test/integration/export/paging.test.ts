@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { newStore } from '#test/support/local.ts';
-import { BASE_SECONDS, contact, type ExportBody, exporter, exportOrder, seed } from './support.ts';
+import { BASE_SECONDS, contact, type ExportBody, exporter, exportOrder, seed, seedBulk } from './support.ts';
 
 let runtime: LocalRuntime;
 
@@ -24,7 +24,7 @@ describe('a full export of 12,345 contacts', () => {
     const contacts = Array.from({ length: 12_345 }, (_, i) =>
       contact(store.storeId, BASE_SECONDS + ((i * 7919) % 3001)),
     );
-    await seed(contacts);
+    await seedBulk(contacts);
     const expected = exportOrder(contacts).map((c) => c.id);
     const api = exporter(runtime.urls.front, store.apiKey);
 

@@ -3,6 +3,7 @@
  * tens of thousands), export calls paced to the 1 request/s per store limit, and raw HTTP to see the bytes on the wire.
  */
 import { type IncomingHttpHeaders, request } from 'node:http';
+import { seedContacts } from '#local/seed-contacts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import type { ContactRecord } from '#shared/domain/contacts/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
@@ -34,7 +35,10 @@ export const contact = (storeId: string, createdAt: number, overrides: Partial<C
   };
 };
 
-/** Writes contacts directly (the worker's own repository), 200 at a time. */
+/** Writes new contacts in bulk (25 per call) with their counters: for large stores, where the write path is not the point. */
+export const seedBulk = (contacts: readonly Customer[]): Promise<void> => seedContacts(contacts);
+
+/** Writes contacts directly (the worker's own repository, which keeps the counters), 200 at a time. */
 export const seed = async (contacts: readonly Customer[]): Promise<void> => {
   const repository = dynamoCustomerRepository();
   for (let i = 0; i < contacts.length; i += 200) {

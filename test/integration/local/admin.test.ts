@@ -4,8 +4,15 @@
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { dynamoContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { contact } from '#test/integration/export/support.ts';
 import { postEvent } from '#test/support/local.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -116,6 +123,26 @@ describe('npm run admin -- store', () => {
     const badType = await admin('store', 'create', '--name', 'X', '--type', 'marketplace');
     expect(badType.code).toBe(2);
     expect(badType.stderr).toContain('--type must be one of direct, platform');
+  });
+
+  it('counts the contacts of a store again, so that its export uses the counters', async () => {
+    const storeId = field((await admin('store', 'create', '--name', 'Recount Shop')).stdout, 'storeId');
+    const repository = dynamoCustomerRepository();
+    for (let i = 0; i < 3; i++) await repository.save(contact(storeId, 1_700_000_000 + i), 0);
+    // As a store created before the counters existed: no state item.
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.contactCountState(storeId) }));
+    expect(await dynamoContactCounts().exact(storeId)).toBe(false);
+
+    const run = await admin('store', 'count-contacts', '--store', storeId);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`${storeId} has 3 contacts`);
+    expect(await dynamoContactCounts().exact(storeId)).toBe(true);
+    const total = (await dynamoContactCounts().buckets(storeId, 0, 0, 2_000_000_000)).reduce((n, b) => n + b.n, 0);
+    expect(total).toBe(3);
+
+    const unknown = await admin('store', 'count-contacts', '--store', 'st_doesnotexist');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No store st_doesnotexist');
   });
 
   it('exits 1 when rotating the key of a store that does not exist', async () => {

@@ -27,10 +27,12 @@ export const CONTACT_ROUTES = {
       `Pages in a stable order (creation time, then id), default ${EXPORT_PAGE_SIZE.default} and at most ` +
       `${EXPORT_PAGE_SIZE.max} per page; either time bound alone or both. Pages may be taken at different moments, ` +
       'so they need not form one snapshot. Leave at least one second between requests (faster answers 429). ' +
-      'Bodies above 8 KiB are gzipped for clients sending `Accept-Encoding: gzip`.',
+      'Bodies above 8 KiB are gzipped for clients sending `Accept-Encoding: gzip`. A page larger than one response ' +
+      '(6 MB; only contacts near their 16 KiB exported-record budget make one) is answered `303 See Other` with a ' +
+      '`Location` serving the same JSON for 5 minutes: follow redirects (curl `-L`).',
     api: 'export',
     query: parametersOf(ExportQueryParameters),
-    ok: exportReply.page(DATA),
+    ok: exportReply.ok(DATA),
     data: ref('ExportPage', ExportPage),
     errors: ['validation', 'rate_limited'],
     errorMessages: { validation: 'page_size must be at most 5000' },
