@@ -63,7 +63,7 @@ export interface paths {
         };
         /**
          * Export contacts, page by page
-         * @description Pages in a stable order (creation time, then id), default 1000 and at most 5000 per page; either time bound alone or both. Pages may be taken at different moments, so they need not form one snapshot. Leave at least one second between requests (faster answers 429). Bodies above 8 KiB are gzipped for clients sending `Accept-Encoding: gzip`.
+         * @description Pages in a stable order (creation time, then id), default 1000 and at most 5000 per page; either time bound alone or both. Pages may be taken at different moments, so they need not form one snapshot. Leave at least one second between requests (faster answers 429). Bodies above 8 KiB are gzipped for clients sending `Accept-Encoding: gzip`. A page larger than one response (6 MB; only contacts near their 16 KiB exported-record budget make one) is answered `303 See Other` with a `Location` serving the same JSON for 5 minutes: follow redirects (curl `-L`).
          *
          *     Host: front.
          */
