@@ -21,6 +21,7 @@ import {
   revokeSubAccountSessions,
   setSubAccountPassword,
 } from '#shared/domain/accounts/manage-accounts.ts';
+import { DEFAULT_INFLUENCE_WINDOW_DAYS } from '#shared/domain/attribution/model.ts';
 import { countStoreContacts } from '#shared/domain/contacts/contact-counts.ts';
 import {
   createStore,
@@ -28,6 +29,7 @@ import {
   parseOrigin,
   rotateStoreKey,
   setStoreDailySendCap,
+  setStoreInfluenceWindow,
 } from '#shared/domain/stores/manage-stores.ts';
 import { STORE_TYPES, type StoreType } from '#shared/domain/stores/model.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
@@ -42,6 +44,7 @@ const USAGE = `Usage:
   npm run admin -- store publishable-key --store <storeId> [--origin <https://shop.example>]… [--rotate]
   npm run admin -- store daily-send-cap --store <storeId> --cap <emails per UTC day, 0 for none | default>
   npm run admin -- store count-contacts --store <storeId>
+  npm run admin -- store influence-window --store <storeId> --days <1-30 | default>
   npm run admin -- store list
   npm run admin -- account create-main --name <name>
   npm run admin -- account link-store --main <mainAccountId> --store <storeId>
@@ -56,6 +59,7 @@ const { values, positionals } = parseArgs({
     name: { type: 'string' },
     type: { type: 'string', default: 'direct' },
     store: { type: 'string' },
+    days: { type: 'string' },
     account: { type: 'string' },
     main: { type: 'string' },
     username: { type: 'string' },
@@ -162,6 +166,15 @@ const run = async () => {
           ? `${storeId} sends under the deployment's daily cap again (storeDailySendCap).`
           : `${storeId} may send ${cap === 0 ? 'any number of' : cap} marketing emails per UTC day` +
               ' (functions see it within a minute).',
+      );
+    } else if (action === 'influence-window') {
+      const storeId = values.store ?? fail('--store is required');
+      const text = values.days ?? fail('--days is required');
+      const days = text === 'default' ? undefined : Number(text);
+      await setStoreInfluenceWindow(deps, storeId, days);
+      console.log(
+        `${storeId} counts an order as influenced within ${days ?? DEFAULT_INFLUENCE_WINDOW_DAYS} days of a click` +
+          `${days === undefined ? ' (the default)' : ''}.`,
       );
     } else if (action === 'count-contacts') {
       const storeId = values.store ?? fail('--store is required');

@@ -268,6 +268,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     // Explain: reads, and the flows API's rate counters.
     route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], READ_ROUTE_USES),
     route('flow-activity', ['GET', 'main', '/api/v1/flow-activity'], READ_ROUTE_USES),
+    // Attribution (docs/attribution.md): kept counters, read per day.
+    route('stats', ['GET', 'main', '/api/v1/stats'], READ_ROUTE_USES),
+    route('flow-stats', ['GET', 'main', '/api/v1/flows/{flowId}/stats'], READ_ROUTE_USES),
   ]),
   // ── Accounts: OAuth sign-in, the back office (issue 7), and the API description (issue 9) ──
   ...area('accounts', [

@@ -512,6 +512,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store's emails and the revenue they earned
+         * @description Counters kept as events arrive (no scan at read time), per UTC day: emails sent, clicks, and orders credited to Storeflow in two kinds never mixed: recovered (deterministic, by cart or checkout token) and influenced (a click within the window). At most 10 calls per second per store (shared with the flows API).
+         *
+         *     Host: main.
+         */
+        get: operations["stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{flowId}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One flow's emails and the revenue they earned
+         * @description The store's counters for one flow, with each step's totals. Another store's flow answers like a missing one. At most 10 calls per second per store (shared with the flows API).
+         *
+         *     Host: main.
+         */
+        get: operations["flowStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/oauth": {
         parameters: {
             query?: never;
@@ -1529,6 +1573,88 @@ export interface components {
             type: "cooldown";
             seconds: number;
         };
+        FlowStats: {
+            flowId: string;
+            /** @description First day, YYYY-MM-DD */
+            from: string;
+            /** @description Last day, YYYY-MM-DD, inclusive */
+            to: string;
+            /** @description Emails sent */
+            emailed: number;
+            /** @description Clicks (each SES click event once) */
+            clicked: number;
+            /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
+            recovered: {
+                /** @description Orders */
+                orders: number;
+                /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                revenue: {
+                    [key: string]: string;
+                };
+            };
+            /** @description Other orders paid within the store's window (default 5 days) after the contact's last click */
+            influenced: {
+                /** @description Orders */
+                orders: number;
+                /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                revenue: {
+                    [key: string]: string;
+                };
+            };
+            /** @description The days of the range that have any count, in order */
+            days: {
+                /** @description YYYY-MM-DD, UTC */
+                day: string;
+                /** @description Emails sent */
+                emailed: number;
+                /** @description Clicks (each SES click event once) */
+                clicked: number;
+                /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
+                recovered: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+                /** @description Other orders paid within the store's window (default 5 days) after the contact's last click */
+                influenced: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+            }[];
+            /** @description Each of the flow's steps over the range: the step of the last email is credited */
+            steps: {
+                stepId: string;
+                /** @description Emails sent */
+                emailed: number;
+                /** @description Clicks (each SES click event once) */
+                clicked: number;
+                /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
+                recovered: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+                /** @description Other orders paid within the store's window (default 5 days) after the contact's last click */
+                influenced: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+            }[];
+        };
         FlowStep: {
             /** @constant */
             type: "wait";
@@ -2033,6 +2159,61 @@ export interface components {
         };
         /** @description De-duplication key, at most 50 characters: one already seen answers `code: 304` */
         SourceId: string;
+        StoreStats: {
+            /** @description First day, YYYY-MM-DD */
+            from: string;
+            /** @description Last day, YYYY-MM-DD, inclusive */
+            to: string;
+            /** @description Emails sent */
+            emailed: number;
+            /** @description Clicks (each SES click event once) */
+            clicked: number;
+            /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
+            recovered: {
+                /** @description Orders */
+                orders: number;
+                /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                revenue: {
+                    [key: string]: string;
+                };
+            };
+            /** @description Other orders paid within the store's window (default 5 days) after the contact's last click */
+            influenced: {
+                /** @description Orders */
+                orders: number;
+                /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                revenue: {
+                    [key: string]: string;
+                };
+            };
+            /** @description The days of the range that have any count, in order */
+            days: {
+                /** @description YYYY-MM-DD, UTC */
+                day: string;
+                /** @description Emails sent */
+                emailed: number;
+                /** @description Clicks (each SES click event once) */
+                clicked: number;
+                /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
+                recovered: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+                /** @description Other orders paid within the store's window (default 5 days) after the contact's last click */
+                influenced: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+            }[];
+        };
         TransmissionCallbackBounce: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -5076,6 +5257,197 @@ export interface operations {
                         /** @constant */
                         code: 401;
                         /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    stats: {
+        parameters: {
+            query?: {
+                /** @description First day, `YYYY-MM-DD` (UTC); default 29 days before `to` */
+                from?: string;
+                /** @description Last day, `YYYY-MM-DD` (UTC), inclusive; default today; at most 366 days in all */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["StoreStats"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example from must be a date as YYYY-MM-DD (ranges are at most 366 days) */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    flowStats: {
+        parameters: {
+            query?: {
+                /** @description First day, `YYYY-MM-DD` (UTC); default 29 days before `to` */
+                from?: string;
+                /** @description Last day, `YYYY-MM-DD` (UTC), inclusive; default today; at most 366 days in all */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The flow id (`id` of the flow record, `fl_` and 20 letters and digits) */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["FlowStats"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example from must be a date as YYYY-MM-DD (ranges are at most 366 days) */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Flow not found */
                         message: string;
                     };
                 };

@@ -154,3 +154,9 @@ export const parametersOf = (
       return [name, { description: v.getDescription(inner) ?? name, required: !optional, schema: inner }];
     }),
   );
+
+/** Attribution stats: a range of UTC days (`parseStatsRange` applies the rules). */
+export const StatsQuery = v.object({
+  from: optionalText('First day, `YYYY-MM-DD` (UTC); default 29 days before `to`'),
+  to: optionalText('Last day, `YYYY-MM-DD` (UTC), inclusive; default today; at most 366 days in all'),
+});

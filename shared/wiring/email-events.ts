@@ -1,5 +1,6 @@
 /** Wiring of the email-event and unsubscribe use cases to their adapters (built once per warm function). */
 
+import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
@@ -27,6 +28,7 @@ export const unsubscribeDeps = lazy(
 
 export const emailEventDeps = lazy(
   (): EmailEventDeps => ({
+    attribution: dynamoAttribution(),
     ...unsubscribeDeps(),
     sentMessages: dynamoSentMessages(),
     reputation: dynamoStoreReputation(),

@@ -1,5 +1,6 @@
 /** Wiring of the flow engine and the explain views to their AWS adapters (built once per warm function). */
 
+import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { dynamoCartRepository, dynamoCheckoutRepository } from '#shared/adapters/dynamodb/commerce.repositories.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
@@ -54,6 +55,7 @@ export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flow
   suppressions: dynamoSuppressions(),
   mailer: sesMailer(),
   sent: dynamoSentMessages(),
+  attribution: dynamoAttribution(),
   // Flow waits through the timer wheel: one Scheduler schedule per store and due minute, not per waiting run.
   timers: wheelTimers({
     buckets: dynamoTimerBuckets(),

@@ -1,5 +1,6 @@
 /** Wiring of the ingestion use cases to their AWS adapters (built once per warm function). */
 
+import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import {
   dynamoCartRepository,
   dynamoCheckoutRepository,
@@ -13,6 +14,7 @@ import {
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
 import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { queuedFlowTriggers, sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
@@ -47,6 +49,8 @@ export const ingestDeps = lazy(
 export const applyDeps = lazy(
   (): ApplyDeps => ({
     customers: dynamoCustomerRepository(),
+    attribution: dynamoAttribution(),
+    stores: dynamoStoreRepository(),
     products: dynamoProductRepository(),
     orders: dynamoOrderRepository(),
     carts: dynamoCartRepository(),

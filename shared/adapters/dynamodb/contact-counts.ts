@@ -20,6 +20,7 @@ import {
 import { logger } from '#shared/observability.ts';
 import { batchDelete, batchPut } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
+import { queryStoredItems } from './query.ts';
 import { getItem, tableName } from './table.ts';
 
 type CountState = 'exact' | 'stale' | 'counting';
@@ -94,8 +95,6 @@ export const adjustContactCounts = async (
   }
 };
 
-const PAGE_ITEMS = 1000;
-
 export const dynamoContactCounts = (): ContactCounts => ({
   async exact(storeId) {
     const item = await getItem(keys.contactCountState(storeId), false);
@@ -104,23 +103,12 @@ export const dynamoContactCounts = (): ContactCounts => ({
 
   async buckets(storeId, level, from, to) {
     const range = keys.contactCountRange(storeId, level, from, to);
-    const found: Bucket[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
-          ProjectionExpression: 'sk, n',
-          Limit: PAGE_ITEMS,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) found.push({ start: Number(item.sk), n: Number(item.n ?? 0) });
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return found;
+    const items = await queryStoredItems({
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
+      ProjectionExpression: 'sk, n',
+    });
+    return items.map((item): Bucket => ({ start: Number(item.sk), n: Number(item.n ?? 0) }));
   },
 });
 
@@ -144,25 +132,16 @@ export const contactCountItems = (storeId: string, seconds: Iterable<number>): R
 
 /** Every key of a store's counter items. */
 const counterKeys = async (storeId: string): Promise<{ pk: string; sk: string }[]> => {
-  const found: { pk: string; sk: string }[] = [];
-  for (let level = 0; level < COUNT_LEVELS.length; level++) {
-    const { pk } = keys.contactCountRange(storeId, level as CountLevel, 0, 0);
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ProjectionExpression: 'pk, sk',
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) found.push({ pk: String(item.pk), sk: String(item.sk) });
-      start = page.LastEvaluatedKey;
-    } while (start);
-  }
-  return found;
+  const levels = await Promise.all(
+    COUNT_LEVELS.map((_, level) =>
+      queryStoredItems({
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.contactCountRange(storeId, level as CountLevel, 0, 0).pk },
+        ProjectionExpression: 'pk, sk',
+      }),
+    ),
+  );
+  return levels.flat().map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
 };
 
 /** The creation second of every contact of the store, read from the creation index (keys only). */

@@ -22,6 +22,11 @@
  * | exportPosition | STORE#<storeId>#EXPORT#<queryHash> | PAGE#<n> / COUNT |                           |                                      |
  * | contactCount | STORE#<storeId>#CONTACT-COUNTS#<level> | <bucket start, 12 digits> |                      |                                      |
  * | contactCount (state) | STORE#<storeId>#CONTACT-COUNTS | STATE |                                     |                                      |
+ * | attribution (email about a cart/checkout) | STORE#<storeId>#EMAILED#<type>#<id> | TOUCH |          |                                      |
+ * | attribution (last click) | STORE#<storeId>#CLICK#<email> | TOUCH |                                   |                                      |
+ * | attribution (order)  | STORE#<storeId>#ATTRIBUTED#<orderId> | ORDER |                                   |                                      |
+ * | attribution (counted once) | STORE#<storeId>#COUNTED#<key> | ONCE |                                   |                                      |
+ * | stats    | STORE#<storeId>#STATS#<scope>        | <YYYY-MM-DD> |                                      |                                      |
  * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    |                                         |                                      |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
  * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
@@ -68,6 +73,8 @@ export type Entity =
   | 'delivery'
   | 'exportPosition'
   | 'contactCount'
+  | 'attribution'
+  | 'stats'
   | 'importJob'
   | 'importSlot'
   | 'suppression'
@@ -141,6 +148,22 @@ export const keys = {
   }),
   /** Whether the store's contact counters hold every contact (`exact`), or are being rebuilt or stale. */
   contactCountState: (storeId: string) => ({ pk: `STORE#${storeId}#CONTACT-COUNTS`, sk: 'STATE' }),
+  /** The latest flow email about a cart or checkout (recovered orders). */
+  emailedSubject: (storeId: string, type: string, id: string) => ({
+    pk: `STORE#${storeId}#EMAILED#${type}#${id}`,
+    sk: 'TOUCH',
+  }),
+  /** A contact's latest click on a Storeflow email (influenced orders). */
+  lastClick: (storeId: string, email: string) => ({ pk: `STORE#${storeId}#CLICK#${email.toLowerCase()}`, sk: 'TOUCH' }),
+  /** An order's attribution, decided once. */
+  attributedOrder: (storeId: string, orderId: string) => ({
+    pk: `STORE#${storeId}#ATTRIBUTED#${orderId}`,
+    sk: 'ORDER',
+  }),
+  /** An occurrence counted once (a click event). */
+  countedOnce: (storeId: string, key: string) => ({ pk: `STORE#${storeId}#COUNTED#${key}`, sk: 'ONCE' }),
+  /** Attribution counters of one scope (`store`, `flow#<id>`, `step#<flow>#<step>`, `batch#<id>`) and UTC day. */
+  stats: (storeId: string, scope: string, day: string) => ({ pk: `STORE#${storeId}#STATS#${scope}`, sk: day }),
   importJob: (storeId: string, jobId: string) => ({ pk: `STORE#${storeId}#IMPORT#${jobId}`, sk: 'IMPORT' }),
   importSlot: (storeId: string) => ({ pk: `STORE#${storeId}#IMPORT-SLOT`, sk: 'SLOT' }),
   /** Contacts by email address (flows, suppression and unsubscribe look people up by address). */

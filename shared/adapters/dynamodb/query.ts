@@ -10,17 +10,21 @@ import { tableName } from './table.ts';
 
 export type Query = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>;
 
-/** Every item a query matches, following pagination, stripped of its storage attributes. */
-export const queryItems = async <T>(query: Query): Promise<T[]> => {
-  const items: T[] = [];
+/** Every item a query matches, following pagination, as stored (keys included). */
+export const queryStoredItems = async (query: Query): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await dynamo().send(new QueryCommand({ ...query, TableName: tableName(), ExclusiveStartKey }));
-    for (const item of page.Items ?? []) items.push(withoutMeta<T>(item));
+    items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
 };
+
+/** Every item a query matches, following pagination, stripped of its storage attributes. */
+export const queryItems = async <T>(query: Query): Promise<T[]> =>
+  (await queryStoredItems(query)).map((item) => withoutMeta<T>(item));
 
 /** Every item of one table partition, read consistently (a list read right after a write sees it). */
 export const queryAll = <T>(pk: string): Promise<T[]> =>

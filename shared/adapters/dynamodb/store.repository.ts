@@ -100,6 +100,18 @@ export const dynamoStoreRepository = (): StoreRepository => {
       );
     },
 
+    async setInfluenceWindow(storeId, days) {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.store(storeId),
+          UpdateExpression: days === undefined ? 'REMOVE influenceWindowDays' : 'SET influenceWindowDays = :days',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(days === undefined ? {} : { ExpressionAttributeValues: { ':days': days } }),
+        }),
+      );
+    },
+
     async setPublishableKey(storeId, next) {
       if (next.key) {
         await dynamo().send(

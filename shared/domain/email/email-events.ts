@@ -19,6 +19,9 @@
  * SES or SQS delivers twice is emitted once.
  */
 import { createHash } from 'node:crypto';
+import { emailClicked } from '#shared/domain/attribution/attribute.ts';
+import type { Touch } from '#shared/domain/attribution/model.ts';
+import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 import { PermanentError } from '#shared/errors.ts';
@@ -31,6 +34,7 @@ import { type UnsubscribeDeps, unsubscribe } from './unsubscribe.ts';
 
 export interface EmailEventDeps extends UnsubscribeDeps {
   readonly sentMessages: SentMessages;
+  readonly attribution: AttributionStore;
   readonly suppressions: Suppressions;
   readonly webhooks: WebhookEvents;
   /** Deliveries, permanent bounces and complaints per store and day, for the sending guard (`reputation.ts`). */
@@ -56,6 +60,10 @@ interface Origin {
   readonly transmissionId: string;
   readonly rcptTo: string;
   readonly msgFrom: string;
+  /** What sent it (attribution): a bulk batch, or a flow run's step. */
+  readonly kind?: string;
+  readonly flowId?: string;
+  readonly stepId?: string;
 }
 
 const originOf = async (deps: EmailEventDeps, mail: SesMail): Promise<Origin | undefined> => {
@@ -66,14 +74,32 @@ const originOf = async (deps: EmailEventDeps, mail: SesMail): Promise<Origin | u
       transmissionId: sent.transmissionId,
       rcptTo: sent.rcptTo.toLowerCase(),
       msgFrom: sent.msgFrom,
+      kind: sent.kind,
+      ...(sent.flowId ? { flowId: sent.flowId } : {}),
+      ...(sent.stepId ? { stepId: sent.stepId } : {}),
     };
   }
   const storeId = mail.tags[EMAIL_TAGS.store]?.[0];
   const transmissionId = mail.tags[EMAIL_TAGS.transmission]?.[0];
   const rcpt = mail.destination[0];
   if (!storeId || !transmissionId || !rcpt) return undefined;
-  return { storeId, transmissionId, rcptTo: bareAddress(rcpt), msgFrom: bareAddress(mail.source) };
+  const kind = mail.tags[EMAIL_TAGS.kind]?.[0];
+  const flowId = mail.tags[EMAIL_TAGS.flow]?.[0];
+  return {
+    storeId,
+    transmissionId,
+    rcptTo: bareAddress(rcpt),
+    msgFrom: bareAddress(mail.source),
+    ...(kind ? { kind } : {}),
+    ...(flowId ? { flowId } : {}),
+  };
 };
+
+/** The email an event is about, for attribution: its flow step, or its bulk batch. */
+const touchOf = (origin: Origin, at: number): Touch =>
+  origin.kind === 'flow' && origin.flowId
+    ? { kind: 'flow', flowId: origin.flowId, stepId: origin.stepId ?? 'unknown', runId: origin.transmissionId, at }
+    : { kind: 'bulk', batchId: origin.transmissionId, at };
 
 const shortHash = (value: string) => createHash('sha256').update(value).digest('base64url').slice(0, 16);
 
@@ -172,6 +198,14 @@ export const handleSesEvent = async (
     }
 
     case 'click':
+      // The contact's last click (an order within the store's window is influenced by it) and the click count.
+      await emailClicked(
+        deps.attribution,
+        storeId,
+        rcptTo,
+        touchOf(origin, event.at || deps.clock.now()),
+        eventIdOf('click', `#${shortHash(event.link)}`),
+      );
       await emit(
         'click',
         {

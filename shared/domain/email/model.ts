@@ -98,6 +98,8 @@ export interface SentMessage {
   /** The from address (`msg_from`). */
   readonly msgFrom: string;
   readonly flowId?: string;
+  /** The flow step that sent it (attribution per step). */
+  readonly stepId?: string;
   /** Epoch milliseconds. */
   readonly sentAt: number;
 }

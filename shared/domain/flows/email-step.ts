@@ -6,6 +6,8 @@
  */
 
 import { persistAfterSend } from '#shared/domain/after-send.ts';
+import { flowEmailed } from '#shared/domain/attribution/attribute.ts';
+import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { EMAIL_TAGS, listUnsubscribeHeaders } from '#shared/domain/email/model.ts';
@@ -38,6 +40,8 @@ export interface EmailStepDeps extends ContactLookup {
   readonly suppressions: Pick<Suppressions, 'suppressedAmong'>;
   readonly mailer: Pick<Mailer, 'send'>;
   readonly sent: Pick<SentMessages, 'record'>;
+  /** What the emails earned (`shared/domain/attribution`). */
+  readonly attribution: AttributionStore;
   readonly unsubscribe: UnsubscribeUrls;
   /**
    * The store's own verified sending domains. SES identities are account-wide, so without this check a store could
@@ -251,9 +255,20 @@ export const sendEmailStep = async (
         rcptTo: run.email,
         msgFrom: step.from.email,
         flowId: run.flowId,
+        stepId: step.id,
         sentAt,
       },
     ]),
+  );
+  // Counted for the flow's stats, and remembered for its cart or checkout (a recovered order names it).
+  await persistAfterSend(() =>
+    flowEmailed(deps.attribution, storeId, run.trigger.subject, {
+      kind: 'flow',
+      flowId: run.flowId,
+      stepId: step.id,
+      runId: run.id,
+      at: sentAt,
+    }),
   );
   const emailed: Omit<RunEvent, 'at'> = { type: 'emailed', stepId: step.id, messageId };
   // The claim is ours: a conflict here can only be a concurrent no-op write; re-read and record on the fresh state.

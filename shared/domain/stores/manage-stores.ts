@@ -114,3 +114,19 @@ export const setStoreDailySendCap = async (
   if (!(await deps.stores.get(storeId))) throw new Error(`No store ${storeId}`);
   await deps.stores.setDailySendCap(storeId, cap);
 };
+
+/** Longest influence window a store may choose (attribution marks are kept 90 days). */
+export const MAX_INFLUENCE_WINDOW_DAYS = 30;
+
+/** Sets a store's influence window (docs/attribution.md), or with `undefined` returns it to the default. */
+export const setStoreInfluenceWindow = async (
+  deps: StoreAdminDeps,
+  storeId: string,
+  days: number | undefined,
+): Promise<void> => {
+  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > MAX_INFLUENCE_WINDOW_DAYS)) {
+    throw new Error(`An influence window is a whole number of days from 1 to ${MAX_INFLUENCE_WINDOW_DAYS}: ${days}`);
+  }
+  if (!(await deps.stores.get(storeId))) throw new Error(`No store ${storeId}`);
+  await deps.stores.setInfluenceWindow(storeId, days);
+};

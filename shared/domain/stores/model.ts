@@ -36,4 +36,6 @@ export interface Store extends AuthenticatedStore {
   readonly allowedOrigins?: readonly string[];
   /** The store's own daily cap on marketing email, over the deployment's `storeDailySendCap`; 0 for none. */
   readonly dailySendCap?: number;
+  /** Days after a click within which a paid order counts as influenced (docs/attribution.md); default 5. */
+  readonly influenceWindowDays?: number;
 }

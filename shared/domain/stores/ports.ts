@@ -15,6 +15,8 @@ export interface StoreRepository {
    */
   /** Sets the store's own daily cap on marketing email, or (undefined) goes back to the deployment's. */
   setDailySendCap(storeId: string, cap: number | undefined): Promise<void>;
+  /** Sets the store's own influence window in days, or (undefined) goes back to the default. */
+  setInfluenceWindow(storeId: string, days: number | undefined): Promise<void>;
   setPublishableKey(
     storeId: string,
     next: {

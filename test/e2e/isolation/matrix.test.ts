@@ -284,6 +284,8 @@ const MATRIX: Record<string, Row> = {
   'PUT main /api/v1/flows/{flowId}': { kind: 'id', id: (r) => r.flowId, body: { name: 'taken over', enabled: false } },
   'DELETE main /api/v1/flows/{flowId}': { kind: 'id', id: (r) => r.flowId },
   'GET main /api/v1/flows/{flowId}/runs': { kind: 'id', id: (r) => r.flowId },
+  'GET main /api/v1/flows/{flowId}/stats': { kind: 'id', id: (r) => r.flowId },
+  'GET main /api/v1/stats': { kind: 'store', mustNotShow: A_IDS },
   'GET main /api/v1/flow-activity': {
     kind: 'store',
     path: '/api/v1/flow-activity?email=ada%40example.com',

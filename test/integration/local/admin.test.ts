@@ -11,6 +11,7 @@ import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { dynamoContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import { contact } from '#test/integration/export/support.ts';
 import { postEvent } from '#test/support/local.ts';
@@ -143,6 +144,19 @@ describe('npm run admin -- store', () => {
     const unknown = await admin('store', 'count-contacts', '--store', 'st_doesnotexist');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No store st_doesnotexist');
+  });
+
+  it("sets a store's influence window, refuses one out of range, and returns it to the default", async () => {
+    const storeId = field((await admin('store', 'create', '--name', 'Window Shop')).stdout, 'storeId');
+    const set = await admin('store', 'influence-window', '--store', storeId, '--days', '2');
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('within 2 days of a click');
+    expect((await dynamoStoreRepository().get(storeId))?.influenceWindowDays).toBe(2);
+    const bad = await admin('store', 'influence-window', '--store', storeId, '--days', '31');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('from 1 to 30');
+    expect((await admin('store', 'influence-window', '--store', storeId, '--days', 'default')).code).toBe(0);
+    expect((await dynamoStoreRepository().get(storeId))?.influenceWindowDays).toBeUndefined();
   });
 
   it('exits 1 when rotating the key of a store that does not exist', async () => {

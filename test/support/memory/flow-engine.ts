@@ -12,6 +12,7 @@ import type { FlowKind, FlowTrigger } from '#shared/domain/flows/trigger.ts';
 import { RevisionConflict } from '#shared/domain/repository.ts';
 import type { Timer } from '#shared/domain/timers/model.ts';
 import { validationError } from '#shared/errors.ts';
+import { memoryAttribution } from './attribution.ts';
 
 export const STORE = 'st_test';
 
@@ -76,6 +77,7 @@ export const customerOf = (originId: string, extra: Partial<Customer> = {}): Cus
 
 export interface Fakes {
   readonly deps: EngineDeps & { triggers: TriggerLog };
+  readonly attribution: ReturnType<typeof memoryAttribution>;
   readonly flows: Map<string, Flow>;
   readonly runs: Map<string, FlowRun>;
   readonly evaluations: { evaluation: FlowEvaluation; partition: string }[];
@@ -116,6 +118,7 @@ export const fakes = (): Fakes => {
   const checkouts = new Map<string, Checkout>();
   const suppressed = new Set<string>();
   const sent: OutboundEmail[] = [];
+  const attribution = memoryAttribution();
   const recorded: SentMessage[] = [];
   const timers: Timer[] = [];
   const triggers = new Map<string, FlowTrigger>();
@@ -233,6 +236,7 @@ export const fakes = (): Fakes => {
         return { messageId: `msg-${sent.length}` };
       },
     },
+    attribution: attribution.store,
     sent: {
       async record(messages) {
         const failure = recordFailures.shift();
@@ -277,6 +281,7 @@ export const fakes = (): Fakes => {
 
   return {
     deps,
+    attribution,
     flows,
     runs,
     evaluations,

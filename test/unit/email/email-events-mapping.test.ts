@@ -3,6 +3,7 @@
  * envelope (and a raw delivery), the spec's eventData per eventType, the record-first / tags-fallback origin, the
  * first-open rule, suppressions, and what is refused as permanent.
  */
+
 import { describe, expect, it } from 'vitest';
 import { type EventMail, sesEventJson, snsNotification } from '#local/emulators/ses-events.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
@@ -11,6 +12,7 @@ import type { SentMessage, Suppression } from '#shared/domain/email/model.ts';
 import { bareAddress, parseSesNotification } from '#shared/domain/email/ses-event.ts';
 import type { WebhookTopic } from '#shared/domain/webhooks/topics.ts';
 import { PermanentError } from '#shared/errors.ts';
+import { memoryAttribution } from '#test/support/memory/attribution.ts';
 
 interface Emitted {
   readonly storeId: string;
@@ -37,6 +39,7 @@ const fakes = (sent: SentMessage[] = [SENT], customers: Customer[] = []) => {
   const opened = new Set<string>();
   const byKey = new Map(customers.map((c) => [`${c.storeId}#${c.originId}`, c]));
   const deps: EmailEventDeps = {
+    attribution: memoryAttribution().store,
     reputation: {
       count: async (storeId, day, event) => {
         counted.push({ storeId, day, event });

@@ -1,5 +1,6 @@
 /** What every apply step gets: the ports, and helpers shared by the steps. */
 
+import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { BackInStockRepository } from '#shared/domain/back-in-stock/ports.ts';
 import { closeCart, isOpen } from '#shared/domain/carts/model.ts';
 import type { CartRepository } from '#shared/domain/carts/ports.ts';
@@ -17,6 +18,10 @@ import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 
 export interface ApplyDeps {
   readonly customers: CustomerRepository;
+  /** What the emails earned: a paid order is attributed once (`shared/domain/attribution`). */
+  readonly attribution: AttributionStore;
+  /** The store's settings (its influence window). */
+  readonly stores: { get(storeId: string): Promise<{ influenceWindowDays?: number } | undefined> };
   readonly products: ProductRepository;
   readonly orders: OrderRepository;
   readonly carts: CartRepository;

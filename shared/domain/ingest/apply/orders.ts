@@ -3,6 +3,7 @@
  * Payment completed — `orders/paid`, or `orders/update` with a paid status — deletes the cart (`cart_token`) and marks
  * the abandoned checkout (`checkout_token`) paid so its recovery stops.
  */
+import { orderPaid } from '#shared/domain/attribution/attribute.ts';
 import { markCheckoutPaid } from '#shared/domain/checkouts/model.ts';
 import type { OrderChangeData, OrderData } from '#shared/domain/events/payloads/orders.ts';
 import { type FlowKind, flowsIgnored } from '#shared/domain/flows/trigger.ts';
@@ -46,7 +47,18 @@ export const applyOrder = async (deps: ApplyDeps, message: IngestMessage): Promi
 
   const paymentCompleted =
     message.endpoint === 'orders/paid' || (message.endpoint === 'orders/update' && order.status === 'paid');
-  if (paymentCompleted) await completePayment(deps, order);
+  if (paymentCompleted) {
+    await completePayment(deps, order);
+    // Recovered or influenced (docs/attribution.md), decided once per order.
+    await orderPaid(
+      {
+        attribution: deps.attribution,
+        clock: deps.clock,
+        influenceWindowDays: async (storeId) => (await deps.stores.get(storeId))?.influenceWindowDays,
+      },
+      order,
+    );
+  }
 
   const kind = FLOW_OF[message.endpoint];
   const starts =

@@ -10,6 +10,7 @@ import { FLOW_ROUTES } from './flows.ts';
 import { META_ROUTES } from './meta.ts';
 import { OAUTH_ROUTES } from './oauth.ts';
 import { SENDING_ROUTES } from './sending.ts';
+import { STATS_ROUTES } from './stats.ts';
 import { WEBHOOK_ROUTES } from './webhooks.ts';
 
 export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
@@ -18,6 +19,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   ...WEBHOOK_ROUTES,
   ...FLOW_ROUTES,
   ...FLOW_RUN_ROUTES,
+  ...STATS_ROUTES,
   ...SENDING_ROUTES,
   ...OAUTH_ROUTES,
   ...META_ROUTES,

@@ -1,0 +1,107 @@
+/**
+ * Revenue attribution (docs/attribution.md): what Storeflow's emails earned, counted honestly, two ways never mixed.
+ *
+ * - **Recovered**: an order whose payment completes (`orders/paid`, or `orders/update` with status `paid`) carrying the
+ *   `cart_token` or `checkout_token` of a cart or checkout a flow emailed about. Credited to the run's flow and the step
+ *   of the last email it sent about that cart or checkout.
+ * - **Influenced**: otherwise, an order by the same contact (email address) whose payment completes within the store's
+ *   window (default 5 days) after the contact's last click on a Storeflow email. Credited to that email's flow and step,
+ *   or its bulk batch.
+ *
+ * Each order counts once, at its payment, with its `total_price` in its `currency`. Counters are kept per store, flow,
+ * flow step and bulk batch, per UTC day, as events arrive: reading them never scans events or orders.
+ */
+
+/** What an email was: a flow run's step, or a bulk batch. */
+export type Touch =
+  | {
+      readonly kind: 'flow';
+      readonly flowId: string;
+      readonly stepId: string;
+      readonly runId: string;
+      readonly at: number;
+    }
+  | { readonly kind: 'bulk'; readonly batchId: string; readonly at: number };
+
+export const DEFAULT_INFLUENCE_WINDOW_DAYS = 5;
+const DAY_MS = 86_400_000;
+
+/** The counters kept per scope and day. */
+export const COUNTERS = ['emailed', 'clicked', 'recoveredOrders', 'influencedOrders'] as const;
+export type Counter = (typeof COUNTERS)[number];
+
+/** Revenue is kept per currency: `recoveredRevenue_EUR`, `influencedRevenue_USD`. */
+export type RevenueKind = 'recovered' | 'influenced';
+export const revenueCounter = (kind: RevenueKind, currency: string) => `${kind}Revenue_${currency}`;
+
+/** ISO 4217 as sent (upper-cased), `XXX` ("no currency") when the order names none or something else. */
+export const currencyOf = (value: unknown): string => {
+  const code = typeof value === 'string' ? value.trim().toUpperCase() : '';
+  return /^[A-Z]{3}$/.test(code) ? code : 'XXX';
+};
+
+/** The order's `total_price` as a number (the payload's decimal string), 0 when it has none. */
+export const amountOf = (value: unknown): number => {
+  const n = typeof value === 'number' ? value : Number(typeof value === 'string' ? value.trim() : Number.NaN);
+  return Number.isFinite(n) ? n : 0;
+};
+
+/** `YYYY-MM-DD`, UTC. */
+export const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
+/** The counter scopes an email of `touch` counts under (the store's own always). */
+export const scopesOf = (touch: Touch): string[] =>
+  touch.kind === 'flow'
+    ? ['store', `flow#${touch.flowId}`, `step#${touch.flowId}#${touch.stepId}`]
+    : ['store', `batch#${touch.batchId}`];
+
+/** Whether a click at `clickAt` influences an order paid at `paidAt` under a window of `days`. */
+export const withinWindow = (clickAt: number, paidAt: number, days: number): boolean =>
+  clickAt <= paidAt && paidAt - clickAt <= days * DAY_MS;
+
+/** What one order earned, decided once at its payment. */
+export type OrderAttribution =
+  | { readonly kind: 'recovered'; readonly touch: Touch; readonly currency: string; readonly amount: number }
+  | { readonly kind: 'influenced'; readonly touch: Touch; readonly currency: string; readonly amount: number }
+  | { readonly kind: 'none' };
+
+/** One day's counters of one scope, as stored. */
+export interface DayCounts {
+  readonly day: string;
+  readonly counts: Readonly<Record<string, number>>;
+}
+
+/** A range's answer: totals and days, revenue per currency as decimal strings. */
+export interface Stats {
+  readonly from: string;
+  readonly to: string;
+  readonly emailed: number;
+  readonly clicked: number;
+  readonly recovered: { readonly orders: number; readonly revenue: Readonly<Record<string, string>> };
+  readonly influenced: { readonly orders: number; readonly revenue: Readonly<Record<string, string>> };
+}
+
+const money = (n: number) => (Math.round(n * 100) / 100).toFixed(2);
+
+/** Sums a scope's days into the answer's shape. */
+export const summarize = (from: string, to: string, days: readonly DayCounts[]): Stats => {
+  const totals = new Map<string, number>();
+  for (const { counts } of days) {
+    for (const [name, n] of Object.entries(counts)) totals.set(name, (totals.get(name) ?? 0) + n);
+  }
+  const revenue = (kind: RevenueKind) =>
+    Object.fromEntries(
+      [...totals]
+        .filter(([name]) => name.startsWith(`${kind}Revenue_`))
+        .map(([name, n]) => [name.slice(`${kind}Revenue_`.length), money(n)])
+        .sort(([a], [b]) => (a as string).localeCompare(b as string)),
+    );
+  return {
+    from,
+    to,
+    emailed: totals.get('emailed') ?? 0,
+    clicked: totals.get('clicked') ?? 0,
+    recovered: { orders: totals.get('recoveredOrders') ?? 0, revenue: revenue('recovered') },
+    influenced: { orders: totals.get('influencedOrders') ?? 0, revenue: revenue('influenced') },
+  };
+};

@@ -1,0 +1,20 @@
+/** Ports of the attribution area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
+import type { DayCounts, OrderAttribution, Touch } from './model.ts';
+
+export interface AttributionStore {
+  /** Remembers that `touch` emailed about a cart or checkout (the latest email about it wins). */
+  markSubject(storeId: string, subject: { type: string; id: string }, touch: Touch): Promise<void>;
+  /** The latest email about any of these carts or checkouts. */
+  latestForSubjects(storeId: string, subjects: readonly { type: string; id: string }[]): Promise<Touch | undefined>;
+  /** Remembers the contact's latest click (an earlier one never replaces a later). */
+  markClick(storeId: string, email: string, touch: Touch): Promise<void>;
+  lastClick(storeId: string, email: string): Promise<Touch | undefined>;
+  /** Records the order's attribution once: false when it was decided before (a redelivered event). */
+  claimOrder(storeId: string, orderId: string, attribution: OrderAttribution): Promise<boolean>;
+  /** Records that an occurrence (a click event) was counted: false when it was before. */
+  claimOnce(storeId: string, key: string): Promise<boolean>;
+  /** Adds to the counters of each scope for `day`. */
+  add(storeId: string, scopes: readonly string[], day: string, deltas: Readonly<Record<string, number>>): Promise<void>;
+  /** The counters of a scope for the days within [from, to]. */
+  days(storeId: string, scope: string, from: string, to: string): Promise<DayCounts[]>;
+}

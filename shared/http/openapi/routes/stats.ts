@@ -1,0 +1,73 @@
+/** Attribution stats on `{base_url}`, `{code, data}` answers (docs/attribution.md): the counters of `readStats`. */
+import * as v from 'valibot';
+import { MAX_STATS_DAYS } from '#shared/domain/attribution/attribute.ts';
+import { DEFAULT_INFLUENCE_WINDOW_DAYS } from '#shared/domain/attribution/model.ts';
+import { ref } from '#shared/http/openapi/components.ts';
+import { route } from '#shared/http/openapi/registry.ts';
+import { DATA } from '#shared/http/openapi/shapes.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { FlowPath, parametersOf, StatsQuery } from '#shared/http/route-inputs.ts';
+import { LIMITS } from '#shared/limits.ts';
+
+const pace = `At most ${LIMITS.flowManagementPerSecond} calls per second per store (shared with the flows API).`;
+const count = (what: string) => v.pipe(v.number(), v.integer(), v.description(what));
+const Revenue = v.pipe(
+  v.record(v.string(), v.string()),
+  v.description('Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string'),
+);
+const Orders = (what: string) => v.pipe(v.object({ orders: count('Orders'), revenue: Revenue }), v.description(what));
+
+const counts = {
+  emailed: count('Emails sent'),
+  clicked: count('Clicks (each SES click event once)'),
+  recovered: Orders('Orders paid with the cart or checkout token of a cart or checkout a flow emailed about'),
+  influenced: Orders(
+    `Other orders paid within the store's window (default ${DEFAULT_INFLUENCE_WINDOW_DAYS} days) after the contact's last click`,
+  ),
+};
+const Day = v.object({ day: v.pipe(v.string(), v.description('YYYY-MM-DD, UTC')), ...counts });
+const range = {
+  from: v.pipe(v.string(), v.description('First day, YYYY-MM-DD')),
+  to: v.pipe(v.string(), v.description('Last day, YYYY-MM-DD, inclusive')),
+  ...counts,
+  days: v.pipe(v.array(Day), v.description('The days of the range that have any count, in order')),
+};
+const StoreStats = v.object(range);
+const FlowStats = v.object({
+  flowId: v.string(),
+  ...range,
+  steps: v.pipe(
+    v.array(v.object({ stepId: v.string(), ...counts })),
+    v.description("Each of the flow's steps over the range: the step of the last email is credited"),
+  ),
+});
+const validation = `from must be a date as YYYY-MM-DD (ranges are at most ${MAX_STATS_DAYS} days)`;
+
+export const STATS_ROUTES = {
+  stats: route({
+    tag: 'Flows',
+    summary: "The store's emails and the revenue they earned",
+    description:
+      'Counters kept as events arrive (no scan at read time), per UTC day: emails sent, clicks, and orders credited ' +
+      'to Storeflow in two kinds never mixed: recovered (deterministic, by cart or checkout token) and influenced ' +
+      `(a click within the window). ${pace}`,
+    api: 'webhooks',
+    query: parametersOf(StatsQuery),
+    ok: webhooksReply.ok(DATA),
+    data: ref('StoreStats', StoreStats),
+    errors: ['validation', 'rate_limited'],
+    errorMessages: { validation },
+  }),
+  'flow-stats': route({
+    tag: 'Flows',
+    summary: "One flow's emails and the revenue they earned",
+    description: `The store's counters for one flow, with each step's totals. Another store's flow answers like a missing one. ${pace}`,
+    api: 'webhooks',
+    path: parametersOf(FlowPath),
+    query: parametersOf(StatsQuery),
+    ok: webhooksReply.ok(DATA),
+    data: ref('FlowStats', FlowStats),
+    errors: ['validation', 'not_found', 'rate_limited'],
+    errorMessages: { validation, not_found: 'Flow not found' },
+  }),
+};
