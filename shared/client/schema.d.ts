@@ -1579,10 +1579,20 @@ export interface components {
             from: string;
             /** @description Last day, YYYY-MM-DD, inclusive */
             to: string;
-            /** @description Emails sent */
+            /** @description Runs started (flows and their totals; 0 for a step or the store) */
+            entered: number;
+            /** @description Emails sent by flows */
             emailed: number;
+            /** @description Deliveries SES reported */
+            delivered: number;
+            /** @description First opens */
+            opened: number;
             /** @description Clicks (each SES click event once) */
             clicked: number;
+            /** @description Bounces, permanent or not, and rejects */
+            bounced: number;
+            /** @description Complaints and unsubscribes from the email */
+            unsubscribed: number;
             /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
             recovered: {
                 /** @description Orders */
@@ -1605,10 +1615,20 @@ export interface components {
             days: {
                 /** @description YYYY-MM-DD, UTC */
                 day: string;
-                /** @description Emails sent */
+                /** @description Runs started (flows and their totals; 0 for a step or the store) */
+                entered: number;
+                /** @description Emails sent by flows */
                 emailed: number;
+                /** @description Deliveries SES reported */
+                delivered: number;
+                /** @description First opens */
+                opened: number;
                 /** @description Clicks (each SES click event once) */
                 clicked: number;
+                /** @description Bounces, permanent or not, and rejects */
+                bounced: number;
+                /** @description Complaints and unsubscribes from the email */
+                unsubscribed: number;
                 /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
                 recovered: {
                     /** @description Orders */
@@ -1631,10 +1651,20 @@ export interface components {
             /** @description Each of the flow's steps over the range: the step of the last email is credited */
             steps: {
                 stepId: string;
-                /** @description Emails sent */
+                /** @description Runs started (flows and their totals; 0 for a step or the store) */
+                entered: number;
+                /** @description Emails sent by flows */
                 emailed: number;
+                /** @description Deliveries SES reported */
+                delivered: number;
+                /** @description First opens */
+                opened: number;
                 /** @description Clicks (each SES click event once) */
                 clicked: number;
+                /** @description Bounces, permanent or not, and rejects */
+                bounced: number;
+                /** @description Complaints and unsubscribes from the email */
+                unsubscribed: number;
                 /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
                 recovered: {
                     /** @description Orders */
@@ -2164,10 +2194,20 @@ export interface components {
             from: string;
             /** @description Last day, YYYY-MM-DD, inclusive */
             to: string;
-            /** @description Emails sent */
+            /** @description Runs started (flows and their totals; 0 for a step or the store) */
+            entered: number;
+            /** @description Emails sent by flows */
             emailed: number;
+            /** @description Deliveries SES reported */
+            delivered: number;
+            /** @description First opens */
+            opened: number;
             /** @description Clicks (each SES click event once) */
             clicked: number;
+            /** @description Bounces, permanent or not, and rejects */
+            bounced: number;
+            /** @description Complaints and unsubscribes from the email */
+            unsubscribed: number;
             /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
             recovered: {
                 /** @description Orders */
@@ -2190,10 +2230,20 @@ export interface components {
             days: {
                 /** @description YYYY-MM-DD, UTC */
                 day: string;
-                /** @description Emails sent */
+                /** @description Runs started (flows and their totals; 0 for a step or the store) */
+                entered: number;
+                /** @description Emails sent by flows */
                 emailed: number;
+                /** @description Deliveries SES reported */
+                delivered: number;
+                /** @description First opens */
+                opened: number;
                 /** @description Clicks (each SES click event once) */
                 clicked: number;
+                /** @description Bounces, permanent or not, and rejects */
+                bounced: number;
+                /** @description Complaints and unsubscribes from the email */
+                unsubscribed: number;
                 /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
                 recovered: {
                     /** @description Orders */

@@ -11,6 +11,7 @@ import {
   currencyOf,
   DEFAULT_INFLUENCE_WINDOW_DAYS,
   dayOf,
+  type FunnelCounter,
   type OrderAttribution,
   revenueCounter,
   type Stats,
@@ -46,7 +47,20 @@ export const bulkEmailed = async (
   if (count > 0) await store.add(storeId, scopesOf({ kind: 'bulk', batchId, at }), dayOf(at), { emailed: count });
 };
 
-/** A click on a Storeflow email (`eventId`: the SES event's, so a redelivered event counts once). */
+/** What SES reported about an email, counted once per event (`eventId`: the SES event's, stable over redeliveries). */
+export const emailEventCounted = async (
+  store: AttributionStore,
+  storeId: string,
+  touch: Touch,
+  counter: Exclude<FunnelCounter, 'entered' | 'emailed'>,
+  eventId: string,
+): Promise<void> => {
+  if (await store.claimOnce(storeId, `${counter}#${eventId}`)) {
+    await store.add(storeId, scopesOf(touch), dayOf(touch.at), { [counter]: 1 });
+  }
+};
+
+/** A click on a Storeflow email: the contact's last click (influenced orders), and counted. */
 export const emailClicked = async (
   store: AttributionStore,
   storeId: string,
@@ -55,9 +69,7 @@ export const emailClicked = async (
   eventId: string,
 ): Promise<void> => {
   await store.markClick(storeId, email.toLowerCase(), touch);
-  if (await store.claimOnce(storeId, `click#${eventId}`)) {
-    await store.add(storeId, scopesOf(touch), dayOf(touch.at), { clicked: 1 });
-  }
+  await emailEventCounted(store, storeId, touch, 'clicked', eventId);
 };
 
 /** What an order earned, by the rules: recovered first, then influenced, else nothing. */

@@ -26,9 +26,9 @@ export type Touch =
 export const DEFAULT_INFLUENCE_WINDOW_DAYS = 5;
 const DAY_MS = 86_400_000;
 
-/** The counters kept per scope and day. */
-export const COUNTERS = ['emailed', 'clicked', 'recoveredOrders', 'influencedOrders'] as const;
-export type Counter = (typeof COUNTERS)[number];
+/** The email funnel's counters per scope and day (`entered`: runs started, per flow only). */
+export const FUNNEL = ['entered', 'emailed', 'delivered', 'opened', 'clicked', 'bounced', 'unsubscribed'] as const;
+export type FunnelCounter = (typeof FUNNEL)[number];
 
 /** Revenue is kept per currency: `recoveredRevenue_EUR`, `influencedRevenue_USD`. */
 export type RevenueKind = 'recovered' | 'influenced';
@@ -75,8 +75,13 @@ export interface DayCounts {
 export interface Stats {
   readonly from: string;
   readonly to: string;
+  readonly entered: number;
   readonly emailed: number;
+  readonly delivered: number;
+  readonly opened: number;
   readonly clicked: number;
+  readonly bounced: number;
+  readonly unsubscribed: number;
   readonly recovered: { readonly orders: number; readonly revenue: Readonly<Record<string, string>> };
   readonly influenced: { readonly orders: number; readonly revenue: Readonly<Record<string, string>> };
 }
@@ -99,8 +104,7 @@ export const summarize = (from: string, to: string, days: readonly DayCounts[]):
   return {
     from,
     to,
-    emailed: totals.get('emailed') ?? 0,
-    clicked: totals.get('clicked') ?? 0,
+    ...(Object.fromEntries(FUNNEL.map((name) => [name, totals.get(name) ?? 0])) as Record<FunnelCounter, number>),
     recovered: { orders: totals.get('recoveredOrders') ?? 0, revenue: revenue('recovered') },
     influenced: { orders: totals.get('influencedOrders') ?? 0, revenue: revenue('influenced') },
   };

@@ -19,7 +19,7 @@
  * SES or SQS delivers twice is emitted once.
  */
 import { createHash } from 'node:crypto';
-import { emailClicked } from '#shared/domain/attribution/attribute.ts';
+import { emailClicked, emailEventCounted } from '#shared/domain/attribution/attribute.ts';
 import type { Touch } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { Clock } from '#shared/domain/clock.ts';
@@ -134,11 +134,15 @@ export const handleSesEvent = async (
     );
   };
   const done = { storeId, transmissionId };
+  /** Counted for the email's flow, step or batch (docs/attribution.md), once per SES event. */
+  const counted = (counter: Parameters<typeof emailEventCounted>[3], eventId: string) =>
+    emailEventCounted(deps.attribution, storeId, touchOf(origin, event.at || deps.clock.now()), counter, eventId);
 
   const day = sendDay(event.at || deps.clock.now());
   switch (event.type) {
     case 'delivery':
       await deps.reputation.count(storeId, day, 'delivered');
+      await counted('delivered', eventIdOf('delivery'));
       await emit(
         'delivery',
         {
@@ -161,6 +165,7 @@ export const handleSesEvent = async (
         recipient?.status ?? (event.bounceSubType || event.bounceType),
         'bounce',
       );
+      await counted('bounced', eventIdOf('bounce'));
       // Only a permanent bounce says the address itself is bad; a soft one (mailbox full, greylisting) may clear.
       if (event.bounceType !== 'Permanent') return { ...done, emitted: 'bounce' };
       await deps.reputation.count(storeId, day, 'bounced');
@@ -189,6 +194,7 @@ export const handleSesEvent = async (
     case 'open': {
       const first = await deps.sentMessages.firstOpen(messageId);
       if (!first && !options.redelivered) return { ...done, skipped: 'not the first open' };
+      await counted('opened', `email#${messageId}#initial_open`);
       await emit(
         'initial_open',
         { msg_from: msgFrom, rcpt_to: rcptTo, transmission_id: transmissionId, user_agent: event.userAgent, timestamp },
@@ -225,6 +231,7 @@ export const handleSesEvent = async (
       if (event.type === 'subscription' && !event.unsubscribed) return { ...done, skipped: 'not an opt-out' };
       const reason = event.type === 'complaint' ? 'complaint' : 'unsubscribed';
       if (event.type === 'complaint') await deps.reputation.count(storeId, day, 'complained');
+      await counted('unsubscribed', `email#${messageId}#unsubscribed`);
       await unsubscribe(deps, { storeId, email: rcptTo, transmissionId, reason });
       return { ...done, emitted: 'list_unsubscribe', suppressed: reason };
     }

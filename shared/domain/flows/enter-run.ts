@@ -1,3 +1,4 @@
+import { dayOf } from '#shared/domain/attribution/model.ts';
 import { type AdvanceDeps, type AdvanceOptions, advanceRun } from './advance-run.ts';
 import { evaluate } from './conditions.ts';
 import { consentAllows, findContact, normalEmail } from './contact-facts.ts';
@@ -179,6 +180,8 @@ export const handleTrigger = async (
     // Lost to a concurrent delivery of the same trigger: that one's run goes on; read it rather than assume ours.
     const created = await deps.runs.create(run);
     await deps.evaluations.record(evaluation(flow.id, { outcome: 'entered', runId }), flow.id);
+    // The funnel's first count, once per run (only the pass that created it).
+    if (created) await deps.attribution.add(trigger.storeId, [`flow#${flow.id}`], dayOf(now), { entered: 1 });
     return created ? { runId, fresh: run } : { runId };
   };
 

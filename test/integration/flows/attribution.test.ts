@@ -30,7 +30,9 @@ const email = address('buyer');
 const cart = uid('cart');
 
 interface StatsBody {
+  entered: number;
   emailed: number;
+  opened: number;
   clicked: number;
   recovered: { orders: number; revenue: Record<string, string> };
   influenced: { orders: number; revenue: Record<string, string> };
@@ -83,7 +85,7 @@ describe('attribution', () => {
       const s = await stats(`/api/v1/flows/${flow.id}/stats`);
       return s.recovered.orders === 1 ? s : undefined;
     });
-    expect(flowStats).toMatchObject({ emailed: 1, recovered: { orders: 1, revenue: { EUR: '39.80' } } });
+    expect(flowStats).toMatchObject({ entered: 1, emailed: 1, recovered: { orders: 1, revenue: { EUR: '39.80' } } });
     expect(flowStats.influenced).toEqual({ orders: 0, revenue: {} });
     expect(flowStats.days).toHaveLength(1);
     const emailedSteps = flowStats.steps?.filter((step) => step.emailed > 0) ?? [];
@@ -99,10 +101,12 @@ describe('attribution', () => {
     const messageId = list.flatMap((item) => item.run?.events ?? []).find((e) => e.type === 'emailed')
       ?.messageId as string;
     expect(messageId).toBeTruthy();
+    await simulated(runtime, { messageId, type: 'open', userAgent: 'Mozilla/5.0' });
     await simulated(runtime, { messageId, type: 'click', link: 'https://shop.example/cart', userAgent: 'Mozilla/5.0' });
     await eventually('the click counted', async () =>
       (await stats('/api/v1/stats')).clicked === 1 ? true : undefined,
     );
+    expect(await stats(`/api/v1/flows/${flow.id}/stats`)).toMatchObject({ opened: 1, clicked: 1 });
 
     await event(runtime, store, 'orders/paid', paidOrder({ total_price: '12.5', currency: 'EUR' }));
     await settled(runtime);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   emailClicked,
+  emailEventCounted,
   flowEmailed,
   orderPaid,
   parseStatsRange,
@@ -127,6 +128,28 @@ describe('influenced', () => {
     at(T0 + 2 * DAY_MS);
     const oneDay = { ...deps, influenceWindowDays: async () => 1 };
     expect(await orderPaid(oneDay, order('o1', { total_price: '3' }))).toEqual({ kind: 'none' });
+  });
+});
+
+describe('the funnel', () => {
+  it('counts each SES event once per email, under its flow, step and the store', async () => {
+    const { memory } = setup();
+    const touch = flowTouch(T0, 'email-2');
+    await flowEmailed(memory.store, STORE, { type: 'customer', id: 'c1' }, touch);
+    for (const counter of ['delivered', 'opened', 'bounced', 'unsubscribed'] as const) {
+      await emailEventCounted(memory.store, STORE, touch, counter, `ev-${counter}`);
+      await emailEventCounted(memory.store, STORE, touch, counter, `ev-${counter}`);
+    }
+    for (const scope of ['store', 'flow#fl_cart', 'step#fl_cart#email-2']) {
+      expect(await readStats(memory.store, STORE, scope, range)).toMatchObject({
+        emailed: 1,
+        delivered: 1,
+        opened: 1,
+        bounced: 1,
+        unsubscribed: 1,
+        clicked: 0,
+      });
+    }
   });
 });
 

@@ -18,8 +18,13 @@ const Revenue = v.pipe(
 const Orders = (what: string) => v.pipe(v.object({ orders: count('Orders'), revenue: Revenue }), v.description(what));
 
 const counts = {
-  emailed: count('Emails sent'),
+  entered: count('Runs started (flows and their totals; 0 for a step or the store)'),
+  emailed: count('Emails sent by flows'),
+  delivered: count('Deliveries SES reported'),
+  opened: count('First opens'),
   clicked: count('Clicks (each SES click event once)'),
+  bounced: count('Bounces, permanent or not, and rejects'),
+  unsubscribed: count('Complaints and unsubscribes from the email'),
   recovered: Orders('Orders paid with the cart or checkout token of a cart or checkout a flow emailed about'),
   influenced: Orders(
     `Other orders paid within the store's window (default ${DEFAULT_INFLUENCE_WINDOW_DAYS} days) after the contact's last click`,
