@@ -8,6 +8,7 @@
  * started, so a second runtime in the same process (new random ports) could not be reached through them. A process
  * per scenario also keeps each one's figures independent of the heap and JIT state the previous one left.
  */
+
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +36,7 @@ import { importScenario } from './scenarios/import.ts';
 import { ingest } from './scenarios/ingest.ts';
 import { noisy } from './scenarios/noisy.ts';
 import { sending } from './scenarios/sending.ts';
+import { stats } from './scenarios/stats.ts';
 import { webhooks } from './scenarios/webhooks.ts';
 import { worker } from './scenarios/worker.ts';
 
@@ -49,6 +51,7 @@ const SCENARIOS: readonly Scenario[] = [
   sending,
   flows,
   noisy,
+  stats,
 ];
 
 const USAGE = `Usage: npm run bench -- [scenario…] [options]

@@ -1648,7 +1648,7 @@ export interface components {
                     };
                 };
             }[];
-            /** @description Each of the flow's steps over the range: the step of the last email is credited */
+            /** @description Each of the flow's email steps over the range: the step of the last email is credited */
             steps: {
                 stepId: string;
                 /** @description Runs started (flows and their totals; 0 for a step or the store) */

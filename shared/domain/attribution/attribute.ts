@@ -163,7 +163,9 @@ export const readStats = async (
 
 export interface StatsDeps {
   readonly attribution: AttributionStore;
-  readonly flows: { get(storeId: string, flowId: string): Promise<{ steps: readonly { id: string }[] } | undefined> };
+  readonly flows: {
+    get(storeId: string, flowId: string): Promise<{ steps: readonly { id: string; type: string }[] } | undefined>;
+  };
   readonly clock: Clock;
 }
 
@@ -174,7 +176,7 @@ export const storeStats = async (
   query: { from?: string | undefined; to?: string | undefined },
 ) => readStats(deps.attribution, storeId, 'store', parseStatsRange(query, deps.clock.now()));
 
-/** `GET /api/v1/flows/{flowId}/stats?from&to`: one flow's, with each of its steps' totals. */
+/** `GET /api/v1/flows/{flowId}/stats?from&to`: one flow's, with each of its email steps' totals. */
 export const flowStats = async (
   deps: StatsDeps,
   storeId: string,
@@ -187,15 +189,17 @@ export const flowStats = async (
   const [whole, steps] = await Promise.all([
     readStats(deps.attribution, storeId, `flow#${flowId}`, range),
     Promise.all(
-      flow.steps.map(async (step) => {
-        const {
-          from: _from,
-          to: _to,
-          days: _days,
-          ...totals
-        } = await readStats(deps.attribution, storeId, `step#${flowId}#${step.id}`, range);
-        return { stepId: step.id, ...totals };
-      }),
+      flow.steps
+        .filter((step) => step.type === 'email')
+        .map(async (step) => {
+          const {
+            from: _from,
+            to: _to,
+            days: _days,
+            ...totals
+          } = await readStats(deps.attribution, storeId, `step#${flowId}#${step.id}`, range);
+          return { stepId: step.id, ...totals };
+        }),
     ),
   ]);
   return { flowId, ...whole, steps };

@@ -43,7 +43,7 @@ const FlowStats = v.object({
   ...range,
   steps: v.pipe(
     v.array(v.object({ stepId: v.string(), ...counts })),
-    v.description("Each of the flow's steps over the range: the step of the last email is credited"),
+    v.description("Each of the flow's email steps over the range: the step of the last email is credited"),
   ),
 });
 const validation = `from must be a date as YYYY-MM-DD (ranges are at most ${MAX_STATS_DAYS} days)`;

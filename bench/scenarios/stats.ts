@@ -1,0 +1,181 @@
+/**
+ * Stats scenario (issue 17): the attribution stats read kept counters, not events or orders, so at 100,000 contacts
+ * and 10,000 attributed orders they answer in about the time of a single-item read. One local runtime (in memory):
+ *
+ * 1. a store with `--count` contacts (default 100,000, batch writes) and an abandoned-cart flow (its sender registered);
+ * 2. a year of attribution: 10,000 paid orders spread over 365 days, each recovered (by the flow's steps) or influenced,
+ *    written through the attribution port's counters as the worker would (store, flow and step counters per day), plus
+ *    the funnel counts of the emails behind them;
+ * 3. measured, alternating, `ROUNDS` requests each at the flows API's rate: `GET /api/v1/flows/{id}` (one item: the
+ *    reference), `GET /api/v1/stats` over the year, and `GET /api/v1/flows/{id}/stats` over the year (with its steps).
+ *
+ * Targets: the stats' median latency ≤ 1.5 × the single-item read's, from the same run.
+ */
+import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { startLocalRuntime } from '#local/runtime.ts';
+import { seedContacts } from '#local/seed-contacts.ts';
+import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
+import { dayOf, scopesOf } from '#shared/domain/attribution/model.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import { newId } from '#shared/domain/ids.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { LIMITS } from '#shared/limits.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
+
+const DEFAULT_CONTACTS = 100_000;
+const ORDERS = 10_000;
+const DAYS = 365;
+const ROUNDS = 40;
+const DAY_MS = 86_400_000;
+
+const call = async (url: string, apiKey: string, method = 'GET', body?: unknown) => {
+  const start = performance.now();
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-service-access-token': apiKey },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await response.json()) as { code?: number; data?: Record<string, unknown> };
+  return { status: response.status, json, ms: performance.now() - start };
+};
+
+export const stats: Scenario = {
+  name: 'stats',
+  description: 'Attribution stats over a year (100,000 contacts, 10,000 orders) vs a single-item read: latency ratio',
+  async run(options: ScenarioOptions): Promise<Result> {
+    const { log } = options;
+    const contacts = options.count ?? DEFAULT_CONTACTS;
+    const runtime = await startLocalRuntime({ logLevel: 'ERROR' });
+    runtime.setPollersPaused(true);
+    try {
+      const { store, apiKey } = await createStore(storeAdminDeps(), { name: 'Bench stats store', type: 'direct' });
+      const main = runtime.urls.main;
+      const sender = await call(`${main}/api/v1/senders`, apiKey, 'POST', { domain: 'stats.example' });
+      if (sender.status !== 200) throw new Error(`stats: sender answered ${sender.status}`);
+      const created = await call(`${main}/api/v1/flows`, apiKey, 'POST', {
+        preset: 'abandoned_cart',
+        from: { email: 'shop@stats.example', name: 'Stats' },
+      });
+      const flow = created.json.data as { id: string; steps: { id: string; type: string }[] } | undefined;
+      if (created.status !== 200 || !flow) throw new Error(`stats: flow answered ${created.status}`);
+      const emailSteps = flow.steps.filter((s) => s.type === 'email').map((s) => s.id);
+
+      log(`stats: seeding ${contacts} contacts`);
+      const now = Date.now();
+      for (let from = 0; from < contacts; from += 10_000) {
+        const chunk: Customer[] = [];
+        for (let i = from; i < Math.min(contacts, from + 10_000); i++) {
+          const id = newId('ct');
+          chunk.push({
+            storeId: store.storeId,
+            id,
+            originId: `c-${i}`,
+            email: `c${i}@stats.example`,
+            platformTags: [],
+            categoryTags: [],
+            attributes: {},
+            createdAt: Math.floor(now / 1000) - (i % (DAYS * 86_400)),
+            updatedAt: now,
+            revision: 1,
+          });
+        }
+        await seedContacts(chunk);
+      }
+
+      log(`stats: attributing ${ORDERS} orders over ${DAYS} days`);
+      const attribution = dynamoAttribution();
+      for (let i = 0; i < ORDERS; i += 50) {
+        await Promise.all(
+          Array.from({ length: Math.min(50, ORDERS - i) }, async (_, k) => {
+            const n = i + k;
+            const at = now - (n % DAYS) * DAY_MS;
+            const touch = {
+              kind: 'flow' as const,
+              flowId: flow.id,
+              stepId: emailSteps[n % emailSteps.length] ?? 'email',
+              runId: `run_${n}`,
+              at,
+            };
+            const kind = n % 3 === 0 ? 'influenced' : 'recovered';
+            await attribution.add(store.storeId, [`flow#${flow.id}`], dayOf(at), { entered: 2 });
+            await attribution.add(store.storeId, scopesOf(touch), dayOf(at), {
+              emailed: 3,
+              delivered: 3,
+              opened: 2,
+              clicked: 1,
+              [`${kind}Orders`]: 1,
+              [`${kind}Revenue_EUR`]: 40 + (n % 60),
+            });
+          }),
+        );
+      }
+
+      const from = dayOf(now - (DAYS - 1) * DAY_MS);
+      const to = dayOf(now);
+      const urls = {
+        single: `${main}/api/v1/flows/${flow.id}`,
+        store: `${main}/api/v1/stats?from=${from}&to=${to}`,
+        flow: `${main}/api/v1/flows/${flow.id}/stats?from=${from}&to=${to}`,
+      };
+      const samples: Record<keyof typeof urls, number[]> = { single: [], store: [], flow: [] };
+      const gapMs = Math.ceil(1000 / LIMITS.flowManagementPerSecond) + 20;
+      let orders = 0;
+      log(`stats: ${ROUNDS} rounds of the three reads, ${gapMs} ms apart`);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const name of ['single', 'store', 'flow'] as const) {
+          await sleep(gapMs);
+          const answer = await call(urls[name], apiKey);
+          if (answer.status !== 200) throw new Error(`stats: ${name} answered ${answer.status}`);
+          if (name === 'store') {
+            const data = answer.json.data as { recovered: { orders: number }; influenced: { orders: number } };
+            orders = data.recovered.orders + data.influenced.orders;
+          }
+          // The first round warms each function up; it is not counted.
+          if (round > 0) samples[name].push(answer.ms);
+        }
+      }
+      const single = summarize(samples.single);
+      const store_ = summarize(samples.store);
+      const flowStats = summarize(samples.flow);
+      const metrics: Metric[] = [
+        {
+          key: 'store_over_single',
+          label: 'GET /api/v1/stats (a year) ÷ a single-item read, median latency',
+          value: round(store_.p50 / single.p50, 2),
+          unit: '×',
+          target: { op: '<=', value: 1.5 },
+        },
+        {
+          key: 'flow_over_single',
+          label: 'GET /api/v1/flows/{id}/stats (a year, with its steps) ÷ a single-item read, median latency',
+          value: round(flowStats.p50 / single.p50, 2),
+          unit: '×',
+          target: { op: '<=', value: 1.5 },
+        },
+        { key: 'single_p50', label: 'GET /api/v1/flows/{id}, median', value: round(single.p50, 1), unit: 'ms' },
+        { key: 'store_p50', label: 'GET /api/v1/stats, median', value: round(store_.p50, 1), unit: 'ms' },
+        { key: 'flow_p50', label: 'GET /api/v1/flows/{id}/stats, median', value: round(flowStats.p50, 1), unit: 'ms' },
+        {
+          key: 'orders_counted',
+          label: 'Orders the store stats counted',
+          value: orders,
+          unit: 'orders',
+          target: { op: '>=', value: ORDERS },
+        },
+      ];
+      return {
+        scenario: 'stats',
+        title: `Attribution stats at ${formatNumber(contacts)} contacts and ${formatNumber(ORDERS)} orders`,
+        metrics,
+        notes: [
+          `One store, ${formatNumber(contacts)} contacts (batch writes), an abandoned-cart flow with ${emailSteps.length} email steps, ${formatNumber(ORDERS)} orders attributed over ${DAYS} days through the attribution counters (store, flow and step per day). Each read ${ROUNDS - 1} times after a warm-up round, alternating, ${gapMs} ms apart (the flows API's ${LIMITS.flowManagementPerSecond}/s per store); latency = request to parsed JSON over HTTP on the local runtime.`,
+          `Medians: single-item read ${formatNumber(single.p50)} ms (p99 ${formatNumber(single.p99)}), store stats ${formatNumber(store_.p50)} ms (p99 ${formatNumber(store_.p99)}), flow stats ${formatNumber(flowStats.p50)} ms (p99 ${formatNumber(flowStats.p99)}). The stats read one Query per scope over at most 366 day items; nothing scans orders or events.`,
+        ],
+        details: { contacts, orders: ORDERS, days: DAYS, rounds: ROUNDS, single, store: store_, flow: flowStats },
+      };
+    } finally {
+      await runtime.stop();
+    }
+  },
+};
