@@ -10,7 +10,7 @@ import { parseSesNotification } from '#shared/domain/email/ses-event.ts';
 import { countEmailEvent } from '#shared/observability/email-metrics.ts';
 import { logger } from '#shared/observability.ts';
 import { queueWorker } from '#shared/queue/batch.ts';
-import { emailEventDeps } from '#shared/wiring/email-events.ts';
+import { emailEventDeps, flushEmailEventCounters } from '#shared/wiring/email-events.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.emailEvents,
@@ -20,4 +20,6 @@ export const handler = queueWorker({
     logger.info('Email event handled', { sesType: event.type, messageId: event.mail.messageId, ...outcome });
     countEmailEvent(event);
   },
+  // The batch's funnel counters, one write per store, scope and day.
+  afterBatch: flushEmailEventCounters,
 });

@@ -38,6 +38,12 @@ export interface QueueWorkerOptions<T> {
    * failure where its owner can see it). If this throws, the message is retried like any failure.
    */
   readonly onPermanent?: (message: T, error: unknown, delivery: Delivery) => Promise<void>;
+  /**
+   * Runs once the batch's records are handled, before the queue is answered: to write what the records kept in memory
+   * (e.g. counters, `shared/domain/attribution/counter-buffer.ts`). It must not throw for a failure that retrying the
+   * records would not repair; if it throws anyway, the error is logged and the batch is answered as handled.
+   */
+  readonly afterBatch?: () => Promise<void>;
 }
 
 const recordHandlerOf =
@@ -72,6 +78,18 @@ const recordHandlerOf =
  */
 const OPTIONS = { throwOnFullBatchFailure: false } as const;
 
+/** Answers the batch, after `afterBatch` (whose failure is logged: the records' own outcomes stand). */
+const finishBatch = async (response: SQSBatchResponse, afterBatch: (() => Promise<void>) | undefined) => {
+  if (afterBatch) {
+    try {
+      await afterBatch();
+    } catch (error) {
+      logger.error('After-batch step failed', { error });
+    }
+  }
+  return response;
+};
+
 /**
  * A FIFO queue's consumer: records in order; a failure fails the rest of its message group in the batch (they return to
  * the queue behind it, in order) and no other group.
@@ -80,11 +98,12 @@ export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
   const recordHandler = recordHandlerOf(options);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
-    return processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), {
+    const response = await processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), {
       context,
       skipGroupOnError: true,
       ...OPTIONS,
     });
+    return finishBatch(response, options.afterBatch);
   };
 };
 
@@ -93,6 +112,10 @@ export const queueWorker = <T>(options: QueueWorkerOptions<T>) => {
   const recordHandler = recordHandlerOf(options);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
-    return processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), { context, ...OPTIONS });
+    const response = await processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), {
+      context,
+      ...OPTIONS,
+    });
+    return finishBatch(response, options.afterBatch);
   };
 };

@@ -7,11 +7,13 @@ import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamod
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
+import { counterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
 import type { UnsubscribeDeps } from '#shared/domain/email/unsubscribe.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import type { UnsubscribeLinkDeps } from '#shared/http/unsubscribe-pages.ts';
 import { lazy } from '#shared/lazy.ts';
+import { logger } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 import { emitDeps } from './webhooks.ts';
 
@@ -26,9 +28,18 @@ export const unsubscribeDeps = lazy(
   }),
 );
 
+/** The funnel counters a batch of SES events adds, written once at the batch's end (the worker's `afterBatch`). */
+const eventCounters = lazy(() =>
+  counterBuffer(dynamoAttribution(), (error, kept) =>
+    logger.warn('Email event counters not written; kept for the next batch', { error, kept }),
+  ),
+);
+
+export const flushEmailEventCounters = (): Promise<void> => eventCounters().flush();
+
 export const emailEventDeps = lazy(
   (): EmailEventDeps => ({
-    attribution: dynamoAttribution(),
+    attribution: eventCounters().store,
     ...unsubscribeDeps(),
     sentMessages: dynamoSentMessages(),
     reputation: dynamoStoreReputation(),

@@ -23,6 +23,7 @@ import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
 import { config } from '#shared/config.ts';
+import { counterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
 import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
 import { limiterAdmission } from '#shared/domain/flows/admission.ts';
 import type { EngineDeps } from '#shared/domain/flows/engine.ts';
@@ -31,9 +32,21 @@ import type { FlowQueue, TriggerLog } from '#shared/domain/flows/ports.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
-import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
+import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 import { PACING_HORIZON_SECONDS, senderDeps, storeDailySendCap, storeStanding } from './sending.ts';
+
+/**
+ * The funnel counters a flow-worker batch adds (entered, emailed), written once at the batch's end (`flushFlowCounters`,
+ * the worker's `afterBatch`): one `ADD` per store, scope and day instead of one per run.
+ */
+const flowCounters = lazy(() =>
+  counterBuffer(dynamoAttribution(), (error, kept) =>
+    logger.warn('Flow counters not written; kept for the next batch', { error, kept }),
+  ),
+);
+
+export const flushFlowCounters = (): Promise<void> => flowCounters().flush();
 
 export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
   // One store's run starts are bounded (LIMITS.flowRunsPerSecond); a trigger over it goes back on the queue.
@@ -55,7 +68,7 @@ export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flow
   suppressions: dynamoSuppressions(),
   mailer: sesMailer(),
   sent: dynamoSentMessages(),
-  attribution: dynamoAttribution(),
+  attribution: flowCounters().store,
   // Flow waits through the timer wheel: one Scheduler schedule per store and due minute, not per waiting run.
   timers: wheelTimers({
     buckets: dynamoTimerBuckets(),

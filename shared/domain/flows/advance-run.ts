@@ -13,7 +13,7 @@ import { type FactDeps, factsFor } from './facts.ts';
 import type { Flow } from './flow.ts';
 import type { FlowRepository } from './ports.ts';
 import { type FlowRun, type RunStatus, TERMINAL } from './run.ts';
-import { finished, saveRun } from './run-changes.ts';
+import { finished, saveRun, waitTimer } from './run-changes.ts';
 import { transition } from './transition.ts';
 
 export interface AdvanceDeps extends EmailStepDeps, FactDeps {
@@ -77,6 +77,11 @@ export const advanceRun = async (
     }
   };
 
+  // A run created already waiting on its first step (`startingRun`): its timer is set now, whatever the clock says.
+  if (fresh?.run.status === 'waiting' && fresh.run.waitingOn !== undefined && fresh.run.waitUntil !== undefined) {
+    if (await keptWaiting(waitTimer(fresh.run, fresh.run.waitingOn, fresh.run.waitUntil))) return 'waiting';
+  }
+
   for (;;) {
     if (!run) return undefined;
     const current: FlowRun = run;
@@ -112,7 +117,17 @@ export const advanceRun = async (
         continue;
       }
       case 'email': {
-        const outcome = await sendEmailStep(deps, current, decided.flow, decided.step, decided.after, options, checked);
+        // A run created holding the claim on its first email (`startingRun`) sends without claiming again.
+        const ownsClaim = current === fresh?.run && current.sending?.stepId === decided.step.id;
+        const outcome = await sendEmailStep(
+          deps,
+          current,
+          decided.flow,
+          decided.step,
+          decided.after,
+          options,
+          checked && ownsClaim ? { ...checked, ownsClaim } : checked,
+        );
         if (outcome === 'busy') return current.status;
         run = outcome.run ?? (await deps.runs.get(storeId, runId));
         if (!outcome.run) flowRead = false;

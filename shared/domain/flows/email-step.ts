@@ -95,13 +95,15 @@ export const sendEmailStep = async (
   step: Extract<FlowStep, { type: 'email' }>,
   after: AfterStep,
   options: { readonly lastAttempt?: boolean },
-  checked: { readonly contact: Customer | undefined } | undefined,
+  checked: { readonly contact: Customer | undefined; readonly ownsClaim?: boolean } | undefined,
 ): Promise<'busy' | { run: FlowRun | undefined }> => {
   let run = current;
   const { storeId } = run;
   const now = deps.clock.now();
   const claim = run.sending;
-  if (claim?.stepId === step.id && now - claim.claimedAt < SEND_CLAIM_MS) return 'busy';
+  // `ownsClaim`: this pass created the run already holding the claim (one write fewer than create, then claim).
+  const ownsClaim = checked?.ownsClaim === true && claim?.stepId === step.id;
+  if (!ownsClaim && claim?.stepId === step.id && now - claim.claimedAt < SEND_CLAIM_MS) return 'busy';
   /** Ends the run; `undefined` when another worker changed it first. */
   const end = async (ended: FlowRun) => ((await saveRun(deps.runs, run, ended)) ? { run: ended } : { run: undefined });
 
@@ -151,11 +153,13 @@ export const sendEmailStep = async (
     return end(finished(run, now, 'exited', 'daily_send_cap', { stepId: step.id, cap }));
   }
 
-  // A stale claim on this step: its worker died after claiming, maybe after SES took the email (counted).
-  if (claim?.stepId === step.id) deps.onRetaken?.();
-  const claimed = next(run, now, { sending: { stepId: step.id, claimedAt: now } }, []);
-  if (!(await saveRun(deps.runs, run, claimed))) return { run: undefined };
-  run = claimed;
+  if (!ownsClaim) {
+    // A stale claim on this step: its worker died after claiming, maybe after SES took the email (counted).
+    if (claim?.stepId === step.id) deps.onRetaken?.();
+    const claimed = next(run, now, { sending: { stepId: step.id, claimedAt: now } }, []);
+    if (!(await saveRun(deps.runs, run, claimed))) return { run: undefined };
+    run = claimed;
+  }
 
   // Browse and cart recovery: whoever mails first about a product holds it for the cool-down.
   const products = RECOVERY_KINDS.has(run.flowKind) ? productIdsOf(run.trigger) : [];

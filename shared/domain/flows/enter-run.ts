@@ -12,6 +12,7 @@ import type {
   RunAdmission,
 } from './ports.ts';
 import { type FlowEvaluation, type FlowRun, runIdOf, type SkipReason } from './run.ts';
+import { startingRun } from './transition.ts';
 import type { FlowKind, FlowTrigger } from './trigger.ts';
 
 export interface EnterDeps extends AdvanceDeps {
@@ -163,7 +164,7 @@ export const handleTrigger = async (
     }
     const now = deps.clock.now();
     const first = flow.steps[0];
-    const run: FlowRun = {
+    const entered: FlowRun = {
       storeId: trigger.storeId,
       id: runId,
       flowId: flow.id,
@@ -177,6 +178,7 @@ export const handleTrigger = async (
       updatedAt: now,
       revision: 1,
     };
+    const run = startingRun(entered, flow, now);
     // Lost to a concurrent delivery of the same trigger: that one's run goes on; read it rather than assume ours.
     const created = await deps.runs.create(run);
     await deps.evaluations.record(evaluation(flow.id, { outcome: 'entered', runId }), flow.id);

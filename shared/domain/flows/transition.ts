@@ -100,3 +100,15 @@ export const transition = (run: FlowRun, flow: Flow | undefined, now: number, re
       return { effect: 'email', flow, step, after };
   }
 };
+
+/**
+ * A new run as it is created: already waiting on its first step when that is a wait (its timer is set right after),
+ * or already holding the send claim on its first step when that is an email, so the creating write also does what
+ * the first step's own write would (one write fewer per run). Otherwise the run as given.
+ */
+export const startingRun = (run: FlowRun, flow: Flow, now: number): FlowRun => {
+  const decided = transition(run, flow, now);
+  if (decided.effect === 'wait') return decided.next;
+  if (decided.effect === 'email') return next(run, now, { sending: { stepId: decided.step.id, claimedAt: now } }, []);
+  return run;
+};

@@ -103,10 +103,15 @@ describe('attribution', () => {
     expect(messageId).toBeTruthy();
     await simulated(runtime, { messageId, type: 'open', userAgent: 'Mozilla/5.0' });
     await simulated(runtime, { messageId, type: 'click', link: 'https://shop.example/cart', userAgent: 'Mozilla/5.0' });
+    // SES events are counted at the end of their worker's batch: the store's and the flow's counters alike.
     await eventually('the click counted', async () =>
       (await stats('/api/v1/stats')).clicked === 1 ? true : undefined,
     );
-    expect(await stats(`/api/v1/flows/${flow.id}/stats`)).toMatchObject({ opened: 1, clicked: 1 });
+    const flowStats = await eventually('the click counted for the flow', async () => {
+      const s = await stats(`/api/v1/flows/${flow.id}/stats`);
+      return s.clicked === 1 ? s : undefined;
+    });
+    expect(flowStats).toMatchObject({ opened: 1, clicked: 1 });
 
     await event(runtime, store, 'orders/paid', paidOrder({ total_price: '12.5', currency: 'EUR' }));
     await settled(runtime);

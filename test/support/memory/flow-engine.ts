@@ -88,6 +88,7 @@ export interface Fakes {
   readonly sent: OutboundEmail[];
   readonly recorded: SentMessage[];
   readonly timers: Timer[];
+  readonly runWrites: string[];
   readonly triggers: Map<string, FlowTrigger>;
   readonly activity: ContactActivityEntry[];
   readonly marks: Map<string, RecoveryMark>;
@@ -121,6 +122,8 @@ export const fakes = (): Fakes => {
   const attribution = memoryAttribution();
   const recorded: SentMessage[] = [];
   const timers: Timer[] = [];
+  /** Every write of a run, in order (`create active sending`, `save completed`): what a run costs. */
+  const runWrites: string[] = [];
   const triggers = new Map<string, FlowTrigger>();
   const failures: Error[] = [];
   const recordFailures: Error[] = [];
@@ -151,12 +154,14 @@ export const fakes = (): Fakes => {
       },
       async create(run) {
         await tick();
+        runWrites.push(`create ${run.status}${run.sending ? ' sending' : ''}`);
         if (runs.has(run.id)) return false;
         runs.set(run.id, copy(run));
         return true;
       },
       async save(run, expectedRevision) {
         await tick();
+        runWrites.push(`save ${run.status}${run.sending ? ' sending' : ''}`);
         if ((runs.get(run.id)?.revision ?? 0) !== expectedRevision) throw new RevisionConflict(`run ${run.id}`);
         runs.set(run.id, copy(run));
       },
@@ -292,6 +297,7 @@ export const fakes = (): Fakes => {
     sent,
     recorded,
     timers,
+    runWrites,
     triggers,
     activity,
     marks,

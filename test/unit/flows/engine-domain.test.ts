@@ -55,6 +55,29 @@ describe('entering flows', () => {
     expect(f.evaluations.map((e) => e.evaluation.outcome)).toEqual(['entered', 'entered']);
   });
 
+  it('writes a run once per step: created holding its first email, or already waiting on its first wait', async () => {
+    const f = fakes();
+    f.flows.set('fl_mail', flowOf('fl_mail', 'order_paid'));
+    f.flows.set(
+      'fl_wait',
+      flowOf('fl_wait', 'order_paid', { steps: [{ type: 'wait', id: 'w', seconds: 600 }, emailStep('e')] }),
+    );
+    const trigger = triggerOf('order_paid');
+    await handleTrigger(f.deps, trigger);
+    expect(f.sent).toHaveLength(1);
+    expect(f.runWrites.sort()).toEqual(['create active sending', 'create waiting', 'save completed']);
+    const waiting = runIdOf(STORE, 'fl_wait', trigger.id);
+    expect(f.runs.get(waiting)?.events.map((e) => e.type)).toEqual(['entered', 'waiting']);
+    expect(f.timers.map((t) => t.payload)).toEqual([expect.objectContaining({ runId: waiting, step: 'w' })]);
+    expect(f.timers[0]?.at).toBe((f.runs.get(waiting)?.startedAt ?? 0) + 600_000);
+
+    // The claim a run was created with is its creator's alone: a redelivery meanwhile finds the email being sent.
+    const again = fakes();
+    again.flows.set('fl_mail', flowOf('fl_mail', 'order_paid'));
+    await Promise.all([handleTrigger(again.deps, trigger), handleTrigger(again.deps, trigger)]);
+    expect(again.sent).toHaveLength(1);
+  });
+
   it('starts nothing new and sends nothing twice when the same trigger comes again', async () => {
     const f = fakes();
     f.flows.set('fl_a', flowOf('fl_a', 'abandoned_cart'));

@@ -45,6 +45,31 @@ describe('queueWorker', () => {
       { attempt: 3, lastAttempt: true },
     ]);
   });
+
+  it('runs afterBatch once every record is handled, and a failing one leaves the records’ outcomes as they were', async () => {
+    const order: string[] = [];
+    const worker = (afterBatch: () => Promise<void>) =>
+      queueWorker({
+        queue: { maxReceiveCount: 5 },
+        parse,
+        handle: async ({ n }) => {
+          await new Promise((resolve) => setTimeout(resolve, 5 * n));
+          if (n === 2) throw new Error('transient');
+          order.push(`record ${n}`);
+        },
+        afterBatch,
+      });
+    const answer = await worker(async () => {
+      order.push('after');
+    })(sqsEvent([{ n: 3 }, { n: 1 }, { n: 2 }]), lambdaContext());
+    expect(order).toEqual(['record 1', 'record 3', 'after']);
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'm3' }]);
+
+    const failing = await worker(async () => {
+      throw new Error('flush failed');
+    })(sqsEvent([{ n: 1 }, { n: 2 }]), lambdaContext());
+    expect(failing.batchItemFailures).toEqual([{ itemIdentifier: 'm2' }]);
+  });
 });
 
 describe('fifoQueueWorker', () => {

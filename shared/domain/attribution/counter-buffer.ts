@@ -1,0 +1,71 @@
+/**
+ * Counter additions kept for a queue batch and written once at its end: the runs and SES events of one batch mostly
+ * count for the same store, flow, step and day, so ten emails of a batch cost one `ADD` per scope instead of ten
+ * (issue 16: a flow email used to add to three counter items, and each of its SES events to three more).
+ *
+ * What this changes: a count shows in the stats once the batch that made it ends (seconds), not as it happens. What it
+ * does not: counts are still added only on the transitions that happen once (a run created, an email sent, an SES event
+ * claimed), so a redelivered message never counts twice. A flush that fails keeps its additions for the next flush of
+ * the same warm worker; a worker that dies with additions kept loses them, as a crash between the once-only write and
+ * the `ADD` always could (docs/attribution.md, "Known gaps").
+ */
+import type { AttributionStore } from './ports.ts';
+
+export interface CounterBuffer {
+  /** The store with `add` kept in memory; every other method goes straight through. */
+  readonly store: AttributionStore;
+  /** Writes what was added since the last flush: one `add` per store, scope and day. */
+  flush(): Promise<void>;
+}
+
+interface Pending {
+  readonly storeId: string;
+  readonly scope: string;
+  readonly day: string;
+  readonly deltas: Record<string, number>;
+}
+
+export const counterBuffer = (
+  target: AttributionStore,
+  onFlushFailed: (error: unknown, kept: number) => void = () => undefined,
+): CounterBuffer => {
+  let pending = new Map<string, Pending>();
+
+  const keep = (storeId: string, scope: string, day: string, deltas: Readonly<Record<string, number>>) => {
+    const key = JSON.stringify([storeId, scope, day]);
+    let entry = pending.get(key);
+    if (!entry) {
+      entry = { storeId, scope, day, deltas: {} };
+      pending.set(key, entry);
+    }
+    for (const [name, n] of Object.entries(deltas)) entry.deltas[name] = (entry.deltas[name] ?? 0) + n;
+  };
+
+  return {
+    store: {
+      ...target,
+      async add(storeId, scopes, day, deltas) {
+        for (const scope of scopes) keep(storeId, scope, day, deltas);
+      },
+    },
+    async flush() {
+      if (pending.size === 0) return;
+      const taken = [...pending.values()];
+      pending = new Map();
+      const results = await Promise.allSettled(
+        taken.map((entry) => target.add(entry.storeId, [entry.scope], entry.day, entry.deltas)),
+      );
+      const failed = results.flatMap((result, i) =>
+        result.status === 'rejected' ? [{ reason: result.reason, i }] : [],
+      );
+      const [first] = failed;
+      if (!first) return;
+      // Kept for the next flush: a count is late rather than lost.
+      for (const { i } of failed) {
+        const entry = taken[i] as Pending;
+        keep(entry.storeId, entry.scope, entry.day, entry.deltas);
+      }
+      onFlushFailed(first.reason, failed.length);
+    },
+  };
+};

@@ -1,0 +1,85 @@
+/**
+ * The batch's counter buffer (`shared/domain/attribution/counter-buffer.ts`): additions kept in memory add up per
+ * store, scope and day, one `add` each at the flush, and a failed flush keeps them for the next one.
+ */
+import { describe, expect, it } from 'vitest';
+import { counterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
+import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
+import { memoryAttribution } from '#test/support/memory/attribution.ts';
+
+/** The memory store, counting its `add` calls, failing the next `failures` of them. */
+const counted = () => {
+  const { store } = memoryAttribution();
+  const calls: { storeId: string; scopes: readonly string[]; day: string }[] = [];
+  let failures = 0;
+  const target: AttributionStore = {
+    ...store,
+    async add(storeId, scopes, day, deltas) {
+      calls.push({ storeId, scopes, day });
+      if (failures > 0) {
+        failures--;
+        throw new Error('throttled');
+      }
+      await store.add(storeId, scopes, day, deltas);
+    },
+  };
+  return { store, target, calls, failNext: (n: number) => (failures = n) };
+};
+
+describe('counterBuffer', () => {
+  it('adds nothing until the flush, then one add per store, scope and day with the sums', async () => {
+    const { store, target, calls } = counted();
+    const buffer = counterBuffer(target);
+    for (let i = 0; i < 10; i++) {
+      await buffer.store.add('st_a', ['store', 'flow#f1', 'step#f1#s1'], '2026-11-25', { emailed: 1 });
+    }
+    await buffer.store.add('st_a', ['flow#f1'], '2026-11-25', { entered: 2, emailed: 0 });
+    await buffer.store.add('st_a', ['store'], '2026-11-26', { emailed: 1 });
+    await buffer.store.add('st_b', ['store'], '2026-11-25', { opened: 1 });
+    expect(calls).toHaveLength(0);
+    expect(await store.days('st_a', 'store', '2026-11-01', '2026-11-30')).toEqual([]);
+
+    await buffer.flush();
+    expect(calls).toHaveLength(5);
+    expect(await store.days('st_a', 'store', '2026-11-01', '2026-11-30')).toEqual([
+      { day: '2026-11-25', counts: { emailed: 10 } },
+      { day: '2026-11-26', counts: { emailed: 1 } },
+    ]);
+    expect(await store.days('st_a', 'flow#f1', '2026-11-25', '2026-11-25')).toEqual([
+      { day: '2026-11-25', counts: { emailed: 10, entered: 2 } },
+    ]);
+    expect(await store.days('st_b', 'store', '2026-11-25', '2026-11-25')).toEqual([
+      { day: '2026-11-25', counts: { opened: 1 } },
+    ]);
+
+    await buffer.flush();
+    expect(calls).toHaveLength(5);
+  });
+
+  it('keeps what a failed flush could not write for the next flush, adding what came meanwhile', async () => {
+    const { store, target, failNext } = counted();
+    const failed: number[] = [];
+    const buffer = counterBuffer(target, (_error, kept) => failed.push(kept));
+    await buffer.store.add('st_a', ['store', 'flow#f1'], '2026-11-25', { clicked: 1 });
+    failNext(2);
+    await buffer.flush();
+    expect(failed).toEqual([2]);
+    expect(await store.days('st_a', 'store', '2026-11-25', '2026-11-25')).toEqual([]);
+
+    await buffer.store.add('st_a', ['store'], '2026-11-25', { clicked: 1 });
+    await buffer.flush();
+    expect(await store.days('st_a', 'store', '2026-11-25', '2026-11-25')).toEqual([
+      { day: '2026-11-25', counts: { clicked: 2 } },
+    ]);
+    expect(await store.days('st_a', 'flow#f1', '2026-11-25', '2026-11-25')).toEqual([
+      { day: '2026-11-25', counts: { clicked: 1 } },
+    ]);
+  });
+
+  it('passes every other method straight through', async () => {
+    const { target } = counted();
+    const buffer = counterBuffer(target);
+    expect(await buffer.store.claimOnce('st_a', 'clicked#e1')).toBe(true);
+    expect(await target.claimOnce('st_a', 'clicked#e1')).toBe(false);
+  });
+});
