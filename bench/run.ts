@@ -30,6 +30,7 @@ import {
 import { round } from './lib/stats.ts';
 import { passes, type Result, type Scenario, type ScenarioOptions } from './scenario.ts';
 import { bundles } from './scenarios/bundles.ts';
+import { cost } from './scenarios/cost.ts';
 import { exportScenario } from './scenarios/export.ts';
 import { flows } from './scenarios/flows.ts';
 import { importScenario } from './scenarios/import.ts';
@@ -52,6 +53,7 @@ const SCENARIOS: readonly Scenario[] = [
   flows,
   noisy,
   stats,
+  cost,
 ];
 
 const USAGE = `Usage: npm run bench -- [scenario…] [options]

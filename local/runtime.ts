@@ -97,6 +97,11 @@ export interface LocalRuntime {
   /** SES operations served so far, by operation name (`SendBulkEmail`, `SendEmail`, `CreateEmailIdentity`, …). */
   sesCalls(): Record<string, number>;
   /**
+   * Handler invocations so far, by catalog function name: how many, and their summed wall time in ms (what Lambda
+   * would bill, give or take: here the emulators share the process, so it is an upper bound under load).
+   */
+  invocations(): Record<string, { count: number; ms: number }>;
+  /**
    * The local SES front (`local/emulators/ses-proxy.ts`): `onSent(listener)` is called after every successful
    * SendEmail / SendBulkEmail with the mails SES accepted; it returns an unsubscribe function. `setIdentityStatus`
    * makes an identity report `pending` or `failed` instead of the local default, `verified` (a test aid).
@@ -151,6 +156,20 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       dynamodbCalls.set(operation, (dynamodbCalls.get(operation) ?? 0) + 1);
     });
     const dynamoPort = await listen(dynamoServer, port('dynamodb'));
+    // Handler invocations and their wall time, read by the cost model of the benchmarks.
+    const invocations = new Map<string, { count: number; ms: number }>();
+    const timed = <T extends (...args: never[]) => Promise<unknown>>(name: string, handler: T): T =>
+      (async (...args: Parameters<T>) => {
+        const started = performance.now();
+        try {
+          return await handler(...args);
+        } finally {
+          const tally = invocations.get(name) ?? { count: 0, ms: 0 };
+          tally.count += 1;
+          tally.ms += performance.now() - started;
+          invocations.set(name, tally);
+        }
+      }) as unknown as T;
     stops.push(() => closeServer(dynamoServer));
     const dynamodbUrl = `http://127.0.0.1:${dynamoPort}`;
 
@@ -262,7 +281,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
             routes.push({
               method: route.method,
               path: route.path,
-              invoke: await handlerOf<HttpLambda>(fn),
+              invoke: timed(fn.name, await handlerOf<HttpLambda>(fn)),
               context: () => lambdaContext(fn.name, fn.timeoutSeconds),
             });
           }
@@ -294,7 +313,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
           queueUrl: queues.urls[fn.queue],
           queueArn: queues.arns[fn.queue],
           batchSize: fn.batchSize,
-          invoke: await handlerOf<QueueLambda>(fn),
+          invoke: timed(fn.name, await handlerOf<QueueLambda>(fn)),
           context: () => lambdaContext(fn.name, fn.timeoutSeconds),
           onError: (error) => console.error(`[poller ${fn.name}]`, error),
         });
@@ -311,6 +330,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       advanceClock,
       dynamodbCalls: () => Object.fromEntries(dynamodbCalls),
       sesCalls: () => sesProxy.calls(),
+      invocations: () => Object.fromEntries([...invocations].map(([name, tally]) => [name, { ...tally }])),
       ses: {
         onSent: (listener) => sesProxy.onSent(listener),
         setIdentityStatus: (identity, status) => sesProxy.setIdentityStatus(identity, status),

@@ -1,6 +1,9 @@
 /**
  * Builds a value on first use and keeps it for the life of the warm function: the wiring of a use case (clients,
  * adapters, caches) is paid once per cold start, and only by the functions that use it.
+ *
+ * Mark each module-level call `/* @__PURE__ *\/ lazy(…)`: a bundler must otherwise keep every such call of a module a
+ * function imports, and with it every adapter and SDK client the call refers to (test/infra/bundles.test.ts).
  */
 
 /** When set, values are kept per scope (the local runtime's contract recorder: one per function, as in Lambda). */

@@ -15,7 +15,7 @@ const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'storeflow';
 export const logger = new Logger({ serviceName });
 
 /** Created on first use: the namespace follows the stage (`STAGE`), which the local runtime sets after imports. */
-const metricsEmitter = lazy(
+const metricsEmitter = /* @__PURE__ */ lazy(
   () =>
     new Metrics({
       namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? metricsNamespace(process.env.STAGE ?? 'dev'),

@@ -40,6 +40,9 @@ const DEFAULT_RUNS = 5;
 /** Packages (or `(service code)`) listed per function, largest first. */
 const TOP_INPUTS = 6;
 const CHILD_TIMEOUT_MS = 30_000;
+/** Issue 16: no function's median init CPU over this many times the reference's (a handler importing only DynamoDB). */
+export const MAX_INIT_CPU_RATIO = 1.5;
+const REFERENCE = { name: 'reference-dynamodb-only', entry: 'bench/lib/reference-handler.ts' } as const;
 
 /** The bundle of one function, built as the CDK stack builds it, with esbuild's account of what is in it. */
 export interface Bundle {
@@ -223,6 +226,20 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
       );
     }
 
+    // The reference, timed the same way in the same run.
+    const reference = await bundleFunction(REFERENCE, outDir);
+    await timeInit(reference, { sourceMaps: true });
+    const referenceSamples: InitSample[] = [];
+    for (let i = 0; i < runs; i++) referenceSamples.push(await timeInit(reference, { sourceMaps: true }));
+    const referenceCpu = median(referenceSamples.map((s) => s.cpuMs));
+    const cpuRatio = (m: Measured) => median(m.cpuMs) / referenceCpu;
+    const overReference = measured
+      .filter((m) => cpuRatio(m) > MAX_INIT_CPU_RATIO)
+      .sort((a, b) => cpuRatio(b) - cpuRatio(a));
+    options.log(
+      `  ${REFERENCE.name.padEnd(28)} ${kb(reference.bytes).padStart(9)}  init CPU ${round(referenceCpu, 1)} ms (reference)`,
+    );
+
     const bySize = [...measured].sort((a, b) => b.bytes - a.bytes);
     const byInit = [...measured].sort((a, b) => median(b.importMs) - median(a.importMs));
     const byCpu = [...measured].sort((a, b) => median(b.cpuMs) - median(a.cpuMs));
@@ -278,6 +295,13 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
         target: { op: '<=', value: 0 },
       },
       {
+        key: 'initCpuOverReference',
+        label: `Functions whose median init CPU is over ${MAX_INIT_CPU_RATIO} × the DynamoDB-only reference's (${round(referenceCpu, 1)} ms)`,
+        value: overReference.length,
+        unit: `of ${measured.length}`,
+        target: { op: '<=', value: 0 },
+      },
+      {
         key: 'medianBundleBytes',
         label: 'Median bundle',
         value: median(measured.map((m) => m.bytes)),
@@ -307,6 +331,11 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
         `wall, ${round(median(withoutMaps.map((s) => s.cpuMs)), 1)} ms CPU (the source-map decision, infra/bundling.ts).`,
       'Wall time is what a cold start waits for, but on a shared machine it includes waiting for a core: when the ' +
         "load average is above the core count, compare the CPU figures, which other processes' work does not inflate.",
+      `Reference (a handler importing only @aws-sdk/client-dynamodb, bundled and timed the same way): ` +
+        `${kb(reference.bytes)}, init CPU ${round(referenceCpu, 1)} ms. Over ${MAX_INIT_CPU_RATIO} × it: ` +
+        (overReference.length === 0
+          ? 'none.'
+          : `${overReference.map((m) => `${m.name} ${round(cpuRatio(m), 2)}×`).join(', ')}.`),
       `Per function (bytes, median init wall / CPU ms): ${measured
         .map((m) => `${m.name} ${kb(m.bytes)} ${round(median(m.importMs), 1)}/${round(median(m.cpuMs), 1)}`)
         .join('; ')}.`,
@@ -332,6 +361,12 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
           sinceProcessStartMedianMs: round(median(m.sinceStartMs), 1),
           topPackages: m.packages.slice(0, TOP_INPUTS).map((p) => ({ name: p.name, bytes: p.bytes })),
         })),
+        reference: {
+          bytes: reference.bytes,
+          initCpuMedianMs: round(referenceCpu, 1),
+          initCpuSamplesMs: referenceSamples.map((s) => round(s.cpuMs, 1)),
+        },
+        initCpuRatios: Object.fromEntries(measured.map((m) => [m.name, round(cpuRatio(m), 2)])),
         largestWithoutSourceMaps: withoutMaps.map((s) => ({ wallMs: round(s.importMs, 1), cpuMs: round(s.cpuMs, 1) })),
       },
     };

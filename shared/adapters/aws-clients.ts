@@ -2,6 +2,9 @@
  * SDK clients, created once per process on first use. Endpoints come from the standard `AWS_ENDPOINT_URL_*`
  * variables (the local runtime sets them to its emulators); there is no local branch here. Each is shown to the
  * client observers (`client-observers.ts`) as it is made.
+ *
+ * Each factory call is marked pure, so a bundle keeps only the clients its function uses: without the mark, esbuild
+ * must keep every `processWide(…)` call and with it every client's package, which each cold start then loads.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -11,7 +14,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { processWide } from '#shared/lazy.ts';
 import { observed } from './client-observers.ts';
 
-export const dynamo = processWide(() =>
+export const dynamo = /* @__PURE__ */ processWide(() =>
   DynamoDBDocumentClient.from(observed('dynamodb', new DynamoDBClient({})), {
     // A JSON object with an own `constructor` key (free-form event data may have one) is still a plain map: without
     // this option the marshaller takes it for a class instance and throws, and the event could never be applied.
@@ -19,8 +22,10 @@ export const dynamo = processWide(() =>
   }),
 );
 
-export const sqs = processWide(() => observed('sqs', new SQSClient({})));
+export const sqs = /* @__PURE__ */ processWide(() => observed('sqs', new SQSClient({})));
 
-export const secretsManager = processWide(() => observed('secretsManager', new SecretsManagerClient({})));
+export const secretsManager = /* @__PURE__ */ processWide(() =>
+  observed('secretsManager', new SecretsManagerClient({})),
+);
 
-export const sesv2 = processWide(() => observed('sesv2', new SESv2Client({})));
+export const sesv2 = /* @__PURE__ */ processWide(() => observed('sesv2', new SESv2Client({})));

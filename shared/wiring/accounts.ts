@@ -12,7 +12,7 @@ import type { SignInDeps } from '#shared/domain/accounts/sign-in.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
-export const signInDeps = lazy(
+export const signInDeps = /* @__PURE__ */ lazy(
   (): SignInDeps => ({
     accounts: dynamoAccountRepository(),
     stores: dynamoStoreRepository(),

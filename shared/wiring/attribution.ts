@@ -5,6 +5,6 @@ import type { StatsDeps } from '#shared/domain/attribution/attribute.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
-export const statsDeps = lazy(
+export const statsDeps = /* @__PURE__ */ lazy(
   (): StatsDeps => ({ attribution: dynamoAttribution(), flows: dynamoFlows(), clock: systemClock }),
 );

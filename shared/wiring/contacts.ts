@@ -9,7 +9,7 @@ import type { ExportDeps } from '#shared/domain/contacts/export-contacts.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
-export const exportDeps = lazy(
+export const exportDeps = /* @__PURE__ */ lazy(
   (): ExportDeps => ({
     contacts: dynamoContactDirectory(),
     positions: dynamoExportPositions(systemClock),

@@ -17,7 +17,7 @@ import { logger } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 import { emitDeps } from './webhooks.ts';
 
-export const unsubscribeDeps = lazy(
+export const unsubscribeDeps = /* @__PURE__ */ lazy(
   (): UnsubscribeDeps => ({
     customers: dynamoCustomerRepository(),
     contactsByEmail: dynamoContactsByEmail(),
@@ -29,7 +29,7 @@ export const unsubscribeDeps = lazy(
 );
 
 /** The funnel counters a batch of SES events adds, written once at the batch's end (the worker's `afterBatch`). */
-const eventCounters = lazy(() =>
+const eventCounters = /* @__PURE__ */ lazy(() =>
   counterBuffer(dynamoAttribution(), (error, kept) =>
     logger.warn('Email event counters not written; kept for the next batch', { error, kept }),
   ),
@@ -37,7 +37,7 @@ const eventCounters = lazy(() =>
 
 export const flushEmailEventCounters = (): Promise<void> => eventCounters().flush();
 
-export const emailEventDeps = lazy(
+export const emailEventDeps = /* @__PURE__ */ lazy(
   (): EmailEventDeps => ({
     attribution: eventCounters().store,
     ...unsubscribeDeps(),
@@ -47,7 +47,7 @@ export const emailEventDeps = lazy(
 );
 
 /** The public unsubscribe pages: the link verifier and the store a link names. */
-export const unsubscribeLinkDeps = lazy(
+export const unsubscribeLinkDeps = /* @__PURE__ */ lazy(
   (): UnsubscribeLinkDeps => ({
     links: unsubscribeLinks(),
     stores: dynamoStoreRepository(),

@@ -40,7 +40,7 @@ import { PACING_HORIZON_SECONDS, senderDeps, storeDailySendCap, storeStanding } 
  * The funnel counters a flow-worker batch adds (entered, emailed), written once at the batch's end (`flushFlowCounters`,
  * the worker's `afterBatch`): one `ADD` per store, scope and day instead of one per run.
  */
-const flowCounters = lazy(() =>
+const flowCounters = /* @__PURE__ */ lazy(() =>
   counterBuffer(dynamoAttribution(), (error, kept) =>
     logger.warn('Flow counters not written; kept for the next batch', { error, kept }),
   ),
@@ -48,7 +48,7 @@ const flowCounters = lazy(() =>
 
 export const flushFlowCounters = (): Promise<void> => flowCounters().flush();
 
-export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
+export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
   // One store's run starts are bounded (LIMITS.flowRunsPerSecond); a trigger over it goes back on the queue.
   admission: limiterAdmission(dynamoRateLimiter(systemClock), LIMITS.flowRunsPerSecond),
   flowQueue: sqsFlowQueue(),
@@ -89,6 +89,6 @@ export const flowEngineDeps = lazy((): EngineDeps & { triggers: TriggerLog; flow
   clock: systemClock,
 }));
 
-export const explainDeps = lazy(
+export const explainDeps = /* @__PURE__ */ lazy(
   (): ExplainDeps => ({ flows: dynamoFlows(), evaluations: dynamoFlowEvaluations(), runs: dynamoFlowRuns() }),
 );

@@ -5,4 +5,6 @@ import type { ManageFlowDeps } from '#shared/domain/flows/manage-flows.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
-export const manageFlowDeps = lazy((): ManageFlowDeps => ({ flows: dynamoFlows(), clock: systemClock }));
+export const manageFlowDeps = /* @__PURE__ */ lazy(
+  (): ManageFlowDeps => ({ flows: dynamoFlows(), clock: systemClock }),
+);

@@ -4,7 +4,7 @@ import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repositor
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
-export const httpRouteDeps = lazy(() => ({
+export const httpRouteDeps = /* @__PURE__ */ lazy(() => ({
   stores: dynamoStoreRepository(),
   limiter: dynamoRateLimiter(systemClock),
   clock: systemClock,

@@ -13,7 +13,10 @@ import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 import { emitDeps } from './webhooks.ts';
 
-export const importDeps = lazy(
+/** Reading an import job: the jobs table only (no S3 client loaded by the status route). */
+export const importJobDeps = /* @__PURE__ */ lazy(() => ({ jobs: dynamoImportJobs() }));
+
+export const importDeps = /* @__PURE__ */ lazy(
   (): ImportDeps => ({
     files: s3ImportFiles(),
     jobs: dynamoImportJobs(),
@@ -23,7 +26,7 @@ export const importDeps = lazy(
   }),
 );
 
-export const runImportDeps = lazy(
+export const runImportDeps = /* @__PURE__ */ lazy(
   (): RunImportDeps => ({
     files: s3ImportFiles(),
     jobs: dynamoImportJobs(),

@@ -32,7 +32,7 @@ import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 import { emitDeps } from './webhooks.ts';
 
-export const ingestDeps = lazy(
+export const ingestDeps = /* @__PURE__ */ lazy(
   (): AcceptDeps => ({
     events: dynamoEventLog(),
     queue: sqsIngestQueue(),
@@ -46,7 +46,7 @@ export const ingestDeps = lazy(
   }),
 );
 
-export const applyDeps = lazy(
+export const applyDeps = /* @__PURE__ */ lazy(
   (): ApplyDeps => ({
     customers: dynamoCustomerRepository(),
     attribution: dynamoAttribution(),
@@ -66,9 +66,9 @@ export const applyDeps = lazy(
   }),
 );
 
-export const eventStatusDeps = lazy((): EventStatusDeps => ({ events: dynamoEventLog() }));
+export const eventStatusDeps = /* @__PURE__ */ lazy((): EventStatusDeps => ({ events: dynamoEventLog() }));
 
-export const failEventDeps = lazy(
+export const failEventDeps = /* @__PURE__ */ lazy(
   (): FailEventDeps => ({
     events: dynamoEventLog(),
     clock: systemClock,
@@ -76,7 +76,7 @@ export const failEventDeps = lazy(
   }),
 );
 
-export const fireTimerDeps = lazy(
+export const fireTimerDeps = /* @__PURE__ */ lazy(
   (): FireTimerDeps => ({
     carts: dynamoCartRepository(),
     checkouts: dynamoCheckoutRepository(),

@@ -19,11 +19,11 @@ import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 
-export const senderDeps = lazy(
+export const senderDeps = /* @__PURE__ */ lazy(
   (): SenderDeps => ({ senders: dynamoSenders(), identities: sesIdentities(), clock: systemClock }),
 );
 
-export const acceptBulkDeps = lazy(
+export const acceptBulkDeps = /* @__PURE__ */ lazy(
   (): AcceptBulkDeps => ({
     senders: senderDeps(),
     dailySends: dynamoDailySends(),
@@ -38,13 +38,13 @@ export const acceptBulkDeps = lazy(
 );
 
 /** Each store's daily cap (its own, else the deployment's), read at most once a minute per store per warm function. */
-export const storeDailySendCap = lazy((): DailySendCap => {
+export const storeDailySendCap = /* @__PURE__ */ lazy((): DailySendCap => {
   const fallback = config().storeDailySendCap;
   return cachedPerStore(systemClock, 60_000, (store) => store?.dailySendCap ?? fallback);
 });
 
 /** The bounce and complaint guard, read at most once a minute per store per warm function. */
-export const storeStanding = lazy((): StandingCheck => {
+export const storeStanding = /* @__PURE__ */ lazy((): StandingCheck => {
   const check = standingOf(dynamoStoreReputation(), systemClock);
   const cache = new Map<string, { value: string | undefined; until: number }>();
   return async (storeId) => {
@@ -68,7 +68,7 @@ export const PACING_HORIZON_SECONDS = 20;
 /** Longer than one attempt of the worker (60 s timeout), shorter than the queue's 180 s visibility timeout. */
 const CHUNK_LEASE_MS = 90_000;
 
-export const sendWorkerDeps = lazy(
+export const sendWorkerDeps = /* @__PURE__ */ lazy(
   (): SendWorkerDeps => ({
     batches: dynamoSendBatches(systemClock),
     queue: sqsSendQueue(),

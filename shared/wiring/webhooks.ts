@@ -12,7 +12,7 @@ import type { ManageWebhookDeps } from '#shared/domain/webhooks/manage-webhooks.
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
-export const manageWebhookDeps = lazy(
+export const manageWebhookDeps = /* @__PURE__ */ lazy(
   (): ManageWebhookDeps => ({
     webhooks: dynamoWebhookRepository(),
     deliveries: dynamoDeliveryRepository(),
@@ -23,7 +23,7 @@ export const manageWebhookDeps = lazy(
   }),
 );
 
-export const emitDeps = lazy(
+export const emitDeps = /* @__PURE__ */ lazy(
   (): EmitDeps => ({
     log: dynamoWebhookEvents(systemClock),
     webhooks: dynamoWebhookRepository(),
@@ -33,7 +33,7 @@ export const emitDeps = lazy(
   }),
 );
 
-export const deliverDeps = lazy(
+export const deliverDeps = /* @__PURE__ */ lazy(
   (): DeliverDeps => ({
     webhooks: dynamoWebhookRepository(),
     deliveries: dynamoDeliveryRepository(),

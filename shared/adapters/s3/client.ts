@@ -4,4 +4,6 @@ import { observed } from '#shared/adapters/client-observers.ts';
 import { config } from '#shared/config.ts';
 import { processWide } from '#shared/lazy.ts';
 
-export const s3 = processWide(() => observed('s3', new S3Client({ forcePathStyle: config().s3ForcePathStyle })));
+export const s3 = /* @__PURE__ */ processWide(() =>
+  observed('s3', new S3Client({ forcePathStyle: config().s3ForcePathStyle })),
+);

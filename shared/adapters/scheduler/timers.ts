@@ -17,7 +17,7 @@ import type { Timer } from '#shared/domain/timers/model.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
 import { processWide } from '#shared/lazy.ts';
 
-const scheduler = processWide(() => observed('scheduler', new SchedulerClient({})));
+const scheduler = /* @__PURE__ */ processWide(() => observed('scheduler', new SchedulerClient({})));
 
 /** `at()` takes local date-time without zone or milliseconds; the zone is UTC. */
 const atExpression = (epochMs: number) => `at(${new Date(epochMs).toISOString().slice(0, 19)})`;

@@ -3,7 +3,7 @@
  * click on any Storeflow email, an order's payment, and reading the counters.
  */
 import type { Clock } from '#shared/domain/clock.ts';
-import { possibleFlowId } from '#shared/domain/flows/flow-schema.ts';
+import { possibleFlowId } from '#shared/domain/flows/flow-id.ts';
 import type { Order } from '#shared/domain/orders/model.ts';
 import { notFound, validationError } from '#shared/errors.ts';
 import {

@@ -4,7 +4,7 @@
  */
 
 import { notFound } from '#shared/errors.ts';
-import { possibleFlowId } from './flow-schema.ts';
+import { possibleFlowId } from './flow-id.ts';
 import type { FlowEvaluationRepository, FlowRepository, FlowRunRepository, Page } from './ports.ts';
 import { evaluationRecord, type FlowEvaluation } from './run.ts';
 

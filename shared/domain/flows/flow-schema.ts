@@ -14,6 +14,7 @@ import {
   type FlowStep,
   type ReentryPolicy,
 } from './flow.ts';
+import { SAFE_ID } from './flow-id.ts';
 import { validateTemplates } from './render.ts';
 import { FLOW_KINDS, type FlowKind } from './trigger.ts';
 
@@ -40,13 +41,6 @@ export const FLOW_RULES = {
 
 /** Condition fields: a root (`event`, `contact`, `custom`, `activity`) and a dotted path. */
 export const CONDITION_FIELD = /^(event|contact|custom|activity)\.[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
-
-/** Ids of flows and steps: they travel in URLs and SES message tags, which allow only these characters. */
-export const SAFE_ID = /^[A-Za-z0-9_-]+$/;
-
-/** Whether a path id could name a flow at all: one that cannot is simply not found (never a validation error). */
-export const possibleFlowId = (id: string | undefined): id is string =>
-  id !== undefined && id.length <= 64 && SAFE_ID.test(id);
 
 /**
  * Marketing kinds mail only with consent (`subscribed` by default, `not_unsubscribed` on request); the kinds whose

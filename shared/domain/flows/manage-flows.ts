@@ -9,13 +9,8 @@ import { RevisionConflict } from '#shared/domain/repository.ts';
 import { conflict, notFound, validationError } from '#shared/errors.ts';
 import { LIMITS } from '#shared/limits.ts';
 import type { Flow } from './flow.ts';
-import {
-  type FlowDefinition,
-  isPresetRequest,
-  parseFlowDefinition,
-  parsePresetRequest,
-  possibleFlowId,
-} from './flow-schema.ts';
+import { possibleFlowId } from './flow-id.ts';
+import { type FlowDefinition, isPresetRequest, parseFlowDefinition, parsePresetRequest } from './flow-schema.ts';
 import type { FlowRepository } from './ports.ts';
 import { buildSteps, PRESETS, presetSummaries } from './presets/index.ts';
 

@@ -1,0 +1,97 @@
+/**
+ * A meter of the DynamoDB capacity the service consumes through its client (handlers run in the runtime's process and
+ * share it): every call is made with `ReturnConsumedCapacity: TOTAL` (the service does not ask for it) and the units
+ * dynalite computes are summed as reads or writes, by operation. The cost model prices these units (on-demand).
+ */
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+
+export interface CapacityTally {
+  /** Calls by operation (`PutItem`, …). */
+  readonly calls: Record<string, number>;
+  /** Capacity units by operation and what the key is (`PutItem RUN`: the upper-case words of its partition key). */
+  readonly units: Record<string, number>;
+  readUnits: number;
+  writeUnits: number;
+}
+
+const METER_NAME = 'benchCapacityMeter';
+
+/** The document client's command names and the operations they are. */
+const DOCUMENT_COMMANDS: Record<string, string> = {
+  Get: 'GetItem',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  BatchGet: 'BatchGetItem',
+  BatchWrite: 'BatchWriteItem',
+  TransactGet: 'TransactGetItems',
+  TransactWrite: 'TransactWriteItems',
+};
+
+/** The operation a command is: `PutCommand` and `PutItemCommand` are both `PutItem`. */
+const operationOf = (commandName: string | undefined): string => {
+  const name = (commandName ?? '').replace(/Command$/, '');
+  return DOCUMENT_COMMANDS[name] ?? name;
+};
+
+/** What an item is, from its partition key: `STORE#st_…#RUN#run_…` → `RUN` (ids and values left out). */
+const kindOf = (input: Record<string, unknown>): string => {
+  const key = (input.Key ?? input.Item) as { pk?: unknown } | undefined;
+  const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
+  const pk = String(key?.pk ?? values?.[':pk'] ?? (input.IndexName ? `index ${input.IndexName}` : ''));
+  const words = pk.split('#').filter((part) => /^[A-Z][A-Z-]*$/.test(part) && part !== 'STORE');
+  return words.join('#') || pk.split('#')[0] || '?';
+};
+
+const unitsOf = (consumed: unknown): number =>
+  (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).reduce(
+    (sum: number, entry: { CapacityUnits?: number }) => sum + Number(entry.CapacityUnits ?? 0),
+    0,
+  );
+
+/** Installs the meter on the service's DynamoDB client; `read()` is the tally so far, `remove()` takes it off. */
+export const installCapacityMeter = () => {
+  const tally: CapacityTally = { calls: {}, units: {}, readUnits: 0, writeUnits: 0 };
+  const middleware =
+    (
+      next: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>,
+      context: { commandName?: string },
+    ) =>
+    async (args: { input: Record<string, unknown> }) => {
+      const operation = operationOf(context.commandName);
+      if (!READS.has(operation) && !WRITES.has(operation)) return next(args);
+      const result = await next({ ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } });
+      tally.calls[operation] = (tally.calls[operation] ?? 0) + 1;
+      const units = unitsOf(result.output.ConsumedCapacity);
+      const kind = `${operation} ${kindOf(args.input)}`;
+      tally.units[kind] = (tally.units[kind] ?? 0) + units;
+      if (WRITES.has(operation)) tally.writeUnits += units;
+      else tally.readUnits += units;
+      return result;
+    };
+  const stack = dynamo().middlewareStack;
+  // The SDK's middleware types are not a dependency of the project: the shape above is what it calls.
+  stack.add(middleware as never, { step: 'initialize', name: METER_NAME });
+  return {
+    read: (): CapacityTally => structuredClone(tally),
+    remove: () => stack.remove(METER_NAME),
+  };
+};
+
+export const capacityDelta = (before: CapacityTally, after: CapacityTally): CapacityTally => ({
+  calls: Object.fromEntries(
+    Object.entries(after.calls)
+      .map(([name, n]) => [name, n - (before.calls[name] ?? 0)] as const)
+      .filter(([, n]) => n !== 0),
+  ),
+  units: Object.fromEntries(
+    Object.entries(after.units)
+      .map(([name, n]) => [name, n - (before.units[name] ?? 0)] as const)
+      .filter(([, n]) => n !== 0),
+  ),
+  readUnits: after.readUnits - before.readUnits,
+  writeUnits: after.writeUnits - before.writeUnits,
+});

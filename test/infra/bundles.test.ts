@@ -1,0 +1,38 @@
+/**
+ * What a function's bundle carries (issue 16, cold starts): bundled with the deployed settings (`bench/scenarios/
+ * bundles.ts`, `infra/bundling.ts`), a function loads only the SDK clients and libraries its requests use. The
+ * factories of the clients and of the wiring are marked pure for this; without the mark every function loaded every
+ * client, and the template engine came in through the flow-id check.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bundleFunction } from '#bench/scenarios/bundles.ts';
+import { FUNCTIONS } from '#shared/catalog/functions.ts';
+
+const outDir = mkdtempSync(join(tmpdir(), 'storeflow-bundle-test-'));
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+const packagesOf = async (name: string) => {
+  const spec = FUNCTIONS.find((fn) => fn.name === name);
+  if (!spec) throw new Error(`no function ${name}`);
+  return (await bundleFunction(spec, outDir)).packages.map((p) => p.name);
+};
+
+describe('function bundles', () => {
+  it('keeps the template engine and the SES client out of routes that neither render nor send', async () => {
+    for (const name of ['stats', 'event-status', 'webhooks-create', 'contacts-export']) {
+      const packages = await packagesOf(name);
+      expect(packages, name).toContain('@aws-sdk/client-dynamodb');
+      expect(packages, name).not.toContain('liquidjs');
+      expect(packages, name).not.toContain('@aws-sdk/client-sesv2');
+    }
+  });
+
+  it('keeps the S3 client out of the import status route, and in the routes that use it', async () => {
+    expect(await packagesOf('batch-job')).not.toContain('@aws-sdk/client-s3');
+    expect(await packagesOf('batch-upload-url')).toContain('@aws-sdk/client-s3');
+    expect(await packagesOf('flow-worker')).toEqual(expect.arrayContaining(['liquidjs', '@aws-sdk/client-sesv2']));
+  });
+});
