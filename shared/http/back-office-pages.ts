@@ -5,6 +5,7 @@
  */
 import type { BackOfficeAccess } from '#shared/domain/accounts/sign-in.ts';
 import type { Reply } from './reply.ts';
+import { clearedSessionCookie } from './session-cookie.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -92,10 +93,24 @@ export const continueSignInPage = (token: string): Reply => ({
   ),
 });
 
+/** Every back-office page without a valid session: 401, and the stale cookie cleared when one was sent. */
+export const notSignedInPage = (hadSession: boolean): Reply =>
+  htmlPage(
+    401,
+    'You are not signed in',
+    'Your session has ended or was never started. Sign in again with a new sign-in link.',
+    {},
+    hadSession ? [clearedSessionCookie()] : undefined,
+  );
+
 /** The landing page of a signed-in sub-account: who it is, for which main account, and the stores it may open. */
 export const backOfficePage = (view: BackOfficeAccess): Reply => {
   const rows = view.stores
-    .map((s) => `<tr><td>${escapeHtml(s.name)}</td><td><code>${escapeHtml(s.storeId)}</code></td></tr>`)
+    .map(
+      (s) =>
+        `<tr><td><a href="/back-office/stores/${encodeURIComponent(s.storeId)}">${escapeHtml(s.name)}</a></td>` +
+        `<td><code>${escapeHtml(s.storeId)}</code></td></tr>`,
+    )
     .join('\n');
   const stores = view.stores.length
     ? `<table id="stores">\n<thead><tr><th>Store</th><th>Store id</th></tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>`

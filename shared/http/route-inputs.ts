@@ -15,6 +15,9 @@ import { DELIVERY_PAGE } from '#shared/domain/webhooks/manage-webhooks.ts';
 const text = (description: string) => v.pipe(v.string(), v.description(description));
 const optionalText = (description: string) => v.optional(text(description));
 
+/** A console page's store: one of those the signed-in account may open. */
+export const ConsoleStorePath = v.object({ storeId: text('The store id (`st_…`)') });
+
 export const FlowPath = v.object({
   flowId: text('The flow id (`id` of the flow record, `fl_` and 20 letters and digits)'),
 });

@@ -146,7 +146,7 @@ export const parseStatsRange = (
 
 /** The counters of one scope over a range, with the days that have any. */
 export const readStats = async (
-  store: AttributionStore,
+  store: Pick<AttributionStore, 'days'>,
   storeId: string,
   scope: string,
   range: { from: string; to: string },

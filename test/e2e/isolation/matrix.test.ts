@@ -310,6 +310,11 @@ const MATRIX: Record<string, Row> = {
     kind: 'public',
     reason: 'Browser page: the session cookie set by the OAuth callback is the credential, scoped to one store',
   },
+  'GET main /back-office/stores/{storeId}': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; a store the account may not open answers 404 (test/integration/console/overview-browser.test.ts)',
+  },
   'POST main /back-office/sign-out': {
     kind: 'public',
     reason: 'Browser form: ends the caller’s own session (cookie); nothing of a store is read or changed',

@@ -35,6 +35,8 @@ export const EXCLUDED_ROUTES: Exclusions = {
   'oauth-callback': 'The one-time sign-in link a person opens in a browser: a redirect and a session cookie, not JSON',
   'back-office':
     'The back-office page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON',
+  'console-store':
+    "The console's store overview a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
   'back-office-sign-out':
     "The back-office page's sign-out button (a form post with the session cookie): an HTML page, not JSON",
 };

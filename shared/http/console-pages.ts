@@ -1,0 +1,124 @@
+/**
+ * The console's pages (issue 17; docs/decisions.md, "The console: server-rendered pages"): HTML rendered on the server
+ * from the same use cases as the API, no script, the back office's headers (strict CSP, no framing, no caching).
+ * Every value is escaped with `escapeHtml`; numbers are formatted here, never taken as markup.
+ */
+import type { Stats } from '#shared/domain/attribution/model.ts';
+import type { StoreOverview } from '#shared/domain/console/overview.ts';
+import { escapeHtml, htmlDocument, PAGE_HEADERS } from './back-office-pages.ts';
+import type { Reply } from './reply.ts';
+
+const STYLE = `
+  body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2933; background: #f5f7fa; margin: 0; }
+  main { max-width: 72rem; margin: 2rem auto; padding: 1.5rem 2rem; background: #fff; border-radius: 8px;
+         box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+  nav a, a { color: #0b5cad; }
+  h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
+  h2 { font-size: 1.15rem; margin-top: 2rem; }
+  form.range { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; }
+  form.range label { display: flex; flex-direction: column; font-size: .9rem; color: #3e4c59; }
+  input, button { font: inherit; padding: .3rem .5rem; }
+  button { padding: .3rem .9rem; cursor: pointer; }
+  :focus-visible { outline: 3px solid #0b5cad; outline-offset: 2px; }
+  .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr)); gap: .75rem; margin: 0; }
+  .cards div { border: 1px solid #e4e7eb; border-radius: 6px; padding: .6rem .8rem; }
+  .cards dt { color: #52606d; font-size: .9rem; }
+  .cards dd { margin: 0; font-size: 1.4rem; font-variant-numeric: tabular-nums; }
+  table { border-collapse: collapse; width: 100%; margin-top: .5rem; }
+  caption { text-align: left; color: #52606d; padding-bottom: .3rem; }
+  th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #e4e7eb; vertical-align: top; }
+  td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+  .muted { color: #52606d; }
+  .scroll { overflow-x: auto; }
+`;
+
+const page = (title: string, body: string): Reply => ({
+  statusCode: 200,
+  headers: PAGE_HEADERS,
+  body: htmlDocument(`${title} · Storeflow`, STYLE, body),
+});
+
+const count = (n: number) => escapeHtml(n.toLocaleString('en-US'));
+
+/** Revenue per currency (`{EUR: '39.80'}`) as `EUR 39.80`, several joined; `—` when none. */
+const revenue = (amounts: Readonly<Record<string, string>>) => {
+  const parts = Object.entries(amounts).map(([currency, amount]) => `${currency} ${amount}`);
+  return parts.length > 0 ? escapeHtml(parts.join(', ')) : '—';
+};
+
+/** A rate as a percentage of a base (`—` without a base). */
+const rate = (n: number, base: number) => (base > 0 ? `${((n / base) * 100).toFixed(1)} %` : '—');
+
+const FUNNEL_CARDS: readonly [keyof Stats, string][] = [
+  ['emailed', 'Sent'],
+  ['delivered', 'Delivered'],
+  ['opened', 'Opened'],
+  ['clicked', 'Clicked'],
+  ['bounced', 'Bounced'],
+  ['unsubscribed', 'Unsubscribed'],
+];
+
+const cards = (id: string, items: readonly (readonly [string, string, string])[]) =>
+  `<dl class="cards" id="${id}">\n${items
+    .map(([key, label, value]) => `<div data-key="${key}"><dt>${label}</dt><dd>${value}</dd></div>`)
+    .join('\n')}\n</dl>`;
+
+/** `GET /back-office/stores/{storeId}`: the store's emails, earned orders and flows over a range of days. */
+export const storeOverviewPage = (store: { storeId: string; name: string }, overview: StoreOverview): Reply => {
+  const { totals } = overview;
+  const base = `/back-office/stores/${encodeURIComponent(store.storeId)}`;
+  const flowRows = overview.flows
+    .map(
+      (flow) => `<tr>
+<th scope="row">${escapeHtml(flow.name)}<br><span class="muted">${escapeHtml(flow.trigger)}</span></th>
+<td>${flow.enabled ? 'Enabled' : 'Disabled'}</td>
+<td class="n">${count(flow.stats.entered)}</td>
+<td class="n">${count(flow.stats.emailed)}</td>
+<td class="n">${count(flow.stats.delivered)}</td>
+<td class="n">${count(flow.stats.opened)}</td>
+<td class="n">${count(flow.stats.clicked)}</td>
+<td class="n">${count(flow.stats.recovered.orders)}</td>
+<td class="n">${revenue(flow.stats.recovered.revenue)}</td>
+<td class="n">${count(flow.stats.influenced.orders)}</td>
+</tr>`,
+    )
+    .join('\n');
+  const flows =
+    overview.flows.length > 0
+      ? `<div class="scroll"><table id="flows">
+<caption>Each flow's runs and emails from ${escapeHtml(overview.from)} to ${escapeHtml(overview.to)}</caption>
+<thead><tr><th scope="col">Flow</th><th scope="col">State</th><th scope="col" class="n">Entered</th>
+<th scope="col" class="n">Emailed</th><th scope="col" class="n">Delivered</th><th scope="col" class="n">Opened</th>
+<th scope="col" class="n">Clicked</th><th scope="col" class="n">Recovered orders</th>
+<th scope="col" class="n">Recovered revenue</th><th scope="col" class="n">Influenced orders</th></tr></thead>
+<tbody>
+${flowRows}
+</tbody>
+</table></div>`
+      : '<p id="flows">This store has no flow yet.</p>';
+  const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › ${escapeHtml(store.name)}</nav>
+<h1>${escapeHtml(store.name)}</h1>
+<form class="range" method="get" action="${escapeHtml(base)}">
+<label for="from">From<input type="date" id="from" name="from" value="${escapeHtml(overview.from)}" required></label>
+<label for="to">To<input type="date" id="to" name="to" value="${escapeHtml(overview.to)}" required></label>
+<button type="submit">Show</button>
+</form>
+<p class="muted">Days are UTC; counts are kept as events arrive (docs/attribution.md).</p>
+<h2 id="emails-heading">Emails</h2>
+${cards(
+  'emails',
+  FUNNEL_CARDS.map(([key, label]) => [key, label, count(totals[key] as number)] as const),
+)}
+<p class="muted" id="rates">Delivered ${rate(totals.delivered, totals.emailed)} of sent · opened ${rate(totals.opened, totals.delivered)} and clicked ${rate(totals.clicked, totals.delivered)} of delivered</p>
+<h2 id="orders-heading">Orders the emails earned</h2>
+${cards('orders', [
+  ['recovered-orders', 'Recovered orders', count(totals.recovered.orders)],
+  ['recovered-revenue', 'Recovered revenue', revenue(totals.recovered.revenue)],
+  ['influenced-orders', 'Influenced orders', count(totals.influenced.orders)],
+  ['influenced-revenue', 'Influenced revenue', revenue(totals.influenced.revenue)],
+])}
+<p class="muted">Recovered: paid with the cart or checkout a flow emailed about. Influenced: paid by the same contact within the store's window after a click, when not recovered. Never both.</p>
+<h2 id="flows-heading">Flows</h2>
+${flows}`;
+  return page(store.name, body);
+};

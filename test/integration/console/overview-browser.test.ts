@@ -1,0 +1,185 @@
+/**
+ * The console's store overview in a real browser (issue 17): headless Chromium driven by playwright-core against the
+ * local runtime, signed in through the sign-in link. A store's abandoned cart is emailed by its flow and then paid with
+ * the cart's token; the overview shows the email and the recovered order with its amount, per store and per flow, for
+ * the range chosen in its form. Values are escaped, another store of the same main account answers 404, a bad range
+ * 400, no session 401, and axe-core finds no serious or critical accessibility violation.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import {
+  address,
+  awaitMails,
+  cartLine,
+  ensureSender,
+  event,
+  eventually,
+  type FlowView,
+  senderOf,
+  settled,
+  subscribedCustomer,
+  uid,
+} from '#test/integration/flows/engine-support.ts';
+import { linkFor, newSubAccount, newTenant, type OwnedStore, primary, type Tenant } from '#test/support/oauth.ts';
+import { api } from '#test/support/webhooks.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SLOW_MACHINE = { timeout: 180_000 };
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** A flow name a careless page would turn into markup. */
+const MARKUP_NAME = 'Cart <b id="injected">rescue</b>';
+
+let runtime: LocalRuntime;
+let tenant: Tenant;
+let store: OwnedStore;
+let browser: Browser;
+let flow: FlowView;
+let username: string;
+const email = address('console-buyer');
+const cart = uid('cart');
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium)`);
+  }
+  runtime = await startLocalRuntime({ logLevel: 'ERROR' });
+  tenant = await newTenant('Console Group', 2);
+  store = primary(tenant);
+  username = await newSubAccount(tenant, [store.storeId]);
+
+  // An abandoned cart, emailed by its flow after the hour, then paid with the cart's token: one recovered order.
+  await subscribedCustomer(runtime, store, uid('cust'), email);
+  await ensureSender(runtime, store);
+  const created = await api(runtime, store.apiKey, 'POST', '/api/v1/flows', {
+    preset: 'abandoned_cart',
+    name: MARKUP_NAME,
+    from: senderOf(store),
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  flow = (created.body as { data: FlowView }).data;
+  await event(runtime, store, 'carts/create', {
+    token: cart,
+    email,
+    checkout_url: `https://shop.example/cart/${cart}`,
+    line_items: [cartLine('p-1', 'Desk lamp', '19.90')],
+  });
+  await settled(runtime);
+  await runtime.advanceClock(61 * 60);
+  await awaitMails(runtime, email, 1);
+  await event(runtime, store, 'orders/paid', {
+    id: uid('order'),
+    name: '#1001',
+    customer_id: uid('cust'),
+    email,
+    order_status: 'paid',
+    total_price: '39.80',
+    currency: 'EUR',
+    cart_token: cart,
+    line_items: [{ id: 'l1', product_id: 'p-1', title: 'Desk lamp', quantity: 2, price: '19.90' }],
+  });
+  await settled(runtime);
+  // The counts the page must show, as the API reads them (flow counters are written at the end of their batch).
+  await eventually('the recovered order counted', async () => {
+    const answer = await api(runtime, store.apiKey, 'GET', `/api/v1/flows/${flow.id}/stats`);
+    const data = (answer.body as { data: { emailed: number; recovered: { orders: number } } }).data;
+    return data.emailed === 1 && data.recovered.orders === 1 ? true : undefined;
+  });
+
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await runtime?.stop();
+});
+
+const signedIn = async (run: (page: Page, context: BrowserContext) => Promise<void>) => {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(await linkFor(runtime.urls.main, store, username));
+    await Promise.all([page.waitForURL(/\/back-office$/), page.click('button[type=submit]')]);
+    await run(page, context);
+  } finally {
+    await context.close();
+  }
+};
+
+const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').trim();
+
+/** axe-core in the page (evaluated through DevTools, which the page's CSP does not govern). */
+const seriousViolations = async (page: Page) => {
+  await page.evaluate(AXE_SOURCE);
+  const results = (await page.evaluate(
+    '(async () => { const r = await axe.run(document); return r.violations.map((v) => ({ id: v.id, impact: v.impact })); })()',
+  )) as { id: string; impact: string }[];
+  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+};
+
+describe('the console store overview in headless Chromium', SLOW_MACHINE, () => {
+  it('opens from the back office and shows the email and the recovered order with its amount, per store and flow', async () => {
+    await signedIn(async (page) => {
+      await Promise.all([page.waitForURL(/\/back-office\/stores\//), page.click(`a[href$="${store.storeId}"]`)]);
+      expect(await text(page, 'h1')).toBe(store.name);
+      expect(await text(page, '#emails [data-key=emailed] dd')).toBe('1');
+      expect(await text(page, '#orders [data-key=recovered-orders] dd')).toBe('1');
+      expect(await text(page, '#orders [data-key=recovered-revenue] dd')).toBe('EUR 39.80');
+      expect(await text(page, '#orders [data-key=influenced-orders] dd')).toBe('0');
+
+      const row = page.locator('#flows tbody tr', { hasText: 'rescue' });
+      const cells = (await row.locator('td').allTextContents()).map((cell) => cell.trim());
+      // State, entered, emailed, delivered, opened, clicked, recovered orders, revenue, influenced orders.
+      expect(cells[0]).toBe('Enabled');
+      expect(cells.slice(1, 3)).toEqual(['1', '1']);
+      expect(cells.slice(6, 8)).toEqual(['1', 'EUR 39.80']);
+      // The name is text, not markup.
+      expect(await row.locator('th').textContent()).toContain(MARKUP_NAME);
+      expect(await page.locator('#injected').count()).toBe(0);
+
+      expect(await seriousViolations(page)).toEqual([]);
+    });
+  });
+
+  it('shows the range chosen in its form, from the days kept', async () => {
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      await page.fill('#from', '2020-01-01');
+      await page.fill('#to', '2020-01-31');
+      await Promise.all([page.waitForURL(/from=2020-01-01/), page.click('form.range button[type=submit]')]);
+      expect(await page.inputValue('#from')).toBe('2020-01-01');
+      expect(await text(page, '#emails [data-key=emailed] dd')).toBe('0');
+      expect(await text(page, '#orders [data-key=recovered-revenue] dd')).toBe('—');
+
+      const bad = await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}?from=2020-13-01`);
+      expect(bad?.status()).toBe(400);
+      expect(await page.textContent('body')).toContain('from must be a date as YYYY-MM-DD');
+    });
+  });
+
+  it('answers another store of the same main account like a missing one, and no session with 401', async () => {
+    const other = tenant.stores[1] as OwnedStore;
+    await signedIn(async (page) => {
+      for (const storeId of [other.storeId, 'st_00000000000000000000']) {
+        const answer = await page.goto(`${runtime.urls.main}/back-office/stores/${storeId}`);
+        expect(answer?.status()).toBe(404);
+        expect(await text(page, 'h1')).toBe('Store not found');
+        expect(await page.textContent('body')).not.toContain(other.name);
+      }
+    });
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const answer = await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      expect(answer?.status()).toBe(401);
+      expect(answer?.headers()['content-security-policy']).toContain("default-src 'none'");
+    } finally {
+      await context.close();
+    }
+  });
+});
