@@ -1,18 +1,21 @@
 /** Consumes the FIFO ingest queue: applies each accepted event to the store's entities and starts its flows. */
 
 import { QUEUES } from '#shared/catalog/queues.ts';
+import { countEventApplied, countEventFailed } from '#shared/domain/console/activity.ts';
 import { applyEvent } from '#shared/domain/ingest/apply-event.ts';
 import { failEvent } from '#shared/domain/ingest/fail-event.ts';
 import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
 import { logger } from '#shared/observability.ts';
 import { fifoQueueWorker } from '#shared/queue/batch.ts';
-import { applyDeps, failEventDeps } from '#shared/wiring/ingest.ts';
+import { systemClock } from '#shared/wiring/clock.ts';
+import { applyDeps, eventCounters, failEventDeps, flushEventCounters } from '#shared/wiring/ingest.ts';
 
 export const handler = fifoQueueWorker({
   queue: QUEUES.ingest,
   parse: parseIngestMessage,
   handle: async (message) => {
     const outcome = await applyEvent(applyDeps(), message);
+    await countEventApplied(eventCounters(), message, systemClock.now());
     logger.info('Event applied', {
       storeId: message.storeId,
       sourceId: message.sourceId,
@@ -22,5 +25,10 @@ export const handler = fifoQueueWorker({
     });
   },
   // An event that can never apply is recorded as failed on the store's event record, then acknowledged.
-  onPermanent: (message, error) => failEvent(failEventDeps(), message, error),
+  onPermanent: async (message, error) => {
+    await failEvent(failEventDeps(), message, error);
+    await countEventFailed(eventCounters(), message.storeId, systemClock.now());
+  },
+  // The batch's event counts (the console's overview), one write per store and day.
+  afterBatch: flushEventCounters,
 });

@@ -7,11 +7,13 @@
 import { holdBack } from '#shared/adapters/sqs/visibility.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { required } from '#shared/config.ts';
+import { countDeliveryAttempt } from '#shared/domain/console/activity.ts';
 import { deliver } from '#shared/domain/webhooks/deliver.ts';
 import { parseDeliveryMessage } from '#shared/domain/webhooks/delivery-message.ts';
 import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
 import { queueWorker } from '#shared/queue/batch.ts';
-import { deliverDeps } from '#shared/wiring/webhooks.ts';
+import { systemClock } from '#shared/wiring/clock.ts';
+import { attemptCounters, deliverDeps, flushAttemptCounters } from '#shared/wiring/webhooks.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.webhooks,
@@ -21,11 +23,17 @@ export const handler = queueWorker({
     logger.info('Webhook delivery attempt', { ...message, attempt, ...outcome });
     // Skipped and cancelled deliveries made no attempt; a retry or the last failure did, and failed.
     const attempted = 'retryInSeconds' in outcome || outcome.done === 'delivered' || outcome.done === 'failed';
-    if (attempted) metrics.count(BUSINESS_METRICS.webhookAttempts);
+    if (attempted) {
+      metrics.count(BUSINESS_METRICS.webhookAttempts);
+      const result = 'retryInSeconds' in outcome ? 'retried' : outcome.done === 'delivered' ? 'delivered' : 'failed';
+      await countDeliveryAttempt(attemptCounters(), message.storeId, result, systemClock.now());
+    }
     if ('retryInSeconds' in outcome || outcome.done === 'failed') metrics.count(BUSINESS_METRICS.webhookFailures);
     if ('done' in outcome && outcome.done === 'failed') metrics.count(BUSINESS_METRICS.webhookExhausted);
     if ('retryInSeconds' in outcome) await holdBack(required('webhookQueueUrl'), record, outcome.retryInSeconds);
     // After the last attempt, make it visible at once so the redrive moves it to the DLQ now.
     else if (outcome.done === 'failed') await holdBack(required('webhookQueueUrl'), record, 0);
   },
+  // The batch's attempt counts (the console's overview), one write per store and day.
+  afterBatch: flushAttemptCounters,
 });

@@ -63,6 +63,37 @@ const cards = (id: string, items: readonly (readonly [string, string, string])[]
     .map(([key, label, value]) => `<div data-key="${key}"><dt>${label}</dt><dd>${value}</dd></div>`)
     .join('\n')}\n</dl>`;
 
+/** Events applied by kind, and webhook delivery health. */
+const activitySection = ({ activity }: StoreOverview) => {
+  const rows = activity.events
+    .map((e) => `<tr><th scope="row"><code>${escapeHtml(e.kind)}</code></th><td class="n">${count(e.count)}</td></tr>`)
+    .join('\n');
+  const events =
+    activity.events.length > 0
+      ? `<table id="events"><caption>Events applied, by endpoint</caption>
+<thead><tr><th scope="col">Endpoint</th><th scope="col" class="n">Events</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>`
+      : '<p id="events">No event was applied in this range.</p>';
+  const { webhooks } = activity;
+  return `<h2 id="events-heading">Events</h2>
+${cards('event-totals', [
+  ['applied', 'Applied', count(activity.eventsApplied)],
+  ['failed', 'Failed', count(activity.eventsFailed)],
+])}
+${events}
+<h2 id="webhooks-heading">Webhook deliveries</h2>
+${cards('webhooks', [
+  ['attempts', 'Attempts', count(webhooks.attempts)],
+  ['delivered', 'Delivered', count(webhooks.delivered)],
+  ['retried', 'Failed, retried', count(webhooks.retried)],
+  ['failed', 'Failed for good', count(webhooks.failed)],
+  ['success-rate', 'Success rate', rate(webhooks.delivered, webhooks.attempts)],
+])}`;
+};
+
 /** `GET /back-office/stores/{storeId}`: the store's emails, earned orders and flows over a range of days. */
 export const storeOverviewPage = (store: { storeId: string; name: string }, overview: StoreOverview): Reply => {
   const { totals } = overview;
@@ -119,6 +150,7 @@ ${cards('orders', [
 ])}
 <p class="muted">Recovered: paid with the cart or checkout a flow emailed about. Influenced: paid by the same contact within the store's window after a click, when not recovered. Never both.</p>
 <h2 id="flows-heading">Flows</h2>
-${flows}`;
+${flows}
+${activitySection(overview)}`;
   return page(store.name, body);
 };

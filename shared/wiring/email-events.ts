@@ -1,20 +1,18 @@
 /** Wiring of the email-event and unsubscribe use cases to their adapters (built once per warm function). */
 
-import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
-import { counterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
 import type { UnsubscribeDeps } from '#shared/domain/email/unsubscribe.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import type { UnsubscribeLinkDeps } from '#shared/http/unsubscribe-pages.ts';
 import { lazy } from '#shared/lazy.ts';
-import { logger } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
+import { batchCounters } from './counters.ts';
 import { emitDeps } from './webhooks.ts';
 
 export const unsubscribeDeps = /* @__PURE__ */ lazy(
@@ -29,11 +27,7 @@ export const unsubscribeDeps = /* @__PURE__ */ lazy(
 );
 
 /** The funnel counters a batch of SES events adds, written once at the batch's end (the worker's `afterBatch`). */
-const eventCounters = /* @__PURE__ */ lazy(() =>
-  counterBuffer(dynamoAttribution(), (error, kept) =>
-    logger.warn('Email event counters not written; kept for the next batch', { error, kept }),
-  ),
-);
+const eventCounters = /* @__PURE__ */ lazy(() => batchCounters('Email event'));
 
 export const flushEmailEventCounters = (): Promise<void> => eventCounters().flush();
 

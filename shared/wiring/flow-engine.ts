@@ -1,6 +1,5 @@
 /** Wiring of the flow engine and the explain views to their AWS adapters (built once per warm function). */
 
-import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { dynamoCartRepository, dynamoCheckoutRepository } from '#shared/adapters/dynamodb/commerce.repositories.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
@@ -23,7 +22,6 @@ import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
 import { config } from '#shared/config.ts';
-import { counterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
 import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
 import { limiterAdmission } from '#shared/domain/flows/admission.ts';
 import type { EngineDeps } from '#shared/domain/flows/engine.ts';
@@ -32,19 +30,16 @@ import type { FlowQueue, TriggerLog } from '#shared/domain/flows/ports.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
-import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
+import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
+import { batchCounters } from './counters.ts';
 import { PACING_HORIZON_SECONDS, senderDeps, storeDailySendCap, storeStanding } from './sending.ts';
 
 /**
  * The funnel counters a flow-worker batch adds (entered, emailed), written once at the batch's end (`flushFlowCounters`,
  * the worker's `afterBatch`): one `ADD` per store, scope and day instead of one per run.
  */
-const flowCounters = /* @__PURE__ */ lazy(() =>
-  counterBuffer(dynamoAttribution(), (error, kept) =>
-    logger.warn('Flow counters not written; kept for the next batch', { error, kept }),
-  ),
-);
+const flowCounters = /* @__PURE__ */ lazy(() => batchCounters('Flow'));
 
 export const flushFlowCounters = (): Promise<void> => flowCounters().flush();
 

@@ -20,6 +20,7 @@ import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { queuedFlowTriggers, sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
 import { sqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import { config } from '#shared/config.ts';
+import type { CounterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
 import { newId } from '#shared/domain/ids.ts';
 import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
@@ -30,7 +31,13 @@ import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
+import { batchCounters } from './counters.ts';
 import { emitDeps } from './webhooks.ts';
+
+/** Events applied and failed, per store and day (the console's overview), written at the end of each worker batch. */
+const ingestCounters = /* @__PURE__ */ lazy(() => batchCounters('Event'));
+export const eventCounters = (): CounterBuffer['store'] => ingestCounters().store;
+export const flushEventCounters = (): Promise<void> => ingestCounters().flush();
 
 export const ingestDeps = /* @__PURE__ */ lazy(
   (): AcceptDeps => ({

@@ -1,6 +1,7 @@
 /**
  * The console's store overview (issue 17): for a range of days, what the store's emails did (the funnel), the orders
- * they earned (recovered and influenced, apart), and each flow with its own funnel. Everything is read from the
+ * they earned (recovered and influenced, apart), each flow with its own funnel, the events applied by kind and the
+ * webhook deliveries. Everything is read from the
  * attribution counters (`shared/domain/attribution`): a few small reads per flow, whatever the store's size.
  */
 import { parseStatsRange, readStats } from '#shared/domain/attribution/attribute.ts';
@@ -8,6 +9,7 @@ import type { Stats } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { FlowKind } from '#shared/domain/flows/trigger.ts';
+import { type Activity, readActivity } from './activity.ts';
 
 export interface OverviewDeps {
   readonly attribution: Pick<AttributionStore, 'days'>;
@@ -32,6 +34,8 @@ export interface StoreOverview {
   readonly totals: Stats;
   /** Every flow of the store, by name, with its counters over the range. */
   readonly flows: readonly FlowOverview[];
+  /** Events applied by kind, and webhook delivery attempts. */
+  readonly activity: Activity;
 }
 
 const totalsOnly = ({ days: _days, ...stats }: Stats & { days: unknown }): Stats => stats;
@@ -43,9 +47,10 @@ export const storeOverview = async (
   query: { from?: string | undefined; to?: string | undefined },
 ): Promise<StoreOverview> => {
   const range = parseStatsRange(query, deps.clock.now());
-  const [totals, flows] = await Promise.all([
+  const [totals, flows, activity] = await Promise.all([
     readStats(deps.attribution, storeId, 'store', range),
     deps.flows.list(storeId),
+    readActivity(deps.attribution, storeId, range),
   ]);
   const perFlow = await Promise.all(
     [...flows]
@@ -58,5 +63,5 @@ export const storeOverview = async (
         stats: totalsOnly(await readStats(deps.attribution, storeId, `flow#${flow.id}`, range)),
       })),
   );
-  return { ...range, totals: totalsOnly(totals), flows: perFlow };
+  return { ...range, totals: totalsOnly(totals), flows: perFlow, activity };
 };

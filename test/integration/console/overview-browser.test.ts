@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
+import { readActivity } from '#shared/domain/console/activity.ts';
 import {
   address,
   awaitMails,
@@ -24,7 +26,7 @@ import {
   uid,
 } from '#test/integration/flows/engine-support.ts';
 import { linkFor, newSubAccount, newTenant, type OwnedStore, primary, type Tenant } from '#test/support/oauth.ts';
-import { api } from '#test/support/webhooks.ts';
+import { api, type Receiver, startReceiver, subscribe } from '#test/support/webhooks.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SLOW_MACHINE = { timeout: 180_000 };
@@ -38,6 +40,7 @@ let store: OwnedStore;
 let browser: Browser;
 let flow: FlowView;
 let username: string;
+let receiver: Receiver;
 const email = address('console-buyer');
 const cart = uid('cart');
 
@@ -49,6 +52,11 @@ beforeAll(async () => {
   tenant = await newTenant('Console Group', 2);
   store = primary(tenant);
   username = await newSubAccount(tenant, [store.storeId]);
+
+  // A webhook whose endpoint fails once, then takes the retry: two attempts, one delivered.
+  receiver = await startReceiver();
+  receiver.script('/marketing', [500], 200);
+  await subscribe(runtime, store, 'customer/marketing', receiver.url('/marketing'));
 
   // An abandoned cart, emailed by its flow after the hour, then paid with the cart's token: one recovered order.
   await subscribedCustomer(runtime, store, uid('cust'), email);
@@ -88,6 +96,13 @@ beforeAll(async () => {
     return data.emailed === 1 && data.recovered.orders === 1 ? true : undefined;
   });
 
+  await receiver.waitFor('/marketing', 2, 30_000);
+  // The second attempt is counted when its worker batch ends.
+  const today = new Date().toISOString().slice(0, 10);
+  await eventually('both webhook attempts counted', async () => {
+    const { webhooks } = await readActivity(dynamoAttribution(), store.storeId, { from: today, to: today });
+    return webhooks.attempts === 2 ? true : undefined;
+  });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
@@ -96,6 +111,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await receiver?.close();
   await runtime?.stop();
 });
 
@@ -141,6 +157,22 @@ describe('the console store overview in headless Chromium', SLOW_MACHINE, () => 
       // The name is text, not markup.
       expect(await row.locator('th').textContent()).toContain(MARKUP_NAME);
       expect(await page.locator('#injected').count()).toBe(0);
+
+      // The events the worker applied, by endpoint, and the webhook's two attempts (counted at their batch's end).
+      const rows = page.locator('#events tbody tr');
+      const events: Record<string, string> = {};
+      for (let i = 0; i < (await rows.count()); i++) {
+        const row = rows.nth(i);
+        events[((await row.locator('th').textContent()) ?? '').trim()] = (
+          (await row.locator('td').textContent()) ?? ''
+        ).trim();
+      }
+      expect(events).toMatchObject({ 'customers/create': '1', 'carts/create': '1', 'orders/paid': '1' });
+      expect(await text(page, '#event-totals [data-key=failed] dd')).toBe('0');
+      expect(await text(page, '#webhooks [data-key=attempts] dd')).toBe('2');
+      expect(await text(page, '#webhooks [data-key=delivered] dd')).toBe('1');
+      expect(await text(page, '#webhooks [data-key=retried] dd')).toBe('1');
+      expect(await text(page, '#webhooks [data-key=success-rate] dd')).toBe('50.0 %');
 
       expect(await seriousViolations(page)).toEqual([]);
     });
