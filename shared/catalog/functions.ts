@@ -295,6 +295,11 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route('back-office', ['GET', 'main', '/back-office'], { table: 'read' }),
     // The console (issue 17): server-rendered pages behind the same session, one store the account may open at a time.
     route('console-store', ['GET', 'main', '/back-office/stores/{storeId}'], { table: 'read' }),
+    route('console-flow', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}'], { table: 'read' }),
+    route('console-flow-state', ['POST', 'main', '/back-office/stores/{storeId}/flows/{flowId}/state'], {
+      table: 'readWrite',
+      publicMainUrl: true,
+    }),
     route('back-office-sign-out', ['POST', 'main', '/back-office/sign-out'], {
       table: 'readWrite',
       publicMainUrl: true,

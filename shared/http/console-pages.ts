@@ -4,6 +4,7 @@
  * Every value is escaped with `escapeHtml`; numbers are formatted here, never taken as markup.
  */
 import type { Stats } from '#shared/domain/attribution/model.ts';
+import type { FlowDetail } from '#shared/domain/console/flow-detail.ts';
 import type { StoreOverview } from '#shared/domain/console/overview.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from './back-office-pages.ts';
 import type { Reply } from './reply.ts';
@@ -101,7 +102,7 @@ export const storeOverviewPage = (store: { storeId: string; name: string }, over
   const flowRows = overview.flows
     .map(
       (flow) => `<tr>
-<th scope="row">${escapeHtml(flow.name)}<br><span class="muted">${escapeHtml(flow.trigger)}</span></th>
+<th scope="row"><a href="${escapeHtml(`${base}/flows/${encodeURIComponent(flow.id)}`)}">${escapeHtml(flow.name)}</a><br><span class="muted">${escapeHtml(flow.trigger)}</span></th>
 <td>${flow.enabled ? 'Enabled' : 'Disabled'}</td>
 <td class="n">${count(flow.stats.entered)}</td>
 <td class="n">${count(flow.stats.emailed)}</td>
@@ -154,3 +155,153 @@ ${flows}
 ${activitySection(overview)}`;
   return page(store.name, body);
 };
+
+/**
+ * The flow page's own policy: the back office's, plus images over https in the previews (an email's pictures are
+ * what a merchant checks); the previews are sandboxed frames (no script, no same origin) written from `srcdoc`.
+ */
+export const FLOW_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  ...PAGE_HEADERS,
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; frame-ancestors 'none'",
+};
+
+const when = (epochMs: number) => escapeHtml(new Date(epochMs).toISOString().replace('T', ' ').slice(0, 16));
+
+const stepLine = (step: FlowDetail['flow']['steps'][number]) => {
+  switch (step.type) {
+    case 'wait':
+      return `Wait ${escapeHtml(duration(step.seconds))}`;
+    case 'email':
+      return `Email <q>${escapeHtml(step.subject)}</q> from ${escapeHtml(step.from.email)}`;
+    case 'exit_if':
+      return 'Exit if the condition holds';
+  }
+};
+
+/** 90 → `1 min 30 s`, 3600 → `1 h`, 86400 → `1 d`. */
+const duration = (seconds: number) => {
+  const parts: string[] = [];
+  let rest = seconds;
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['min', 60],
+    ['s', 1],
+  ] as const) {
+    const n = Math.floor(rest / size);
+    if (n > 0) parts.push(`${n} ${unit}`);
+    rest -= n * size;
+  }
+  return parts.join(' ') || '0 s';
+};
+
+const previewSection = (detail: FlowDetail) => {
+  if (!detail.preview) {
+    return '<p id="preview">No one has entered this flow yet: its emails are previewed here for the latest run.</p>';
+  }
+  const { run, emails } = detail.preview;
+  const parts = emails
+    .map(({ stepId, rendered }) => {
+      if ('error' in rendered) {
+        return `<h3>Step <code>${escapeHtml(stepId)}</code></h3>\n<p class="error">The templates do not render for this run: ${escapeHtml(rendered.error)}</p>`;
+      }
+      const frames =
+        rendered.html === undefined
+          ? ''
+          : `<div class="frames">
+<figure><figcaption>Desktop (600 px)</figcaption><iframe title="Desktop preview of step ${escapeHtml(stepId)}" sandbox="" width="600" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
+<figure><figcaption>Mobile (375 px)</figcaption><iframe title="Mobile preview of step ${escapeHtml(stepId)}" sandbox="" width="375" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
+</div>`;
+      const text =
+        rendered.text === undefined
+          ? ''
+          : `<details><summary>Text part</summary><pre>${escapeHtml(rendered.text)}</pre></details>`;
+      return `<section class="email" data-step="${escapeHtml(stepId)}"><h3>Step <code>${escapeHtml(stepId)}</code></h3>
+<p class="subject">Subject: <strong>${escapeHtml(rendered.subject)}</strong></p>
+${frames}
+${text}</section>`;
+    })
+    .join('\n');
+  return `<p class="muted" id="preview">As the latest run would get them: ${escapeHtml(run.email)}, entered ${when(run.startedAt)} UTC (unsubscribe links point nowhere in a preview).</p>
+${parts}`;
+};
+
+/** `GET /back-office/stores/{storeId}/flows/{flowId}`: one flow, its funnel per step, its latest runs and previews. */
+export const flowDetailPage = (store: { storeId: string; name: string }, detail: FlowDetail): Reply => {
+  const { flow, stats } = detail;
+  const storeBase = `/back-office/stores/${encodeURIComponent(store.storeId)}`;
+  const base = `${storeBase}/flows/${encodeURIComponent(flow.id)}`;
+  const stepStats = new Map(stats.steps.map((step) => [step.stepId, step]));
+  const steps = flow.steps
+    .map((step) => {
+      const s = stepStats.get(step.id);
+      const numbers = s
+        ? `<td class="n">${count(s.emailed)}</td><td class="n">${count(s.delivered)}</td><td class="n">${count(s.opened)}</td><td class="n">${count(s.clicked)}</td><td class="n">${count(s.recovered.orders)}</td><td class="n">${revenue(s.recovered.revenue)}</td>`
+        : '<td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td>';
+      return `<tr data-step="${escapeHtml(step.id)}"><th scope="row"><code>${escapeHtml(step.id)}</code></th><td>${stepLine(step)}</td>${numbers}</tr>`;
+    })
+    .join('\n');
+  const recent = detail.recent
+    .map(({ evaluation, run }) => {
+      const outcome =
+        evaluation.outcome === 'entered'
+          ? `Entered${run ? ` · run ${escapeHtml(run.status)}` : ''}`
+          : `Skipped: ${escapeHtml(evaluation.reason ?? 'unknown')}`;
+      return `<tr><td>${when(evaluation.at)}</td><td>${escapeHtml(evaluation.email ?? '—')}</td><td>${escapeHtml(evaluation.triggerKind)}</td><td>${outcome}</td></tr>`;
+    })
+    .join('\n');
+  const toggle = `<form method="post" action="${escapeHtml(`${base}/state?enabled=${flow.enabled ? 'false' : 'true'}`)}">
+<button type="submit">${flow.enabled ? 'Disable' : 'Enable'} this flow</button>
+</form>`;
+  const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › <a href="${escapeHtml(storeBase)}">${escapeHtml(store.name)}</a> › ${escapeHtml(flow.name)}</nav>
+<h1>${escapeHtml(flow.name)}</h1>
+<dl class="cards" id="flow-facts">
+<div data-key="state"><dt>State</dt><dd>${flow.enabled ? 'Enabled' : 'Disabled'}</dd></div>
+<div data-key="trigger"><dt>Trigger</dt><dd><code>${escapeHtml(flow.trigger)}</code></dd></div>
+<div data-key="consent"><dt>Consent</dt><dd>${escapeHtml(flow.consent)}</dd></div>
+<div data-key="entered"><dt>Entered</dt><dd>${count(stats.entered)}</dd></div>
+</dl>
+${toggle}
+<form class="range" method="get" action="${escapeHtml(base)}">
+<label for="from">From<input type="date" id="from" name="from" value="${escapeHtml(stats.from)}" required></label>
+<label for="to">To<input type="date" id="to" name="to" value="${escapeHtml(stats.to)}" required></label>
+<button type="submit">Show</button>
+</form>
+<h2 id="steps-heading">Steps</h2>
+<div class="scroll"><table id="steps">
+<caption>Each step, and each email step's funnel from ${escapeHtml(stats.from)} to ${escapeHtml(stats.to)}</caption>
+<thead><tr><th scope="col">Step</th><th scope="col">What it does</th><th scope="col" class="n">Emailed</th><th scope="col" class="n">Delivered</th><th scope="col" class="n">Opened</th><th scope="col" class="n">Clicked</th><th scope="col" class="n">Recovered orders</th><th scope="col" class="n">Recovered revenue</th></tr></thead>
+<tbody>
+${steps}
+</tbody>
+</table></div>
+<h2 id="runs-heading">Latest evaluations</h2>
+${
+  recent
+    ? `<div class="scroll"><table id="runs"><caption>Who entered, or was skipped and why, newest first</caption>
+<thead><tr><th scope="col">When (UTC)</th><th scope="col">Email</th><th scope="col">Trigger</th><th scope="col">Outcome</th></tr></thead>
+<tbody>
+${recent}
+</tbody>
+</table></div>`
+    : '<p id="runs">No trigger has reached this flow yet.</p>'
+}
+<h2 id="preview-heading">Email preview</h2>
+${previewSection(detail)}`;
+  return {
+    statusCode: 200,
+    headers: FLOW_PAGE_HEADERS,
+    body: htmlDocument(`${flow.name} · Storeflow`, `${STYLE}${PREVIEW_STYLE}`, body),
+  };
+};
+
+const PREVIEW_STYLE = `
+  .frames { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
+  figure { margin: 0; }
+  figcaption { color: #52606d; font-size: .9rem; }
+  iframe { border: 1px solid #cbd2d9; border-radius: 4px; background: #fff; max-width: 100%; }
+  pre { white-space: pre-wrap; background: #f5f7fa; padding: .75rem; }
+  .error { color: #9b1c1c; }
+  form + form { margin-top: 1rem; }
+`;

@@ -17,6 +17,14 @@ const optionalText = (description: string) => v.optional(text(description));
 
 /** A console page's store: one of those the signed-in account may open. */
 export const ConsoleStorePath = v.object({ storeId: text('The store id (`st_…`)') });
+export const ConsoleFlowPath = v.object({
+  storeId: text('The store id (`st_…`)'),
+  flowId: text('The flow id (`fl_…`)'),
+});
+/** The flow page's switch: `enabled=true` or `enabled=false`. */
+export const FlowStateQuery = v.object({
+  enabled: v.pipe(v.picklist(['true', 'false']), v.description('The state to set: `true` or `false`')),
+});
 
 export const FlowPath = v.object({
   flowId: text('The flow id (`id` of the flow record, `fl_` and 20 letters and digits)'),

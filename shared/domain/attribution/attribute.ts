@@ -162,7 +162,7 @@ export const readStats = async (
 };
 
 export interface StatsDeps {
-  readonly attribution: AttributionStore;
+  readonly attribution: Pick<AttributionStore, 'days'>;
   readonly flows: {
     get(storeId: string, flowId: string): Promise<{ steps: readonly { id: string; type: string }[] } | undefined>;
   };

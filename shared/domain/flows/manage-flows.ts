@@ -167,6 +167,35 @@ export const updateFlow = async (
   }
 };
 
+/**
+ * Enables or disables a flow, keeping the rest of its definition (the console's switch). Conditional on the revision
+ * read, retried on a concurrent change; the same as a `PUT` of the definition with only `enabled` changed.
+ */
+export const setFlowEnabled = async (
+  deps: ManageFlowDeps,
+  storeId: string,
+  flowId: string | undefined,
+  enabled: boolean,
+): Promise<FlowRecord> => {
+  for (let attempt = 1; ; attempt++) {
+    const current = await ownFlow(deps, storeId, flowId);
+    if (current.enabled === enabled) return flowRecord(current);
+    const next: Flow = {
+      ...current,
+      enabled,
+      updatedAt: Math.max(deps.clock.now(), current.updatedAt),
+      revision: current.revision + 1,
+    };
+    try {
+      await deps.flows.save(next, current.revision);
+      return flowRecord(next);
+    } catch (error) {
+      if (!(error instanceof RevisionConflict)) throw error;
+      if (attempt >= 3) throw conflict('The flow is being changed by another request; retry');
+    }
+  }
+};
+
 /** `DELETE /flows/{flowId}`: runs in progress stop at their next step (the engine finds the flow gone). */
 export const deleteFlow = async (deps: ManageFlowDeps, storeId: string, flowId: string | undefined) => {
   const flow = await ownFlow(deps, storeId, flowId);

@@ -313,7 +313,17 @@ const MATRIX: Record<string, Row> = {
   'GET main /back-office/stores/{storeId}': {
     kind: 'public',
     reason:
-      'Console page: the session cookie is the credential; a store the account may not open answers 404 (test/integration/console/overview-browser.test.ts)',
+      'Console page: the session cookie is the credential; a store the account may not open answers 404 (test/integration/console/console-browser.test.ts)',
+  },
+  'GET main /back-office/stores/{storeId}/flows/{flowId}': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; another store, or a flow of another store, answers 404 (test/integration/console/console-browser.test.ts)',
+  },
+  'POST main /back-office/stores/{storeId}/flows/{flowId}/state': {
+    kind: 'public',
+    reason:
+      'Console form: the session cookie and the Origin check; another store, or a flow of another store, answers 404 and changes nothing (test/integration/console/console-browser.test.ts)',
   },
   'POST main /back-office/sign-out': {
     kind: 'public',

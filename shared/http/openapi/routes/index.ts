@@ -37,6 +37,9 @@ export const EXCLUDED_ROUTES: Exclusions = {
     'The back-office page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON',
   'console-store':
     "The console's store overview a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
+  'console-flow':
+    "The console's flow page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
+  'console-flow-state': "The console flow page's enable/disable button (a form post with the session cookie): HTML",
   'back-office-sign-out':
     "The back-office page's sign-out button (a form post with the session cookie): an HTML page, not JSON",
 };

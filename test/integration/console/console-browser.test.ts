@@ -1,9 +1,11 @@
 /**
- * The console's store overview in a real browser (issue 17): headless Chromium driven by playwright-core against the
- * local runtime, signed in through the sign-in link. A store's abandoned cart is emailed by its flow and then paid with
+ * The console in a real browser (issue 17): headless Chromium driven by playwright-core against the local runtime,
+ * signed in through the sign-in link. The store overview, then the flow page: A store's abandoned cart is emailed by its flow and then paid with
  * the cart's token; the overview shows the email and the recovered order with its amount, per store and per flow, for
  * the range chosen in its form. Values are escaped, another store of the same main account answers 404, a bad range
- * 400, no session 401, and axe-core finds no serious or critical accessibility violation.
+ * 400, no session 401, and axe-core finds no serious or critical accessibility violation. The flow page shows the
+ * funnel per step, the latest evaluations and the emails previewed for the latest run's contact and cart, and its
+ * switch disables and enables the flow, refused cross-site and for another store's flow.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -39,6 +41,8 @@ let tenant: Tenant;
 let store: OwnedStore;
 let browser: Browser;
 let flow: FlowView;
+/** A flow of the tenant's other store, which the sub-account may not open. */
+let otherFlow: FlowView;
 let username: string;
 let receiver: Receiver;
 const email = address('console-buyer');
@@ -95,6 +99,15 @@ beforeAll(async () => {
     const data = (answer.body as { data: { emailed: number; recovered: { orders: number } } }).data;
     return data.emailed === 1 && data.recovered.orders === 1 ? true : undefined;
   });
+
+  const other = tenant.stores[1] as OwnedStore;
+  await ensureSender(runtime, other);
+  const made = await api(runtime, other.apiKey, 'POST', '/api/v1/flows', {
+    preset: 'order_paid',
+    from: senderOf(other),
+  });
+  expect(made.status, JSON.stringify(made.body)).toBe(200);
+  otherFlow = (made.body as { data: FlowView }).data;
 
   await receiver.waitFor('/marketing', 2, 30_000);
   // The second attempt is counted when its worker batch ends.
@@ -213,5 +226,81 @@ describe('the console store overview in headless Chromium', SLOW_MACHINE, () => 
     } finally {
       await context.close();
     }
+  });
+});
+
+const flowEnabled = async (owner: OwnedStore, id: string) => {
+  const answer = await api(runtime, owner.apiKey, 'GET', `/api/v1/flows/${id}`);
+  return (answer.body as { data: { enabled: boolean } }).data.enabled;
+};
+
+describe('the console flow page in headless Chromium', SLOW_MACHINE, () => {
+  it('shows the funnel per step, the latest run and the emails previewed for its contact and cart', async () => {
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      await Promise.all([page.waitForURL(/\/flows\//), page.click('#flows tbody a')]);
+      expect(await text(page, 'h1')).toBe(MARKUP_NAME);
+      expect(await text(page, '#flow-facts [data-key=state] dd')).toBe('Enabled');
+      expect(await text(page, '#flow-facts [data-key=entered] dd')).toBe('1');
+
+      const reminder = page.locator('#steps tr[data-step=cart-reminder] td');
+      const cells = (await reminder.allTextContents()).map((cell) => cell.trim());
+      // What it does, emailed, delivered, opened, clicked, recovered orders, recovered revenue.
+      expect(cells[0]).toContain('left something in your cart');
+      expect(cells[1]).toBe('1');
+      expect(cells.slice(5, 7)).toEqual(['1', 'EUR 39.80']);
+      expect(await text(page, '#steps tr[data-step=wait-1-day] td')).toBe('Wait 1 d');
+
+      const runs = await text(page, '#runs tbody');
+      expect(runs).toContain(email);
+      expect(runs).toContain('Entered');
+
+      // The latest run's contact (Ada) and cart (the desk lamp), at both widths, in frames that run no script.
+      const preview = page.locator('section.email[data-step=cart-reminder]');
+      expect(await preview.locator('.subject').textContent()).toContain('Ada, you left something in your cart');
+      const frames = preview.locator('iframe');
+      expect(await frames.count()).toBe(2);
+      expect(await frames.first().getAttribute('sandbox')).toBe('');
+      expect(
+        await page.frameLocator('section.email[data-step=cart-reminder] iframe >> nth=1').locator('body').textContent(),
+      ).toContain('Desk lamp');
+      expect(await page.locator('#injected').count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
+    });
+  });
+
+  it('disables and enables the flow with its button', async () => {
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}/flows/${flow.id}`);
+      await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Disable this flow")')]);
+      expect(await text(page, '#flow-facts [data-key=state] dd')).toBe('Disabled');
+      expect(await flowEnabled(store, flow.id)).toBe(false);
+      await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Enable this flow")')]);
+      expect(await text(page, '#flow-facts [data-key=state] dd')).toBe('Enabled');
+      expect(await flowEnabled(store, flow.id)).toBe(true);
+    });
+  });
+
+  it('refuses a cross-site switch, and answers another store’s flow 404 without changing it', async () => {
+    const other = tenant.stores[1] as OwnedStore;
+    await signedIn(async (page, context) => {
+      const own = `${runtime.urls.main}/back-office/stores/${store.storeId}/flows/${flow.id}`;
+      const forged = await context.request.post(`${own}/state?enabled=false`, {
+        headers: { origin: 'https://evil.example' },
+        maxRedirects: 0,
+      });
+      expect(forged.status()).toBe(403);
+      expect(await flowEnabled(store, flow.id)).toBe(true);
+
+      for (const path of [
+        `/back-office/stores/${store.storeId}/flows/${otherFlow.id}`,
+        `/back-office/stores/${other.storeId}/flows/${otherFlow.id}`,
+      ]) {
+        expect((await page.goto(`${runtime.urls.main}${path}`))?.status(), path).toBe(404);
+        const post = await context.request.post(`${runtime.urls.main}${path}/state?enabled=false`, { maxRedirects: 0 });
+        expect(post.status(), path).toBe(404);
+      }
+      expect(await flowEnabled(other, otherFlow.id)).toBe(true);
+    });
   });
 });
