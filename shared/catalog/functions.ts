@@ -296,6 +296,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     // The console (issue 17): server-rendered pages behind the same session, one store the account may open at a time.
     route('console-store', ['GET', 'main', '/back-office/stores/{storeId}'], { table: 'read' }),
     route('console-flow', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}'], { table: 'read' }),
+    route('console-contacts', ['GET', 'main', '/back-office/stores/{storeId}/contacts'], { table: 'read' }),
     route('console-flow-state', ['POST', 'main', '/back-office/stores/{storeId}/flows/{flowId}/state'], {
       table: 'readWrite',
       publicMainUrl: true,

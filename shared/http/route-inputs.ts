@@ -21,6 +21,8 @@ export const ConsoleFlowPath = v.object({
   storeId: text('The store id (`st_…`)'),
   flowId: text('The flow id (`fl_…`)'),
 });
+/** The contact page's search: an email address (none: the search form alone). */
+export const ConsoleContactsQuery = v.object({ email: optionalText('The email address to look up, any case') });
 /** The flow page's switch: `enabled=true` or `enabled=false`. */
 export const FlowStateQuery = v.object({
   enabled: v.pipe(v.picklist(['true', 'false']), v.description('The state to set: `true` or `false`')),

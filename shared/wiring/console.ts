@@ -2,8 +2,14 @@
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
-import { dynamoFlowEvaluations, dynamoFlowRuns } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import {
+  dynamoContactActivity,
+  dynamoFlowEvaluations,
+  dynamoFlowRuns,
+} from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import type { ContactViewDeps } from '#shared/domain/console/contact-view.ts';
 import type { FlowDetailDeps } from '#shared/domain/console/flow-detail.ts';
 import type { OverviewDeps } from '#shared/domain/console/overview.ts';
 import { lazy } from '#shared/lazy.ts';
@@ -23,6 +29,19 @@ export const flowDetailDeps = /* @__PURE__ */ lazy(
     runs: dynamoFlowRuns(),
     customers: dynamoCustomerRepository(),
     contacts: dynamoContactsByEmail(),
+    clock: systemClock,
+  }),
+);
+
+/** The contact page: contacts by email, suppressions, the address's activity, evaluations and runs. */
+export const contactViewDeps = /* @__PURE__ */ lazy(
+  (): ContactViewDeps => ({
+    contacts: dynamoContactsByEmail(),
+    suppressions: dynamoSuppressions(),
+    activity: dynamoContactActivity(),
+    evaluations: dynamoFlowEvaluations(),
+    runs: dynamoFlowRuns(),
+    flows: dynamoFlows(),
     clock: systemClock,
   }),
 );

@@ -304,3 +304,49 @@ describe('the console flow page in headless Chromium', SLOW_MACHINE, () => {
     });
   });
 });
+
+describe('the console contact page in headless Chromium', SLOW_MACHINE, () => {
+  it('finds the contact by email and shows its profile and one timeline of events, flow decisions and runs', async () => {
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      await Promise.all([page.waitForURL(/\/contacts$/), page.click('a:has-text("Find a contact")')]);
+      await page.fill('#email', email.toUpperCase());
+      await Promise.all([page.waitForURL(/email=/), page.click('form[role=search] button[type=submit]')]);
+      expect(await text(page, '#profile-heading')).toBe(email);
+      const profile = await text(page, 'dl.profile');
+      expect(profile).toContain('Ada');
+      expect(profile).toContain('subscribed');
+      expect(await text(page, '#suppression')).toBe('Not suppressed.');
+
+      const rows = (await page.locator('#timeline tbody tr').allTextContents()).map((row) => row.replace(/\s+/g, ' '));
+      expect(rows.some((row) => row.includes('Flow decision') && row.includes(`${MARKUP_NAME}: entered`))).toBe(true);
+      expect(rows.some((row) => row.includes('Run') && row.includes('emailed at step cart-reminder'))).toBe(true);
+      expect(rows.some((row) => row.includes('Event') && row.includes('abandoned_cart'))).toBe(true);
+      expect(await page.locator('#injected').count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
+    });
+  });
+
+  it('shows nothing of another store’s contact, and answers a malformed address 400', async () => {
+    const other = tenant.stores[1] as OwnedStore;
+    const theirs = address('their-buyer');
+    await subscribedCustomer(runtime, other, uid('cust'), theirs);
+    await settled(runtime);
+    await signedIn(async (page) => {
+      await page.goto(
+        `${runtime.urls.main}/back-office/stores/${store.storeId}/contacts?email=${encodeURIComponent(theirs)}`,
+      );
+      expect(await page.textContent('body')).toContain('No contact of this store has this address');
+      expect(await text(page, '#timeline')).toBe('Nothing has happened to this address yet.');
+      const otherStore = await page.goto(
+        `${runtime.urls.main}/back-office/stores/${other.storeId}/contacts?email=${encodeURIComponent(theirs)}`,
+      );
+      expect(otherStore?.status()).toBe(404);
+      const bad = await page.goto(
+        `${runtime.urls.main}/back-office/stores/${store.storeId}/contacts?email=not-an-address`,
+      );
+      expect(bad?.status()).toBe(400);
+      expect(await page.textContent('body')).toContain('email must be an email address');
+    });
+  });
+});

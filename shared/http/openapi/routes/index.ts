@@ -37,6 +37,8 @@ export const EXCLUDED_ROUTES: Exclusions = {
     'The back-office page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON',
   'console-store':
     "The console's store overview a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
+  'console-contacts':
+    "The console's contact page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
   'console-flow':
     "The console's flow page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
   'console-flow-state': "The console flow page's enable/disable button (a form post with the session cookie): HTML",

@@ -1,0 +1,27 @@
+/**
+ * `GET {base_url}/back-office/stores/{storeId}/contacts?email=`: the console's contact page (issue 17): find a contact
+ * by email; its profile, suppression and one timeline of events, flow decisions (the explain view) and runs.
+ */
+
+import { contactView } from '#shared/domain/console/contact-view.ts';
+import { openConsoleStore } from '#shared/http/console-access.ts';
+import { contactPage } from '#shared/http/console-pages.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { ConsoleContactsQuery, ConsoleStorePath } from '#shared/http/route-inputs.ts';
+import { contactViewDeps } from '#shared/wiring/console.ts';
+
+export const handler = httpRoute({
+  api: 'backOffice',
+  auth: 'none',
+  path: ConsoleStorePath,
+  query: ConsoleContactsQuery,
+  handle: async ({ event, path, query }) => {
+    const opened = await openConsoleStore(event, path.storeId);
+    if ('refused' in opened) return opened.refused;
+    const { store } = opened;
+    return contactPage(
+      store,
+      query.email ? await contactView(contactViewDeps(), store.storeId, query.email) : undefined,
+    );
+  },
+});
