@@ -297,6 +297,26 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route('console-store', ['GET', 'main', '/back-office/stores/{storeId}'], { table: 'read' }),
     route('console-flow', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}'], { table: 'read' }),
     route('console-contacts', ['GET', 'main', '/back-office/stores/{storeId}/contacts'], { table: 'read' }),
+    {
+      ...route('console-new-flow', ['GET', 'main', '/back-office/stores/{storeId}/new-flow'], {
+        table: 'readWrite',
+        publicMainUrl: true,
+      }),
+      routes: [
+        { host: 'main', method: 'GET', path: '/back-office/stores/{storeId}/new-flow' },
+        { host: 'main', method: 'POST', path: '/back-office/stores/{storeId}/new-flow' },
+      ],
+    },
+    {
+      ...route('console-step', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}/steps/{stepId}'], {
+        table: 'readWrite',
+        publicMainUrl: true,
+      }),
+      routes: [
+        { host: 'main', method: 'GET', path: '/back-office/stores/{storeId}/flows/{flowId}/steps/{stepId}' },
+        { host: 'main', method: 'POST', path: '/back-office/stores/{storeId}/flows/{flowId}/steps/{stepId}' },
+      ],
+    },
     route('console-flow-state', ['POST', 'main', '/back-office/stores/{storeId}/flows/{flowId}/state'], {
       table: 'readWrite',
       publicMainUrl: true,

@@ -87,6 +87,22 @@ const exceedsJsonDepth = (text: string, max: number): boolean => {
 };
 
 /** A `multipart/form-data` body (the batch import's file upload). */
+/**
+ * An HTML form's body (`application/x-www-form-urlencoded`, what a console form posts) as its fields: the first value
+ * of each name, the size limit and UTF-8 checked as for JSON.
+ */
+export const readFormBody = (event: APIGatewayProxyEventV2, maxBytes: number): Record<string, string> => {
+  const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  if (raw.byteLength > maxBytes) throw payloadTooLarge(maxBytes);
+  const contentType = event.headers['content-type'] ?? '';
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) {
+    throw validationError('Content-Type must be application/x-www-form-urlencoded');
+  }
+  const fields = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(utf8Text(raw))) if (!fields.has(name)) fields.set(name, value);
+  return Object.fromEntries(fields);
+};
+
 export const readMultipartBody = (event: APIGatewayProxyEventV2, maxBytes: number) => {
   const contentType = event.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {

@@ -5,7 +5,8 @@
  */
 import type { Stats } from '#shared/domain/attribution/model.ts';
 import type { ContactView, TimelineEntry } from '#shared/domain/console/contact-view.ts';
-import type { FlowDetail } from '#shared/domain/console/flow-detail.ts';
+import type { EmailPreview, FlowDetail } from '#shared/domain/console/flow-detail.ts';
+import type { NewFlowFields, StepEdit } from '#shared/domain/console/flow-editor.ts';
 import type { StoreOverview } from '#shared/domain/console/overview.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from './back-office-pages.ts';
 import type { Reply } from './reply.ts';
@@ -32,6 +33,14 @@ const STYLE = `
   td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
   .muted { color: #52606d; }
   .scroll { overflow-x: auto; }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  .field { display: flex; flex-direction: column; margin: .75rem 0; max-width: 48rem; }
+  .field label { font-weight: 600; }
+  .hint { color: #52606d; font-size: .9rem; }
+  textarea { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; padding: .4rem; }
+  .error { color: #9b1c1c; }
+  [role=alert] { border: 1px solid #f0b4b4; background: #fdf2f2; padding: .6rem .8rem; border-radius: 6px; }
+  fieldset { border: 1px solid #e4e7eb; border-radius: 6px; margin: .75rem 0; }
 `;
 
 const page = (title: string, body: string): Reply => ({
@@ -131,7 +140,7 @@ ${flowRows}
       : '<p id="flows">This store has no flow yet.</p>';
   const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › ${escapeHtml(store.name)}</nav>
 <h1>${escapeHtml(store.name)}</h1>
-<p><a href="${escapeHtml(`${base}/contacts`)}">Find a contact</a></p>
+<p><a href="${escapeHtml(`${base}/contacts`)}">Find a contact</a> · <a href="${escapeHtml(`${base}/new-flow`)}">New flow from a preset</a></p>
 <form class="range" method="get" action="${escapeHtml(base)}">
 <label for="from">From<input type="date" id="from" name="from" value="${escapeHtml(overview.from)}" required></label>
 <label for="to">To<input type="date" id="to" name="to" value="${escapeHtml(overview.to)}" required></label>
@@ -198,34 +207,42 @@ const duration = (seconds: number) => {
   return parts.join(' ') || '0 s';
 };
 
+/** A rendered email: its subject, its HTML at desktop and mobile widths (sandboxed frames), its text part. */
+const renderedParts = (stepId: string, rendered: Exclude<EmailPreview['rendered'], { error: string }>) => {
+  const frames =
+    rendered.html === undefined
+      ? ''
+      : `<div class="frames">
+<figure><figcaption>Desktop (600 px)</figcaption><iframe title="Desktop preview of step ${escapeHtml(stepId)}" sandbox="" width="600" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
+<figure><figcaption>Mobile (375 px)</figcaption><iframe title="Mobile preview of step ${escapeHtml(stepId)}" sandbox="" width="375" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
+</div>`;
+  const text =
+    rendered.text === undefined
+      ? ''
+      : `<details><summary>Text part</summary><pre>${escapeHtml(rendered.text)}</pre></details>`;
+  return `<p class="subject">Subject: <strong>${escapeHtml(rendered.subject)}</strong></p>
+${frames}
+${text}`;
+};
+
 const previewSection = (detail: FlowDetail) => {
   if (!detail.preview) {
-    return '<p id="preview">No one has entered this flow yet: its emails are previewed here for the latest run.</p>';
+    return '<p id="preview">The store has no trigger of this kind yet: the emails are previewed here for the first one.</p>';
   }
-  const { run, emails } = detail.preview;
+  const { source, emails } = detail.preview;
   const parts = emails
     .map(({ stepId, rendered }) => {
       if ('error' in rendered) {
         return `<h3>Step <code>${escapeHtml(stepId)}</code></h3>\n<p class="error">The templates do not render for this run: ${escapeHtml(rendered.error)}</p>`;
       }
-      const frames =
-        rendered.html === undefined
-          ? ''
-          : `<div class="frames">
-<figure><figcaption>Desktop (600 px)</figcaption><iframe title="Desktop preview of step ${escapeHtml(stepId)}" sandbox="" width="600" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
-<figure><figcaption>Mobile (375 px)</figcaption><iframe title="Mobile preview of step ${escapeHtml(stepId)}" sandbox="" width="375" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
-</div>`;
-      const text =
-        rendered.text === undefined
-          ? ''
-          : `<details><summary>Text part</summary><pre>${escapeHtml(rendered.text)}</pre></details>`;
       return `<section class="email" data-step="${escapeHtml(stepId)}"><h3>Step <code>${escapeHtml(stepId)}</code></h3>
-<p class="subject">Subject: <strong>${escapeHtml(rendered.subject)}</strong></p>
-${frames}
-${text}</section>`;
+${renderedParts(stepId, rendered)}</section>`;
     })
     .join('\n');
-  return `<p class="muted" id="preview">As the latest run would get them: ${escapeHtml(run.email)}, entered ${when(run.startedAt)} UTC (unsubscribe links point nowhere in a preview).</p>
+  const whose = source.runId
+    ? `As the latest run would get them: ${escapeHtml(source.email)}, entered ${when(source.at)} UTC`
+    : `As ${escapeHtml(source.email)} would get them, for the latest ${escapeHtml(source.trigger.kind)} trigger of the store (${when(source.at)} UTC)`;
+  return `<p class="muted" id="preview">${whose} (unsubscribe links point nowhere in a preview).</p>
 ${parts}`;
 };
 
@@ -241,7 +258,11 @@ export const flowDetailPage = (store: { storeId: string; name: string }, detail:
       const numbers = s
         ? `<td class="n">${count(s.emailed)}</td><td class="n">${count(s.delivered)}</td><td class="n">${count(s.opened)}</td><td class="n">${count(s.clicked)}</td><td class="n">${count(s.recovered.orders)}</td><td class="n">${revenue(s.recovered.revenue)}</td>`
         : '<td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td>';
-      return `<tr data-step="${escapeHtml(step.id)}"><th scope="row"><code>${escapeHtml(step.id)}</code></th><td>${stepLine(step)}</td>${numbers}</tr>`;
+      const edit =
+        step.type === 'email'
+          ? ` <a href="${escapeHtml(`${base}/steps/${encodeURIComponent(step.id)}`)}">Edit<span class="visually-hidden"> step ${escapeHtml(step.id)}</span></a>`
+          : '';
+      return `<tr data-step="${escapeHtml(step.id)}"><th scope="row"><code>${escapeHtml(step.id)}</code></th><td>${stepLine(step)}${edit}</td>${numbers}</tr>`;
     })
     .join('\n');
   const recent = detail.recent
@@ -386,3 +407,80 @@ const PROFILE_STYLE = `
   dl.profile dt { color: #52606d; }
   dl.profile dd { margin: 0; }
 `;
+
+const field = (id: string, label: string, control: string, hint?: string) =>
+  `<div class="field"><label for="${id}">${label}</label>${hint ? `<span class="hint" id="${id}-hint">${hint}</span>` : ''}${control}</div>`;
+
+/** `GET /back-office/stores/{storeId}/new-flow`: pick a preset and its sender; `error` after a refused post. */
+export const newFlowPage = (
+  store: { storeId: string; name: string },
+  presets: readonly { preset: string; name: string; description: string }[],
+  fields: NewFlowFields = {},
+  error?: string,
+): Reply => {
+  const storeBase = `/back-office/stores/${encodeURIComponent(store.storeId)}`;
+  const chosen = fields.preset ?? presets[0]?.preset;
+  const choices = presets
+    .map(
+      (p, i) =>
+        `<div><input type="radio" name="preset" id="preset-${i}" value="${escapeHtml(p.preset)}"${chosen === p.preset ? ' checked' : ''}> <label for="preset-${i}"><strong>${escapeHtml(p.name)}</strong></label><br><span class="hint">${escapeHtml(p.description)}</span></div>`,
+    )
+    .join('\n');
+  const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › <a href="${escapeHtml(storeBase)}">${escapeHtml(store.name)}</a> › New flow</nav>
+<h1>New flow from a preset</h1>
+${error ? `<p role="alert" id="form-error">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="${escapeHtml(`${storeBase}/new-flow`)}">
+<fieldset><legend>Preset</legend>
+${choices}
+</fieldset>
+${field('from_email', 'From address', `<input type="email" id="from_email" name="from_email" required value="${escapeHtml(fields.from_email ?? '')}" aria-describedby="from_email-hint">`, 'An address at one of the store’s verified sending domains.')}
+${field('from_name', 'From name', `<input type="text" id="from_name" name="from_name" value="${escapeHtml(fields.from_name ?? store.name)}">`)}
+${field('name', 'Flow name', `<input type="text" id="name" name="name" value="${escapeHtml(fields.name ?? '')}" aria-describedby="name-hint">`, 'Optional: the preset’s name otherwise.')}
+<p class="hint">The flow is created disabled: look at its emails, then enable it on its page.</p>
+<button type="submit">Create the flow</button>
+</form>`;
+  return {
+    statusCode: error ? 400 : 200,
+    headers: PAGE_HEADERS,
+    body: htmlDocument(`New flow · ${store.name} · Storeflow`, STYLE, body),
+  };
+};
+
+/** `GET|POST /back-office/stores/{storeId}/flows/{flowId}/steps/{stepId}`: an email step's form and its preview. */
+export const stepEditPage = (store: { storeId: string; name: string }, edit: StepEdit): Reply => {
+  const storeBase = `/back-office/stores/${encodeURIComponent(store.storeId)}`;
+  const flowBase = `${storeBase}/flows/${encodeURIComponent(edit.flow.id)}`;
+  const action = `${flowBase}/steps/${encodeURIComponent(edit.step.id)}`;
+  const { fields } = edit;
+  const described = edit.error ? ' aria-describedby="form-error"' : '';
+  let preview: string;
+  if (edit.preview && 'error' in edit.preview.email.rendered) {
+    preview = `<p class="error" id="preview">The templates do not render for ${escapeHtml(edit.preview.source.email)}: ${escapeHtml(edit.preview.email.rendered.error)}</p>`;
+  } else if (edit.preview && !('error' in edit.preview.email.rendered)) {
+    preview = `<p class="muted" id="preview">As ${escapeHtml(edit.preview.source.email)} would get it (${escapeHtml(edit.preview.source.trigger.kind)}, ${when(edit.preview.source.at)} UTC); unsubscribe links point nowhere in a preview.</p>
+<section class="email" data-step="${escapeHtml(edit.step.id)}">${renderedParts(edit.step.id, edit.preview.email.rendered)}</section>`;
+  } else if (edit.error) {
+    preview = '<p id="preview">Fix the error above to see the preview.</p>';
+  } else {
+    preview = '<p id="preview">The store has no trigger of this kind yet: the preview appears with the first one.</p>';
+  }
+  const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › <a href="${escapeHtml(storeBase)}">${escapeHtml(store.name)}</a> › <a href="${escapeHtml(flowBase)}">${escapeHtml(edit.flow.name)}</a> › Step ${escapeHtml(edit.step.id)}</nav>
+<h1>Email step <code>${escapeHtml(edit.step.id)}</code></h1>
+<p class="muted">Liquid templates (docs/flows.md, "Template variables"). Preview renders your changes without saving them.</p>
+${edit.error ? `<p role="alert" id="form-error">${escapeHtml(edit.error)}</p>` : ''}
+<form method="post" action="${escapeHtml(action)}">
+${field('subject', 'Subject', `<input type="text" id="subject" name="subject" value="${escapeHtml(fields.subject)}" size="80"${described}>`)}
+${field('preheader', 'Preheader', `<input type="text" id="preheader" name="preheader" value="${escapeHtml(fields.preheader ?? '')}" size="80">`)}
+${field('html', 'HTML body', `<textarea id="html" name="html" rows="16" cols="100">${escapeHtml(fields.html ?? '')}</textarea>`)}
+${field('text', 'Text body', `<textarea id="text" name="text" rows="8" cols="100">${escapeHtml(fields.text ?? '')}</textarea>`)}
+<button type="submit" name="action" value="preview">Preview</button>
+<button type="submit" name="action" value="save">Save</button>
+</form>
+<h2 id="preview-heading">Preview</h2>
+${preview}`;
+  return {
+    statusCode: edit.error ? 400 : 200,
+    headers: FLOW_PAGE_HEADERS,
+    body: htmlDocument(`Step ${edit.step.id} · ${edit.flow.name} · Storeflow`, `${STYLE}${PREVIEW_STYLE}`, body),
+  };
+};

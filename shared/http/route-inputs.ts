@@ -23,6 +23,26 @@ export const ConsoleFlowPath = v.object({
 });
 /** The contact page's search: an email address (none: the search form alone). */
 export const ConsoleContactsQuery = v.object({ email: optionalText('The email address to look up, any case') });
+/** The new-flow form (`GET` shows it empty). */
+export const NewFlowForm = v.object({
+  preset: optionalText('The preset (`trigger` of `GET /api/v1/flows/presets`)'),
+  from_email: optionalText('The sender address, at a verified domain of the store'),
+  from_name: optionalText('The sender name'),
+  name: optionalText('The flow name; the preset’s otherwise'),
+});
+export const ConsoleStepPath = v.object({
+  storeId: text('The store id (`st_…`)'),
+  flowId: text('The flow id (`fl_…`)'),
+  stepId: text('The email step id'),
+});
+/** The step form: its parts, and which button posted it. */
+export const StepForm = v.object({
+  subject: optionalText('The subject template'),
+  preheader: optionalText('The preheader template'),
+  html: optionalText('The HTML body template'),
+  text: optionalText('The text body template'),
+  action: v.optional(v.picklist(['preview', 'save'])),
+});
 /** The flow page's switch: `enabled=true` or `enabled=false`. */
 export const FlowStateQuery = v.object({
   enabled: v.pipe(v.picklist(['true', 'false']), v.description('The state to set: `true` or `false`')),

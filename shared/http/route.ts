@@ -22,7 +22,7 @@ import {
 import { logger } from '#shared/observability.ts';
 import { httpRouteDeps } from '#shared/wiring/http.ts';
 import { authenticate } from './authenticate.ts';
-import { readJsonBody, readMultipartBody } from './body.ts';
+import { readFormBody, readJsonBody, readMultipartBody } from './body.ts';
 import { corsHeaders, originAllowed, PUBLISHABLE_KEY_ONLY } from './cors.ts';
 import type { Reply } from './reply.ts';
 import { type ApiInterface, renderError, renderInternalError } from './responses.ts';
@@ -73,6 +73,8 @@ export interface RouteOptions<TBody, TQuery = undefined, TPath = undefined> {
   readonly found?: (request: { readonly store: AuthenticatedStore; readonly path: TPath }) => Promise<void>;
   /** Read the body as `multipart/form-data` (handed to `body` as a `MultipartBody`) instead of JSON. */
   readonly multipart?: boolean;
+  /** Read the body as an HTML form (`application/x-www-form-urlencoded`, handed to `body` as its fields). */
+  readonly form?: boolean;
   /**
    * Also takes the store's publishable key (`pk_…`), from browsers on the store's allowed origins only (CORS, see
    * `cors.ts`). Every other route answers a publishable key 401.
@@ -131,7 +133,12 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
     const multipart = options.multipart && options.body;
     const raw = multipart
       ? await readMultipartBody(event, maxBodyBytes)
-      : options.body && readJsonBody(event, maxBodyBytes);
+      : options.form && options.body
+        ? // A page showing its form (GET) has no body yet: its fields are all absent.
+          event.requestContext?.http?.method === 'GET'
+          ? {}
+          : readFormBody(event, maxBodyBytes)
+        : options.body && readJsonBody(event, maxBodyBytes);
     if (store && options.auth !== 'none') await options.found?.({ store, path });
     const body = options.body ? readInput(options.body, raw) : (undefined as TBody);
     return { path, query, body, event };

@@ -8,10 +8,12 @@ import {
   dynamoContactActivity,
   dynamoFlowEvaluations,
   dynamoFlowRuns,
+  dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
 import type { ContactViewDeps } from '#shared/domain/console/contact-view.ts';
-import type { FlowDetailDeps } from '#shared/domain/console/flow-detail.ts';
+import type { FlowDetailDeps, PreviewDeps } from '#shared/domain/console/flow-detail.ts';
 import type { OverviewDeps } from '#shared/domain/console/overview.ts';
+import type { ManageFlowDeps } from '#shared/domain/flows/manage-flows.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
@@ -27,6 +29,7 @@ export const flowDetailDeps = /* @__PURE__ */ lazy(
     flows: dynamoFlows(),
     evaluations: dynamoFlowEvaluations(),
     runs: dynamoFlowRuns(),
+    triggers: dynamoTriggerLog(),
     customers: dynamoCustomerRepository(),
     contacts: dynamoContactsByEmail(),
     clock: systemClock,
@@ -45,3 +48,14 @@ export const contactViewDeps = /* @__PURE__ */ lazy(
     clock: systemClock,
   }),
 );
+
+/** The step form: the flows (read and saved), and what its preview is rendered for. */
+export const stepEditDeps = /* @__PURE__ */ lazy((): ManageFlowDeps & PreviewDeps => ({
+  flows: dynamoFlows(),
+  evaluations: dynamoFlowEvaluations(),
+  runs: dynamoFlowRuns(),
+  triggers: dynamoTriggerLog(),
+  customers: dynamoCustomerRepository(),
+  contacts: dynamoContactsByEmail(),
+  clock: systemClock,
+}));

@@ -1,17 +1,25 @@
 /**
  * The console's flow page (issue 17): one flow with its funnel per email step over a range of days, its latest
- * evaluations (who entered, who was skipped and why), and each email previewed as the flow's latest run would have it:
- * rendered for that run's real contact and the cart, checkout, order or product its trigger carried.
+ * evaluations (who entered, who was skipped and why), and each email previewed as the flow's latest run would have it
+ * (or, before any run, the latest recorded trigger of its kind): rendered for a real contact of the store and the cart,
+ * checkout, order or product its trigger carried.
  */
 import { flowStats, type StatsDeps } from '#shared/domain/attribution/attribute.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { type ContactLookup, findContact } from '#shared/domain/flows/contact-facts.ts';
+import { noFlowPartition } from '#shared/domain/flows/enter-run.ts';
 import type { Flow, FlowStep } from '#shared/domain/flows/flow.ts';
 import { possibleFlowId } from '#shared/domain/flows/flow-id.ts';
-import type { FlowEvaluationRepository, FlowRepository, FlowRunRepository } from '#shared/domain/flows/ports.ts';
+import type {
+  FlowEvaluationRepository,
+  FlowRepository,
+  FlowRunRepository,
+  TriggerLog,
+} from '#shared/domain/flows/ports.ts';
 import { renderEmail, TemplateError } from '#shared/domain/flows/render.ts';
 import type { FlowEvaluation, FlowRun } from '#shared/domain/flows/run.ts';
 import { buildTemplateContext } from '#shared/domain/flows/template-context.ts';
+import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
 import { notFound } from '#shared/errors.ts';
 
 /** Evaluations listed on the page, newest first. */
@@ -20,12 +28,17 @@ export const RECENT_EVALUATIONS = 10;
 /** Where the preview's unsubscribe link points: nowhere (a preview must not unsubscribe anyone). */
 export const PREVIEW_UNSUBSCRIBE_URL = 'https://unsubscribe.invalid/preview';
 
-export interface FlowDetailDeps extends ContactLookup {
+export interface FlowDetailDeps extends PreviewDeps {
   readonly attribution: StatsDeps['attribution'];
-  readonly flows: Pick<FlowRepository, 'get'>;
+  readonly clock: Clock;
+}
+
+/** Where the previews come from: the flow's latest run, or the latest recorded trigger of its kind. */
+export interface PreviewDeps extends ContactLookup {
+  readonly flows: Pick<FlowRepository, 'get' | 'list'>;
   readonly evaluations: Pick<FlowEvaluationRepository, 'listForFlow'>;
   readonly runs: Pick<FlowRunRepository, 'getMany'>;
-  readonly clock: Clock;
+  readonly triggers: Pick<TriggerLog, 'get'>;
 }
 
 export interface EmailPreview {
@@ -34,29 +47,67 @@ export interface EmailPreview {
   readonly rendered: { readonly subject: string; readonly html?: string; readonly text?: string } | { error: string };
 }
 
+/** Whom a preview is for: a real trigger of the store (its contact, and the cart or order it carried). */
+export interface PreviewSource {
+  readonly trigger: FlowTrigger;
+  readonly email: string;
+  readonly at: number;
+  /** The flow's own run it comes from, when it does. */
+  readonly runId?: string;
+}
+
 export interface FlowDetail {
   readonly flow: Flow;
   readonly stats: Awaited<ReturnType<typeof flowStats>>;
   readonly recent: readonly { readonly evaluation: FlowEvaluation; readonly run?: FlowRun }[];
-  /** The emails as the latest run that entered would get them; undefined before any run. */
-  readonly preview?: { readonly run: FlowRun; readonly emails: readonly EmailPreview[] };
+  /** The emails as the preview's source would get them; undefined when the store has no trigger of the kind yet. */
+  readonly preview?: { readonly source: PreviewSource; readonly emails: readonly EmailPreview[] };
 }
 
-const previewOf = async (
-  deps: FlowDetailDeps,
-  store: { storeId: string; name: string },
+/** Evaluations looked at per partition when looking for a recorded trigger of the kind. */
+const SOURCE_CANDIDATES = 5;
+
+/**
+ * The preview's source: the flow's latest run; else the latest trigger of the flow's kind still recorded (`TriggerLog`,
+ * kept a while) that another flow of the kind evaluated, or that no flow took. Undefined when there is none.
+ */
+export const previewSource = async (
+  deps: PreviewDeps,
+  storeId: string,
   flow: Flow,
-  run: FlowRun,
-): Promise<FlowDetail['preview']> => {
-  const contact = await findContact(deps, store.storeId, run.trigger.contact, run.email);
+  latestRun?: FlowRun,
+): Promise<PreviewSource | undefined> => {
+  if (latestRun) {
+    return { trigger: latestRun.trigger, email: latestRun.email, at: latestRun.startedAt, runId: latestRun.id };
+  }
+  const others = (await deps.flows.list(storeId)).filter((f) => f.trigger === flow.trigger).map((f) => f.id);
+  for (const partition of [flow.id, ...others.filter((id) => id !== flow.id), noFlowPartition(flow.trigger)]) {
+    const page = await deps.evaluations.listForFlow(storeId, partition, { limit: SOURCE_CANDIDATES });
+    for (const evaluation of page.items) {
+      if (!evaluation.email) continue;
+      const trigger = await deps.triggers.get(storeId, evaluation.triggerId);
+      if (trigger) return { trigger, email: evaluation.email, at: trigger.at };
+    }
+  }
+  return undefined;
+};
+
+/** Each email step of `steps` rendered for `source` (a template that does not render says why). */
+export const renderPreviews = async (
+  deps: ContactLookup,
+  store: { storeId: string; name: string },
+  steps: readonly FlowStep[],
+  source: PreviewSource,
+): Promise<EmailPreview[]> => {
+  const contact = await findContact(deps, store.storeId, source.trigger.contact, source.email);
   const context = buildTemplateContext({
-    trigger: run.trigger,
+    trigger: source.trigger,
     contact,
     store: { id: store.storeId, name: store.name },
     unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,
   });
-  const emails = await Promise.all(
-    flow.steps
+  return Promise.all(
+    steps
       .filter((step): step is Extract<FlowStep, { type: 'email' }> => step.type === 'email')
       .map(async (step): Promise<EmailPreview> => {
         try {
@@ -67,7 +118,6 @@ const previewOf = async (
         }
       }),
   );
-  return { run, emails };
 };
 
 /** The flow page of `flowId` in `store` for `from`…`to`; 404 for a flow the store does not have. */
@@ -89,7 +139,7 @@ export const flowDetail = async (
     const run = evaluation.runId ? runs.get(evaluation.runId) : undefined;
     return run ? { evaluation, run } : { evaluation };
   });
-  const latest = recent.find((entry) => entry.run !== undefined)?.run;
-  const preview = latest ? await previewOf(deps, store, flow, latest) : undefined;
+  const source = await previewSource(deps, store.storeId, flow, recent.find((entry) => entry.run)?.run);
+  const preview = source ? { source, emails: await renderPreviews(deps, store, flow.steps, source) } : undefined;
   return { flow, stats, recent, ...(preview ? { preview } : {}) };
 };

@@ -320,6 +320,26 @@ const MATRIX: Record<string, Row> = {
     reason:
       'Console page: the session cookie is the credential; a store the account may not open answers 404, and an address is looked up in the opened store only (test/integration/console/console-browser.test.ts)',
   },
+  'GET main /back-office/stores/{storeId}/new-flow': {
+    kind: 'public',
+    reason:
+      'Console form: the session cookie is the credential; a store the account may not open answers 404 (test/integration/console/console-browser.test.ts)',
+  },
+  'POST main /back-office/stores/{storeId}/new-flow': {
+    kind: 'public',
+    reason:
+      'Console form post: the session cookie and the Origin check; creates in the opened store only, another answers 404 (test/integration/console/console-browser.test.ts)',
+  },
+  'GET main /back-office/stores/{storeId}/flows/{flowId}/steps/{stepId}': {
+    kind: 'public',
+    reason:
+      'Console form: the session cookie is the credential; another store, or its flow, answers 404 (test/integration/console/console-browser.test.ts)',
+  },
+  'POST main /back-office/stores/{storeId}/flows/{flowId}/steps/{stepId}': {
+    kind: 'public',
+    reason:
+      'Console form post: the session cookie and the Origin check; another store, or its flow, answers 404 and changes nothing (test/integration/console/console-browser.test.ts)',
+  },
   'GET main /back-office/stores/{storeId}/flows/{flowId}': {
     kind: 'public',
     reason:

@@ -350,3 +350,92 @@ describe('the console contact page in headless Chromium', SLOW_MACHINE, () => {
     });
   });
 });
+
+describe('the console flow editor in headless Chromium', SLOW_MACHINE, () => {
+  it('creates a flow from a preset, previews and saves an edited subject, enables it, and counts its email', async () => {
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      await Promise.all([page.waitForURL(/\/new-flow$/), page.click('a:has-text("New flow from a preset")')]);
+      await page.check('input[name=preset][value=abandoned_cart]');
+      await page.fill('#from_email', senderOf(store).email);
+      await page.fill('#name', 'Second rescue');
+      await Promise.all([page.waitForURL(/\/flows\/fl_/), page.click('button:has-text("Create the flow")')]);
+      const flowId = new URL(page.url()).pathname.split('/').pop() as string;
+      expect(await text(page, 'h1')).toBe('Second rescue');
+      expect(await text(page, '#flow-facts [data-key=state] dd')).toBe('Disabled');
+      // No run of its own yet: previewed for the store's latest abandoned-cart trigger (the buyer and the lamp).
+      expect(await page.locator('section.email[data-step=cart-reminder] .subject').textContent()).toContain(
+        'Ada, you left something in your cart',
+      );
+
+      await Promise.all([
+        page.waitForURL(/\/steps\/cart-reminder$/),
+        page.click('#steps tr[data-step=cart-reminder] a'),
+      ]);
+      expect(await page.inputValue('#subject')).toContain('left something in your cart');
+      await page.fill('#subject', '{{ contact.first_name }}, your lamp is waiting');
+      await Promise.all([page.waitForLoadState('load'), page.click('button[value=preview]')]);
+      expect(await text(page, '#preview + section .subject')).toBe('Subject: Ada, your lamp is waiting');
+      expect(await page.frameLocator('section.email iframe >> nth=1').locator('body').textContent()).toContain(
+        'Desk lamp',
+      );
+      // A preview saves nothing.
+      const before = await api(runtime, store.apiKey, 'GET', `/api/v1/flows/${flowId}`);
+      expect(JSON.stringify(before.body)).toContain('left something in your cart');
+
+      // A template that does not parse: the reason beside the form, nothing saved.
+      await page.fill('#subject', 'Hello {% if %}');
+      const refused = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.click('button[value=save]'),
+      ]);
+      expect(refused[0].status()).toBe(400);
+      expect(await text(page, '[role=alert]')).toContain('subject');
+      expect(await page.inputValue('#subject')).toBe('Hello {% if %}');
+      expect(await seriousViolations(page)).toEqual([]);
+
+      await page.fill('#subject', '{{ contact.first_name }}, your lamp is waiting');
+      await Promise.all([page.waitForURL(/\/flows\/fl_[^/]+$/), page.click('button[value=save]')]);
+      expect(await text(page, '#steps tr[data-step=cart-reminder] td')).toContain('your lamp is waiting');
+      await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Enable this flow")')]);
+      expect(await flowEnabled(store, flowId)).toBe(true);
+
+      // A new cart, an hour later: the new flow emails it with the saved subject, and its funnel counts it.
+      const secondCart = uid('cart');
+      await event(runtime, store, 'carts/create', {
+        token: secondCart,
+        email,
+        checkout_url: `https://shop.example/cart/${secondCart}`,
+        line_items: [cartLine('p-1', 'Desk lamp', '19.90')],
+      });
+      await settled(runtime);
+      await runtime.advanceClock(61 * 60);
+      const mails = await awaitMails(runtime, email, 3);
+      expect(mails.map((m) => m.subject)).toContain('Ada, your lamp is waiting');
+      await eventually('the new flow counted its email', async () => {
+        const answer = await api(runtime, store.apiKey, 'GET', `/api/v1/flows/${flowId}/stats`);
+        return (answer.body as { data: { emailed: number } }).data.emailed === 1 ? true : undefined;
+      });
+      await page.reload();
+      expect(await text(page, '#flow-facts [data-key=entered] dd')).toBe('1');
+      expect((await page.locator('#steps tr[data-step=cart-reminder] td').allTextContents())[1]?.trim()).toBe('1');
+    });
+  });
+
+  it('refuses a cross-site edit, and another store’s flow step 404', async () => {
+    await signedIn(async (page, context) => {
+      const step = `${runtime.urls.main}/back-office/stores/${store.storeId}/flows/${flow.id}/steps/cart-reminder`;
+      const forged = await context.request.post(step, {
+        headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+        data: 'subject=Hacked&action=save',
+        maxRedirects: 0,
+      });
+      expect(forged.status()).toBe(403);
+      expect(JSON.stringify((await api(runtime, store.apiKey, 'GET', `/api/v1/flows/${flow.id}`)).body)).not.toContain(
+        'Hacked',
+      );
+      const theirs = `${runtime.urls.main}/back-office/stores/${store.storeId}/flows/${otherFlow.id}/steps/order-confirmation`;
+      expect((await page.goto(theirs))?.status()).toBe(404);
+    });
+  });
+});

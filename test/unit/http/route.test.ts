@@ -65,3 +65,41 @@ describe('httpRoute', () => {
     expect((await call(post('{"name":"Ada","n":9007199254740993}'))).status).toBe(400);
   });
 });
+
+describe('httpRoute with an HTML form body', () => {
+  const form = httpRoute({
+    api: 'webhooks',
+    auth: 'none',
+    form: true,
+    body: v.object({ subject: v.optional(v.string()), action: v.optional(v.picklist(['preview', 'save'])) }),
+    maxBodyBytes: 256,
+    handle: async ({ body }) => webhooksReply.ok(body),
+  });
+  const send = async (method: string, body?: string, contentType = 'application/x-www-form-urlencoded') => {
+    const result = await form(
+      apiEvent({
+        method,
+        path: '/form',
+        ...(body !== undefined ? { body } : {}),
+        headers: { 'content-type': contentType },
+      }),
+      lambdaContext(),
+    );
+    return { status: result.statusCode, body: JSON.parse(String(result.body)) as Record<string, unknown> };
+  };
+
+  it('reads the fields (the first of a repeated name, any UTF-8), and a GET as a form not filled in yet', async () => {
+    const posted = await send('POST', 'subject=Hello%2C+%C3%A9l%C3%A8ve+%7B%7B+x+%7D%7D&action=save&subject=second');
+    expect(posted.status).toBe(200);
+    expect(posted.body.data).toEqual({ subject: 'Hello, élève {{ x }}', action: 'save' });
+    expect((await send('GET')).body.data).toEqual({});
+  });
+
+  it('refuses another content type, a field its schema refuses, and a body over the limit', async () => {
+    expect((await send('POST', '{"subject":"x"}', 'application/json')).body.message).toBe(
+      'Content-Type must be application/x-www-form-urlencoded',
+    );
+    expect((await send('POST', 'action=delete')).status).toBe(400);
+    expect((await send('POST', `subject=${'x'.repeat(300)}`)).status).toBe(413);
+  });
+});
