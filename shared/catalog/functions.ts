@@ -297,6 +297,12 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route('console-store', ['GET', 'main', '/back-office/stores/{storeId}'], { table: 'read' }),
     route('console-flow', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}'], { table: 'read' }),
     route('console-contacts', ['GET', 'main', '/back-office/stores/{storeId}/contacts'], { table: 'read' }),
+    route('console-webhooks', ['GET', 'main', '/back-office/stores/{storeId}/webhooks'], { table: 'read' }),
+    route('console-webhooks-resend', ['POST', 'main', '/back-office/stores/{storeId}/webhooks/resend'], {
+      table: 'readWrite',
+      sendTo: ['webhooks'],
+      publicMainUrl: true,
+    }),
     {
       ...route('console-new-flow', ['GET', 'main', '/back-office/stores/{storeId}/new-flow'], {
         table: 'readWrite',

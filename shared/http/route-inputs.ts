@@ -43,6 +43,17 @@ export const StepForm = v.object({
   text: optionalText('The text body template'),
   action: v.optional(v.picklist(['preview', 'save'])),
 });
+/** The webhooks page after a re-send: what it did. */
+export const ConsoleWebhooksQuery = v.object({
+  resent: optionalText('Deliveries the last re-send queued'),
+  more: optionalText('`true` when failed deliveries remain to re-send'),
+});
+/** The webhooks page's re-send forms: one delivery, or a subscription's failed deliveries since a time (UTC). */
+export const ResendForm = v.object({
+  delivery: optionalText('The delivery to re-send (`dl_…`)'),
+  webhook: optionalText('The subscription whose failed deliveries to re-send'),
+  since: optionalText('`YYYY-MM-DDTHH:MM`, UTC: failed deliveries created since then'),
+});
 /** The flow page's switch: `enabled=true` or `enabled=false`. */
 export const FlowStateQuery = v.object({
   enabled: v.pipe(v.picklist(['true', 'false']), v.description('The state to set: `true` or `false`')),

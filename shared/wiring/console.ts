@@ -10,6 +10,7 @@ import {
   dynamoFlowRuns,
   dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { dynamoDeliveryRepository, dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import type { ContactViewDeps } from '#shared/domain/console/contact-view.ts';
 import type { FlowDetailDeps, PreviewDeps } from '#shared/domain/console/flow-detail.ts';
 import type { OverviewDeps } from '#shared/domain/console/overview.ts';
@@ -58,4 +59,10 @@ export const stepEditDeps = /* @__PURE__ */ lazy((): ManageFlowDeps & PreviewDep
   customers: dynamoCustomerRepository(),
   contacts: dynamoContactsByEmail(),
   clock: systemClock,
+}));
+
+/** The webhooks page: subscriptions and their deliveries (re-sending uses the webhooks wiring, which sends). */
+export const webhooksViewDeps = /* @__PURE__ */ lazy(() => ({
+  webhooks: dynamoWebhookRepository(),
+  deliveries: dynamoDeliveryRepository(),
 }));

@@ -13,6 +13,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
+import { dynamoDeliveryRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { readActivity } from '#shared/domain/console/activity.ts';
 import {
   address,
@@ -45,6 +46,7 @@ let flow: FlowView;
 let otherFlow: FlowView;
 let username: string;
 let receiver: Receiver;
+let marketingHook: string;
 const email = address('console-buyer');
 const cart = uid('cart');
 
@@ -60,7 +62,7 @@ beforeAll(async () => {
   // A webhook whose endpoint fails once, then takes the retry: two attempts, one delivered.
   receiver = await startReceiver();
   receiver.script('/marketing', [500], 200);
-  await subscribe(runtime, store, 'customer/marketing', receiver.url('/marketing'));
+  marketingHook = (await subscribe(runtime, store, 'customer/marketing', receiver.url('/marketing'))).id;
 
   // An abandoned cart, emailed by its flow after the hour, then paid with the cart's token: one recovered order.
   await subscribedCustomer(runtime, store, uid('cust'), email);
@@ -437,5 +439,110 @@ describe('the console flow editor in headless Chromium', SLOW_MACHINE, () => {
       const theirs = `${runtime.urls.main}/back-office/stores/${store.storeId}/flows/${otherFlow.id}/steps/order-confirmation`;
       expect((await page.goto(theirs))?.status()).toBe(404);
     });
+  });
+});
+
+/** A delivery of the marketing subscription that failed for good, created `ago` ms before now (seeded). */
+const failedDelivery = async (ago: number) => {
+  const id = `dl_${uid('seeded').replace(/[^A-Za-z0-9]/g, '')}`;
+  const at = Date.now() - ago;
+  await dynamoDeliveryRepository().save(
+    {
+      storeId: store.storeId,
+      id,
+      webhookId: marketingHook,
+      topic: 'customer/marketing',
+      url: receiver.url('/marketing'),
+      eventId: `seeded#${id}`,
+      body: JSON.stringify({ seeded: id }),
+      status: 'failed',
+      reason: 'exhausted',
+      attempts: [{ at, statusCode: 500, latencyMs: 3, outcome: 'rejected' }],
+      createdAt: at,
+      updatedAt: at,
+      revision: 1,
+    },
+    0,
+  );
+  return id;
+};
+
+const deliveryStatus = async (page: Page, id: string) => {
+  await page.reload();
+  return (await page.locator(`tr[data-delivery="${id}"] td[data-status]`).getAttribute('data-status')) ?? '';
+};
+
+describe('the console webhooks page in headless Chromium', SLOW_MACHINE, () => {
+  it('shows each delivery with its attempts and the success rate, and re-sends a failed one', async () => {
+    const failed = await failedDelivery(60_000);
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      await Promise.all([page.waitForURL(/\/webhooks$/), page.click('a:has-text("Webhooks")')]);
+      const section = page.locator(`section[data-webhook="${marketingHook}"]`);
+      expect(await section.locator('h2').textContent()).toBe('customer/marketing');
+      // The delivered one took two attempts (a 500, then 200); with the failed one: one of two finished delivered.
+      const delivered = section.locator('td[data-status=delivered]').first().locator('xpath=..');
+      expect(await delivered.locator('summary').textContent()).toBe('2 attempts');
+      expect(await delivered.locator('li').allTextContents()).toEqual([
+        expect.stringContaining('rejected (HTTP 500)'),
+        expect.stringContaining('delivered (HTTP 200)'),
+      ]);
+      expect(await text(page, '.success-rate')).toBe('50.0 %');
+      expect(await seriousViolations(page)).toEqual([]);
+
+      const before = receiver.received('/marketing').length;
+      await Promise.all([
+        page.waitForURL(/resent=1/),
+        page.click(`tr[data-delivery="${failed}"] button:has-text("Re-send")`),
+      ]);
+      expect(await text(page, '#notice')).toBe('1 delivery re-sent.');
+      await receiver.waitFor('/marketing', before + 1, 30_000);
+      await eventually('the re-sent delivery delivered', async () =>
+        (await deliveryStatus(page, failed)) === 'delivered' ? true : undefined,
+      );
+    });
+  });
+
+  it('re-sends every failed delivery since the chosen time, and none older', async () => {
+    const recent = await failedDelivery(60 * 60_000);
+    const older = await failedDelivery(3 * 60 * 60_000);
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}/webhooks`);
+      const since = new Date(Date.now() - 2 * 60 * 60_000).toISOString().slice(0, 16);
+      await page.fill(`#since-${marketingHook}`, since);
+      await Promise.all([page.waitForURL(/resent=/), page.click('button:has-text("Re-send failed")')]);
+      expect(await text(page, '#notice')).toBe('1 delivery re-sent.');
+      await eventually('the recent one delivered', async () =>
+        (await deliveryStatus(page, recent)) === 'delivered' ? true : undefined,
+      );
+      expect(await deliveryStatus(page, older)).toBe('failed');
+    });
+  });
+
+  it('refuses a cross-site re-send, and another store’s delivery or subscription 404', async () => {
+    const failed = await failedDelivery(30_000);
+    const other = tenant.stores[1] as OwnedStore;
+    await signedIn(async (_page, context) => {
+      const resend = `${runtime.urls.main}/back-office/stores/${store.storeId}/webhooks/resend`;
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const forged = await context.request.post(resend, {
+        headers: { ...form, origin: 'https://evil.example' },
+        data: `delivery=${failed}`,
+        maxRedirects: 0,
+      });
+      expect(forged.status()).toBe(403);
+      const elsewhere = await context.request.post(
+        `${runtime.urls.main}/back-office/stores/${other.storeId}/webhooks/resend`,
+        { headers: form, data: `delivery=${failed}`, maxRedirects: 0 },
+      );
+      expect(elsewhere.status()).toBe(404);
+      const unknownHook = await context.request.post(resend, {
+        headers: form,
+        data: 'webhook=wh_not_ours&since=2020-01-01T00:00',
+        maxRedirects: 0,
+      });
+      expect(unknownHook.status()).toBe(404);
+    });
+    expect((await dynamoDeliveryRepository().get(store.storeId, failed))?.status).toBe('failed');
   });
 });

@@ -1,0 +1,39 @@
+/**
+ * `POST {base_url}/back-office/stores/{storeId}/webhooks/resend`: the webhooks page's re-send forms: one delivery
+ * (`delivery=dl_…`), or every failed delivery of a subscription since a time (`webhook=…&since=YYYY-MM-DDTHH:MM`,
+ * UTC). Answers `303` back to the page with what it did; refused cross-site (`Origin`).
+ */
+
+import { resendFailedSince, resendOne } from '#shared/domain/console/webhooks-view.ts';
+import { validationError } from '#shared/errors.ts';
+import { htmlPage, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
+import { openConsoleStore } from '#shared/http/console-access.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { ConsoleStorePath, ResendForm } from '#shared/http/route-inputs.ts';
+import { isSameOrigin } from '#shared/http/same-origin.ts';
+import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
+
+export const handler = httpRoute({
+  api: 'backOffice',
+  auth: 'none',
+  path: ConsoleStorePath,
+  form: true,
+  body: ResendForm,
+  handle: async ({ event, path, body }) => {
+    if (!isSameOrigin(event)) return htmlPage(403, 'Cross-site request refused', 'Re-send from the webhooks page.');
+    const opened = await openConsoleStore(event, path.storeId);
+    if ('refused' in opened) return opened.refused;
+    const { storeId } = opened.store;
+    let done: { resent: number; more: boolean };
+    if (body.delivery) {
+      await resendOne(manageWebhookDeps(), storeId, body.delivery);
+      done = { resent: 1, more: false };
+    } else if (body.webhook && body.since) {
+      done = await resendFailedSince(manageWebhookDeps(), storeId, body.webhook, Date.parse(`${body.since}Z`));
+    } else {
+      throw validationError('delivery, or webhook and since, is required');
+    }
+    const location = `/back-office/stores/${encodeURIComponent(storeId)}/webhooks?resent=${done.resent}&more=${done.more}`;
+    return { statusCode: 303, headers: { ...PAGE_HEADERS, location }, body: '' };
+  },
+});
