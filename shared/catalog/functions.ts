@@ -298,6 +298,18 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route('console-flow', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}'], { table: 'read' }),
     route('console-contacts', ['GET', 'main', '/back-office/stores/{storeId}/contacts'], { table: 'read' }),
     route('console-webhooks', ['GET', 'main', '/back-office/stores/{storeId}/webhooks'], { table: 'read' }),
+    {
+      // Registering and checking a domain are the senders API's: the SES identity API.
+      ...route('console-senders', ['GET', 'main', '/back-office/stores/{storeId}/senders'], {
+        table: 'readWrite',
+        sesIdentities: true,
+        publicMainUrl: true,
+      }),
+      routes: [
+        { host: 'main', method: 'GET', path: '/back-office/stores/{storeId}/senders' },
+        { host: 'main', method: 'POST', path: '/back-office/stores/{storeId}/senders' },
+      ],
+    },
     route('console-webhooks-resend', ['POST', 'main', '/back-office/stores/{storeId}/webhooks/resend'], {
       table: 'readWrite',
       sendTo: ['webhooks'],

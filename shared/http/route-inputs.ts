@@ -54,6 +54,11 @@ export const ResendForm = v.object({
   webhook: optionalText('The subscription whose failed deliveries to re-send'),
   since: optionalText('`YYYY-MM-DDTHH:MM`, UTC: failed deliveries created since then'),
 });
+/** The senders page's forms: add a domain, or check one again. */
+export const SenderForm = v.object({
+  action: v.optional(v.picklist(['add', 'check'])),
+  domain: optionalText('The sending domain'),
+});
 /** The flow page's switch: `enabled=true` or `enabled=false`. */
 export const FlowStateQuery = v.object({
   enabled: v.pipe(v.picklist(['true', 'false']), v.description('The state to set: `true` or `false`')),

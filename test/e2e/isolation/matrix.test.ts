@@ -350,6 +350,16 @@ const MATRIX: Record<string, Row> = {
     reason:
       'Console form post: the session cookie and the Origin check; another store’s delivery or subscription answers 404 and is not re-sent (test/integration/console/console-browser.test.ts)',
   },
+  'GET main /back-office/stores/{storeId}/senders': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; a store the account may not open answers 404 (test/integration/console/console-browser.test.ts)',
+  },
+  'POST main /back-office/stores/{storeId}/senders': {
+    kind: 'public',
+    reason:
+      'Console form post: the session cookie and the Origin check; adds or checks a domain of the opened store only (test/integration/console/console-browser.test.ts)',
+  },
   'GET main /back-office/stores/{storeId}/flows/{flowId}': {
     kind: 'public',
     reason:

@@ -546,3 +546,59 @@ describe('the console webhooks page in headless Chromium', SLOW_MACHINE, () => {
     expect((await dynamoDeliveryRepository().get(store.storeId, failed))?.status).toBe('failed');
   });
 });
+
+describe('the console senders page in headless Chromium', SLOW_MACHINE, () => {
+  it('lists the domains with their DNS records and state, adds one, and checks it again once verified', async () => {
+    const domain = `news-${uid('d')
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')}.example`;
+    const ownDomain = senderOf(store).email.split('@')[1] as string;
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      await Promise.all([page.waitForURL(/\/senders$/), page.click('a:has-text("Sending domains")')]);
+      const own = page.locator(`tr[data-domain="${ownDomain}"]`);
+      expect(await own.locator('td[data-status]').getAttribute('data-status')).toBe('verified');
+      expect(await own.locator('ul.records li').count()).toBe(3);
+      expect(await own.locator('ul.records').textContent()).toContain(`._domainkey.${ownDomain}`);
+      expect(await seriousViolations(page)).toEqual([]);
+
+      // SES has not verified the new domain yet: it is listed pending, with its records to publish.
+      runtime.ses.setIdentityStatus(domain, 'pending');
+      await page.fill('#domain', domain);
+      await Promise.all([page.waitForLoadState('load'), page.click('button:has-text("Add")')]);
+      expect(await text(page, '#notice')).toBe(`${domain}: pending`);
+      const added = page.locator(`tr[data-domain="${domain}"]`);
+      expect(await added.locator('td[data-status]').getAttribute('data-status')).toBe('pending');
+      expect(await added.locator('ul.records li').count()).toBe(3);
+
+      runtime.ses.setIdentityStatus(domain, 'verified');
+      await Promise.all([page.waitForLoadState('load'), added.locator('button:has-text("Check now")').click()]);
+      expect(await text(page, '#notice')).toBe(`${domain}: verified`);
+      expect(await page.locator(`tr[data-domain="${domain}"] td[data-status]`).getAttribute('data-status')).toBe(
+        'verified',
+      );
+    });
+  });
+
+  it('refuses another store’s domain and a malformed one beside the form', async () => {
+    const other = tenant.stores[1] as OwnedStore;
+    const theirs = senderOf(other).email.split('@')[1] as string;
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}/senders`);
+      await page.fill('#domain', theirs);
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.click('button:has-text("Add")'),
+      ]);
+      expect(answer.status()).toBe(400);
+      expect(await text(page, '[role=alert]')).toContain('registered by another store');
+      expect(await page.locator(`tr[data-domain="${theirs}"]`).count()).toBe(0);
+      await page.fill('#domain', 'not a domain');
+      await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.click('button:has-text("Add")'),
+      ]);
+      expect(await text(page, '[role=alert]')).toContain('domain must be a domain name');
+    });
+  });
+});
