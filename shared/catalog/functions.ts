@@ -298,6 +298,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route('console-flow', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}'], { table: 'read' }),
     route('console-contacts', ['GET', 'main', '/back-office/stores/{storeId}/contacts'], { table: 'read' }),
     route('console-webhooks', ['GET', 'main', '/back-office/stores/{storeId}/webhooks'], { table: 'read' }),
+    route('console-imports', ['GET', 'main', '/back-office/stores/{storeId}/imports'], { table: 'read' }),
     {
       // Registering and checking a domain are the senders API's: the SES identity API.
       ...route('console-senders', ['GET', 'main', '/back-office/stores/{storeId}/senders'], {

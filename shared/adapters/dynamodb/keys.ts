@@ -27,7 +27,7 @@
  * | attribution (order)  | STORE#<storeId>#ATTRIBUTED#<orderId> | ORDER |                                   |                                      |
  * | attribution (counted once) | STORE#<storeId>#COUNTED#<key> | ONCE |                                   |                                      |
  * | stats    | STORE#<storeId>#STATS#<scope>        | <YYYY-MM-DD> |                                      |                                      |
- * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    |                                         |                                      |
+ * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    | STORE#<storeId>#IMPORTS / <createdAt>#<jobId> |                                |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
  * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
  * | sentMessage | MESSAGE#<sesMessageId>            | MESSAGE   |                                         |                                      |
@@ -165,6 +165,11 @@ export const keys = {
   /** Attribution counters of one scope (`store`, `flow#<id>`, `step#<flow>#<step>`, `batch#<id>`) and UTC day. */
   stats: (storeId: string, scope: string, day: string) => ({ pk: `STORE#${storeId}#STATS#${scope}`, sk: day }),
   importJob: (storeId: string, jobId: string) => ({ pk: `STORE#${storeId}#IMPORT#${jobId}`, sk: 'IMPORT' }),
+  /** A store's import jobs in creation order (listed newest first by the console). */
+  importJobByStore: (storeId: string, createdAt: number, jobId: string) => ({
+    gsi1pk: `STORE#${storeId}#IMPORTS`,
+    gsi1sk: `${pad(createdAt, 15)}#${jobId}`,
+  }),
   importSlot: (storeId: string) => ({ pk: `STORE#${storeId}#IMPORT-SLOT`, sk: 'SLOT' }),
   /** Contacts by email address (flows, suppression and unsubscribe look people up by address). */
   customerByEmail: (storeId: string, email: string, originId: string) => ({

@@ -15,7 +15,13 @@ export interface ImportFiles {
   size(key: string): Promise<number | undefined>;
 }
 
-export interface ImportJobRepository extends Repository<ImportJob> {}
+export interface ImportJobRepository extends Repository<ImportJob> {
+  /** The store's jobs, newest first (jobs written before this index existed show once they change). */
+  listForStore(
+    storeId: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ readonly items: ImportJob[]; readonly nextCursor?: string }>;
+}
 
 /** The import queue: a message per job (and per continuation of a long one). */
 export interface ImportQueue {

@@ -360,6 +360,11 @@ const MATRIX: Record<string, Row> = {
     reason:
       'Console form post: the session cookie and the Origin check; adds or checks a domain of the opened store only (test/integration/console/console-browser.test.ts)',
   },
+  'GET main /back-office/stores/{storeId}/imports': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; a store the account may not open answers 404, and only the opened store’s jobs are listed (test/integration/console/console-browser.test.ts)',
+  },
   'GET main /back-office/stores/{storeId}/flows/{flowId}': {
     kind: 'public',
     reason:

@@ -28,6 +28,7 @@ import {
   subscribedCustomer,
   uid,
 } from '#test/integration/flows/engine-support.ts';
+import * as imports from '#test/integration/imports/support.ts';
 import { linkFor, newSubAccount, newTenant, type OwnedStore, primary, type Tenant } from '#test/support/oauth.ts';
 import { api, type Receiver, startReceiver, subscribe } from '#test/support/webhooks.ts';
 
@@ -599,6 +600,28 @@ describe('the console senders page in headless Chromium', SLOW_MACHINE, () => {
         page.click('button:has-text("Add")'),
       ]);
       expect(await text(page, '[role=alert]')).toContain('domain must be a domain name');
+    });
+  });
+});
+
+describe('the console imports page in headless Chromium', SLOW_MACHINE, () => {
+  it('lists the store’s import jobs with their counts and line errors, and none of another store', async () => {
+    const other = tenant.stores[1] as OwnedStore;
+    const file = imports.jsonl([imports.customer(uid('imp')), 'this line is not JSON', imports.customer(uid('imp'))]);
+    const job = await imports.importAndWait(runtime, store.apiKey, file);
+    const theirs = await imports.importAndWait(runtime, other.apiKey, imports.jsonl([imports.customer(uid('imp'))]));
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      await Promise.all([page.waitForURL(/\/imports$/), page.click('a:has-text("Imports")')]);
+      const row = page.locator(`tr[data-job="${job.jobId}"]`);
+      expect(await row.locator('td[data-status]').getAttribute('data-status')).toBe('finished');
+      const cells = (await row.locator('td').allTextContents()).map((cell) => cell.trim());
+      // Created, status, lines read, imported, created, failed, line errors.
+      expect(cells.slice(2, 6)).toEqual(['3', '2', '2', '1']);
+      expect(await row.locator('summary').textContent()).toBe('1 line error');
+      expect(await row.locator('li').textContent()).toMatch(/^Line 2: /);
+      expect(await page.locator(`tr[data-job="${theirs.jobId}"]`).count()).toBe(0);
+      expect(await seriousViolations(page)).toEqual([]);
     });
   });
 });

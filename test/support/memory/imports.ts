@@ -66,6 +66,13 @@ export const importFakes = (bytes: Buffer, options: ImportFakeOptions = {}) => {
         if ((current?.revision ?? 0) !== expectedRevision) throw new RevisionConflict('job');
         jobs.set(`${job.storeId}#${job.id}`, structuredClone(job));
       },
+      listForStore: async (storeId, page) => ({
+        items: [...jobs.values()]
+          .filter((job) => job.storeId === storeId)
+          .sort((a, b) => b.createdAt - a.createdAt)
+          .slice(0, page.limit)
+          .map((job) => structuredClone(job)),
+      }),
     },
     queue: {
       enqueue: async (storeId, jobId) => {

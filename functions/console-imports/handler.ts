@@ -1,0 +1,23 @@
+/**
+ * `GET {base_url}/back-office/stores/{storeId}/imports?cursor=`: the console's imports page (issue 17): the store's
+ * import jobs, newest first, with their progress and line errors.
+ */
+
+import { importsView } from '#shared/domain/console/imports-view.ts';
+import { openConsoleStore } from '#shared/http/console-access.ts';
+import { importsPage } from '#shared/http/console-pages.ts';
+import { httpRoute } from '#shared/http/route.ts';
+import { ConsoleImportsQuery, ConsoleStorePath } from '#shared/http/route-inputs.ts';
+import { importJobDeps } from '#shared/wiring/imports.ts';
+
+export const handler = httpRoute({
+  api: 'backOffice',
+  auth: 'none',
+  path: ConsoleStorePath,
+  query: ConsoleImportsQuery,
+  handle: async ({ event, path, query }) => {
+    const opened = await openConsoleStore(event, path.storeId);
+    if ('refused' in opened) return opened.refused;
+    return importsPage(opened.store, await importsView(importJobDeps(), opened.store.storeId, query.cursor));
+  },
+});
