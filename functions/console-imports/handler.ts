@@ -7,14 +7,14 @@ import { importsView } from '#shared/domain/console/imports-view.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
 import { importsPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
-import { ConsoleImportsQuery, ConsoleStorePath } from '#shared/http/route-inputs.ts';
+import { ConsoleCursorQuery, ConsoleStorePath } from '#shared/http/route-inputs.ts';
 import { importJobDeps } from '#shared/wiring/imports.ts';
 
 export const handler = httpRoute({
   api: 'backOffice',
   auth: 'none',
   path: ConsoleStorePath,
-  query: ConsoleImportsQuery,
+  query: ConsoleCursorQuery,
   handle: async ({ event, path, query }) => {
     const opened = await openConsoleStore(event, path.storeId);
     if ('refused' in opened) return opened.refused;

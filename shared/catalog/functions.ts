@@ -299,6 +299,8 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route('console-contacts', ['GET', 'main', '/back-office/stores/{storeId}/contacts'], { table: 'read' }),
     route('console-webhooks', ['GET', 'main', '/back-office/stores/{storeId}/webhooks'], { table: 'read' }),
     route('console-imports', ['GET', 'main', '/back-office/stores/{storeId}/imports'], { table: 'read' }),
+    route('console-sending', ['GET', 'main', '/back-office/stores/{storeId}/sending'], { table: 'read' }),
+    route('console-batch', ['GET', 'main', '/back-office/stores/{storeId}/sending/{batchId}'], { table: 'read' }),
     {
       // Registering and checking a domain are the senders API's: the SES identity API.
       ...route('console-senders', ['GET', 'main', '/back-office/stores/{storeId}/senders'], {

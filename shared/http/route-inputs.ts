@@ -59,8 +59,12 @@ export const SenderForm = v.object({
   action: v.optional(v.picklist(['add', 'check'])),
   domain: optionalText('The sending domain'),
 });
-/** The imports page: the cursor of older jobs. */
-export const ConsoleImportsQuery = v.object({ cursor: optionalText('Opaque: where the previous page ended') });
+/** A console list's page: the cursor of older entries. */
+export const ConsoleCursorQuery = v.object({ cursor: optionalText('Opaque: where the previous page ended') });
+export const ConsoleBatchPath = v.object({
+  storeId: text('The store id (`st_…`)'),
+  batchId: text('The batch id (`id` of the send answer)'),
+});
 /** The flow page's switch: `enabled=true` or `enabled=false`. */
 export const FlowStateQuery = v.object({
   enabled: v.pipe(v.picklist(['true', 'false']), v.description('The state to set: `true` or `false`')),

@@ -10,6 +10,7 @@ import {
   dynamoFlowRuns,
   dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { dynamoSendBatchList } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { dynamoDeliveryRepository, dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import type { ContactViewDeps } from '#shared/domain/console/contact-view.ts';
 import type { FlowDetailDeps, PreviewDeps } from '#shared/domain/console/flow-detail.ts';
@@ -66,3 +67,6 @@ export const webhooksViewDeps = /* @__PURE__ */ lazy(() => ({
   webhooks: dynamoWebhookRepository(),
   deliveries: dynamoDeliveryRepository(),
 }));
+
+/** The bulk sending list: the store's batches, newest first. */
+export const sendingViewDeps = /* @__PURE__ */ lazy(() => ({ list: dynamoSendBatchList() }));

@@ -32,7 +32,7 @@
  * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
  * | sentMessage | MESSAGE#<sesMessageId>            | MESSAGE   |                                         |                                      |
  * | sender   | STORE#<storeId>#SENDERS              | DOMAIN#<domain> |                                   |                                      |
- * | sendBatch | STORE#<storeId>#SEND#<batchId>      | BATCH     |                                         |                                      |
+ * | sendBatch | STORE#<storeId>#SEND#<batchId>      | BATCH     | STORE#<storeId>#SENDS / <createdAt>#<batchId> |                                |
  * | sendRecipient | STORE#<storeId>#SEND#<batchId>  | RCPT#<index> |                                      |                                      |
  * | sendChunk | STORE#<storeId>#SEND#<batchId>      | CHUNK#<n> |                                         |                                      |
  * | senderDomain | SENDER-DOMAIN#<domain>           | OWNER     |                                         |                                      |
@@ -220,6 +220,11 @@ export const keys = {
     sk: `DOMAIN#${domain.toLowerCase()}`,
   }),
   sendBatch: (storeId: string, batchId: string) => ({ pk: `STORE#${storeId}#SEND#${batchId}`, sk: 'BATCH' }),
+  /** A store's bulk batches in creation order (listed newest first by the console). */
+  sendBatchByStore: (storeId: string, createdAt: number, batchId: string) => ({
+    gsi1pk: `STORE#${storeId}#SENDS`,
+    gsi1sk: `${pad(createdAt, 15)}#${batchId}`,
+  }),
   /** A batch's recipients in request order (`index` is the position in `recipients`). */
   sendRecipients: (storeId: string, batchId: string) => ({ pk: `STORE#${storeId}#SEND#${batchId}` }),
   sendRecipient: (storeId: string, batchId: string, index: number) => ({

@@ -13,11 +13,11 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.ts';
-import type { ChunkClaim, SendBatchRepository, SenderRepository } from '#shared/domain/email/ports.ts';
+import type { ChunkClaim, SendBatchList, SendBatchRepository, SenderRepository } from '#shared/domain/email/ports.ts';
 import { parentDomains, type Sender } from '#shared/domain/email/sender.ts';
 import { batchDelete, batchPut } from './batch.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
-import { queryAll, queryItems } from './query.ts';
+import { queryAll, queryItems, queryPage } from './query.ts';
 import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
 /** Batches and their recipients are kept for a year (the email events of a send refer to them). */
@@ -167,7 +167,13 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
       await dynamo().send(
         new PutCommand({
           TableName: tableName(),
-          Item: { ...keys.sendBatch(batch.storeId, batch.id), ...itemMeta('sendBatch'), ...batch, expiresAt },
+          Item: {
+            ...keys.sendBatch(batch.storeId, batch.id),
+            ...keys.sendBatchByStore(batch.storeId, batch.createdAt, batch.id),
+            ...itemMeta('sendBatch'),
+            ...batch,
+            expiresAt,
+          },
         }),
       );
     },
@@ -294,3 +300,18 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
     },
   };
 };
+
+/** The store's bulk batches, newest first (the console's sending page). */
+export const dynamoSendBatchList = (): SendBatchList => ({
+  async listForStore(storeId, page) {
+    const found = await queryPage<SendBatch & { doneChunks?: unknown }>({
+      index: 'gsi1',
+      partition: keys.sendBatchByStore(storeId, 0, '').gsi1pk,
+      page,
+    });
+    return {
+      items: found.items.map(({ doneChunks: _done, ...batch }) => batch),
+      ...(found.nextCursor ? { nextCursor: found.nextCursor } : {}),
+    };
+  },
+});

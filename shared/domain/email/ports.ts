@@ -59,6 +59,14 @@ export type ChunkClaim =
     }
   | { readonly claimed: false; readonly done: boolean };
 
+/** A store's bulk batches, newest first (batches created before this index existed are not listed). */
+export interface SendBatchList {
+  listForStore(
+    storeId: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ readonly items: SendBatch[]; readonly nextCursor?: string }>;
+}
+
 export interface SendBatchRepository {
   /** Stores the recipients, then the batch (a batch that can be read has all its recipients). */
   create(batch: SendBatch, recipients: readonly SendRecipient[]): Promise<void>;

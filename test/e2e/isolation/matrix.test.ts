@@ -365,6 +365,16 @@ const MATRIX: Record<string, Row> = {
     reason:
       'Console page: the session cookie is the credential; a store the account may not open answers 404, and only the opened store’s jobs are listed (test/integration/console/console-browser.test.ts)',
   },
+  'GET main /back-office/stores/{storeId}/sending': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; a store the account may not open answers 404, and only the opened store’s batches are listed (test/integration/console/console-browser.test.ts)',
+  },
+  'GET main /back-office/stores/{storeId}/sending/{batchId}': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; another store’s batch answers 404 like a missing one (test/integration/console/console-browser.test.ts)',
+  },
   'GET main /back-office/stores/{storeId}/flows/{flowId}': {
     kind: 'public',
     reason:

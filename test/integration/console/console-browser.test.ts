@@ -30,6 +30,7 @@ import {
 } from '#test/integration/flows/engine-support.ts';
 import * as imports from '#test/integration/imports/support.ts';
 import { linkFor, newSubAccount, newTenant, type OwnedStore, primary, type Tenant } from '#test/support/oauth.ts';
+import * as sending from '#test/support/sending.ts';
 import { api, type Receiver, startReceiver, subscribe } from '#test/support/webhooks.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -622,6 +623,52 @@ describe('the console imports page in headless Chromium', SLOW_MACHINE, () => {
       expect(await row.locator('li').textContent()).toMatch(/^Line 2: /);
       expect(await page.locator(`tr[data-job="${theirs.jobId}"]`).count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
+    });
+  });
+});
+
+describe('the console bulk sending pages in headless Chromium', SLOW_MACHINE, () => {
+  it('lists the store’s bulk sends with their counts, and one send’s rejected recipients with why', async () => {
+    const domain = senderOf(store).email.split('@')[1] as string;
+    const answer = await sending.send(
+      runtime,
+      store,
+      sending.bulk(domain, {
+        from: { name: 'The Shop', email: `news@${domain}` },
+        subject: 'Spring <sale>',
+        recipients: [
+          ...sending.recipients(3, 'bulk-console.example', (i) => ({ firstName: `P${i}` })),
+          { address: { email: 'not-an-address' } },
+        ],
+      }),
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const id = String(answer.body.id);
+    await eventually('the batch sent', async () => {
+      const read = await sending.readBatch(runtime, store, id);
+      return read.body.status === 'sent' ? true : undefined;
+    });
+    await signedIn(async (page) => {
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      await Promise.all([page.waitForURL(/\/sending$/), page.click('a:has-text("Bulk sending")')]);
+      const row = page.locator(`tr[data-batch="${id}"]`);
+      expect(await row.locator('th').textContent()).toBe('Spring <sale>');
+      const cells = (await row.locator('td').allTextContents()).map((cell) => cell.trim());
+      // Created, status, accepted, rejected, sent, failed, pending.
+      expect(cells.slice(1)).toEqual(['sent', '3', '1', '3', '0', '0']);
+      await Promise.all([page.waitForURL(new RegExp(`/sending/${id}$`)), row.locator('a').click()]);
+      expect(await text(page, '#batch-counts [data-key=sent] dd')).toBe('3');
+      const rejected = (await page.locator('#recipients tbody tr').allTextContents()).map((r) =>
+        r.replace(/\s+/g, ' '),
+      );
+      expect(rejected).toHaveLength(1);
+      expect(rejected[0]).toContain('not-an-address');
+      expect(rejected[0]).toContain('rejected');
+      expect(await seriousViolations(page)).toEqual([]);
+      const other = tenant.stores[1] as OwnedStore;
+      expect(
+        (await page.goto(`${runtime.urls.main}/back-office/stores/${other.storeId}/sending/${id}`))?.status(),
+      ).toBe(404);
     });
   });
 });

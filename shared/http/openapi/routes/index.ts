@@ -45,6 +45,8 @@ export const EXCLUDED_ROUTES: Exclusions = {
   'console-webhooks-resend': "The console webhooks page's re-send forms (form posts with the session cookie): HTML",
   'console-senders': "The console's sending domains page (GET shows them, its POST adds or checks one): HTML",
   'console-imports': "The console's imports page a signed-in person opens in a browser (session cookie): HTML",
+  'console-sending': "The console's bulk sending page a signed-in person opens in a browser (session cookie): HTML",
+  'console-batch': "The console's page of one bulk send (session cookie): HTML, not JSON",
   'console-flow':
     "The console's flow page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
   'console-flow-state': "The console flow page's enable/disable button (a form post with the session cookie): HTML",
