@@ -28,10 +28,11 @@ const STYLE = `
   input, button { font: inherit; padding: .3rem .5rem; }
   button { padding: .3rem .9rem; cursor: pointer; }
   :focus-visible { outline: 3px solid #0b5cad; outline-offset: 2px; }
-  .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(9rem, 1fr)); gap: .75rem; margin: 0; }
+  .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .75rem; margin: 0; }
   .cards div { border: 1px solid #e4e7eb; border-radius: 6px; padding: .6rem .8rem; }
   .cards dt { color: #52606d; font-size: .9rem; }
-  .cards dd { margin: 0; font-size: 1.4rem; font-variant-numeric: tabular-nums; }
+  .cards dd { margin: 0; font-size: 1.4rem; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+  .cards dd code { font-size: 1rem; }
   table { border-collapse: collapse; width: 100%; margin-top: .5rem; }
   caption { text-align: left; color: #52606d; padding-bottom: .3rem; }
   th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid #e4e7eb; vertical-align: top; }

@@ -7,8 +7,9 @@
  * funnel per step, the latest evaluations and the emails previewed for the latest run's contact and cart, and its
  * switch disables and enables the flow, refused cross-site and for another store's flow.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
@@ -133,7 +134,7 @@ afterAll(async () => {
 });
 
 const signedIn = async (run: (page: Page, context: BrowserContext) => Promise<void>) => {
-  const context = await browser.newContext();
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const page = await context.newPage();
     await page.goto(await linkFor(runtime.urls.main, store, username));
@@ -145,6 +146,18 @@ const signedIn = async (run: (page: Page, context: BrowserContext) => Promise<vo
 };
 
 const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').trim();
+
+/** Where the tests leave a screenshot of each page (README shows two of them, copied to docs/images). */
+const SHOTS = join(import.meta.dirname, '../../../test-output/console');
+const shot = async (page: Page, name: string) => {
+  mkdirSync(SHOTS, { recursive: true });
+  // The whole page in the viewport: Chromium leaves sandboxed (out-of-process) frames blank in a full-page capture
+  // that reaches past the viewport.
+  const height = await page.evaluate('document.documentElement.scrollHeight');
+  await page.setViewportSize({ width: 1280, height: Math.min(Number(height) || 900, 6000) });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+  await page.setViewportSize({ width: 1280, height: 900 });
+};
 
 /** axe-core in the page (evaluated through DevTools, which the page's CSP does not govern). */
 const seriousViolations = async (page: Page) => {
@@ -190,6 +203,7 @@ describe('the console store overview in headless Chromium', SLOW_MACHINE, () => 
       expect(await text(page, '#webhooks [data-key=delivered] dd')).toBe('1');
       expect(await text(page, '#webhooks [data-key=retried] dd')).toBe('1');
       expect(await text(page, '#webhooks [data-key=success-rate] dd')).toBe('50.0 %');
+      await shot(page, 'overview');
 
       expect(await seriousViolations(page)).toEqual([]);
     });
@@ -268,6 +282,7 @@ describe('the console flow page in headless Chromium', SLOW_MACHINE, () => {
       expect(
         await page.frameLocator('section.email[data-step=cart-reminder] iframe >> nth=1').locator('body').textContent(),
       ).toContain('Desk lamp');
+      await shot(page, 'flow');
       expect(await page.locator('#injected').count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
     });
@@ -326,6 +341,7 @@ describe('the console contact page in headless Chromium', SLOW_MACHINE, () => {
       expect(rows.some((row) => row.includes('Flow decision') && row.includes(`${MARKUP_NAME}: entered`))).toBe(true);
       expect(rows.some((row) => row.includes('Run') && row.includes('emailed at step cart-reminder'))).toBe(true);
       expect(rows.some((row) => row.includes('Event') && row.includes('abandoned_cart'))).toBe(true);
+      await shot(page, 'contact');
       expect(await page.locator('#injected').count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
     });
@@ -360,12 +376,14 @@ describe('the console flow editor in headless Chromium', SLOW_MACHINE, () => {
     await signedIn(async (page) => {
       await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
       await Promise.all([page.waitForURL(/\/new-flow$/), page.click('a:has-text("New flow from a preset")')]);
+      await shot(page, 'new-flow');
       await page.check('input[name=preset][value=abandoned_cart]');
       await page.fill('#from_email', senderOf(store).email);
       await page.fill('#name', 'Second rescue');
       await Promise.all([page.waitForURL(/\/flows\/fl_/), page.click('button:has-text("Create the flow")')]);
       const flowId = new URL(page.url()).pathname.split('/').pop() as string;
       expect(await text(page, 'h1')).toBe('Second rescue');
+      await shot(page, 'new-flow-created');
       expect(await text(page, '#flow-facts [data-key=state] dd')).toBe('Disabled');
       // No run of its own yet: previewed for the store's latest abandoned-cart trigger (the buyer and the lamp).
       expect(await page.locator('section.email[data-step=cart-reminder] .subject').textContent()).toContain(
@@ -383,6 +401,7 @@ describe('the console flow editor in headless Chromium', SLOW_MACHINE, () => {
       expect(await page.frameLocator('section.email iframe >> nth=1').locator('body').textContent()).toContain(
         'Desk lamp',
       );
+      await shot(page, 'step-preview');
       // A preview saves nothing.
       const before = await api(runtime, store.apiKey, 'GET', `/api/v1/flows/${flowId}`);
       expect(JSON.stringify(before.body)).toContain('left something in your cart');
@@ -396,6 +415,7 @@ describe('the console flow editor in headless Chromium', SLOW_MACHINE, () => {
       expect(refused[0].status()).toBe(400);
       expect(await text(page, '[role=alert]')).toContain('subject');
       expect(await page.inputValue('#subject')).toBe('Hello {% if %}');
+      await shot(page, 'step-refused');
       expect(await seriousViolations(page)).toEqual([]);
 
       await page.fill('#subject', '{{ contact.first_name }}, your lamp is waiting');
@@ -490,6 +510,7 @@ describe('the console webhooks page in headless Chromium', SLOW_MACHINE, () => {
         expect.stringContaining('delivered (HTTP 200)'),
       ]);
       expect(await text(page, '.success-rate')).toBe('50.0 %');
+      await shot(page, 'webhooks');
       expect(await seriousViolations(page)).toEqual([]);
 
       const before = receiver.received('/marketing').length;
@@ -562,6 +583,7 @@ describe('the console senders page in headless Chromium', SLOW_MACHINE, () => {
       expect(await own.locator('td[data-status]').getAttribute('data-status')).toBe('verified');
       expect(await own.locator('ul.records li').count()).toBe(3);
       expect(await own.locator('ul.records').textContent()).toContain(`._domainkey.${ownDomain}`);
+      await shot(page, 'senders');
       expect(await seriousViolations(page)).toEqual([]);
 
       // SES has not verified the new domain yet: it is listed pending, with its records to publish.
@@ -622,6 +644,7 @@ describe('the console imports page in headless Chromium', SLOW_MACHINE, () => {
       expect(await row.locator('summary').textContent()).toBe('1 line error');
       expect(await row.locator('li').textContent()).toMatch(/^Line 2: /);
       expect(await page.locator(`tr[data-job="${theirs.jobId}"]`).count()).toBe(0);
+      await shot(page, 'imports');
       expect(await seriousViolations(page)).toEqual([]);
     });
   });
@@ -664,6 +687,7 @@ describe('the console bulk sending pages in headless Chromium', SLOW_MACHINE, ()
       expect(rejected).toHaveLength(1);
       expect(rejected[0]).toContain('not-an-address');
       expect(rejected[0]).toContain('rejected');
+      await shot(page, 'batch');
       expect(await seriousViolations(page)).toEqual([]);
       const other = tenant.stores[1] as OwnedStore;
       expect(
