@@ -5,8 +5,8 @@
 
 import { readBatch } from '#shared/domain/email/read-batch.ts';
 import { htmlPage } from '#shared/http/back-office-pages.ts';
+import { batchPage } from '#shared/http/console/sending-pages.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { batchPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleBatchPath } from '#shared/http/route-inputs.ts';
 import { batchReadDeps } from '#shared/wiring/sending.ts';

@@ -4,8 +4,8 @@
  */
 
 import { contactView } from '#shared/domain/console/contact-view.ts';
+import { contactPage } from '#shared/http/console/contact-page.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { contactPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleContactsQuery, ConsoleStorePath } from '#shared/http/route-inputs.ts';
 import { contactViewDeps } from '#shared/wiring/console.ts';

@@ -4,8 +4,8 @@
  */
 
 import { flowDetail } from '#shared/domain/console/flow-detail.ts';
+import { flowDetailPage } from '#shared/http/console/flow-pages.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { flowDetailPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleFlowPath, StatsQuery } from '#shared/http/route-inputs.ts';
 import { flowDetailDeps } from '#shared/wiring/console.ts';

@@ -4,8 +4,8 @@
  */
 
 import { importsView } from '#shared/domain/console/imports-view.ts';
+import { importsPage } from '#shared/http/console/imports-page.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { importsPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleCursorQuery, ConsoleStorePath } from '#shared/http/route-inputs.ts';
 import { importJobDeps } from '#shared/wiring/imports.ts';

@@ -7,8 +7,8 @@
 import { createFromPreset } from '#shared/domain/console/flow-editor.ts';
 import { presetSummaries } from '#shared/domain/flows/presets/index.ts';
 import { htmlPage, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
+import { newFlowPage } from '#shared/http/console/flow-pages.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { newFlowPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleStorePath, NewFlowForm } from '#shared/http/route-inputs.ts';
 import { isSameOrigin } from '#shared/http/same-origin.ts';

@@ -6,8 +6,8 @@
 
 import { senderAction, sendersView } from '#shared/domain/console/senders-view.ts';
 import { htmlPage } from '#shared/http/back-office-pages.ts';
+import { sendersPage } from '#shared/http/console/senders-page.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { sendersPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleStorePath, SenderForm } from '#shared/http/route-inputs.ts';
 import { isSameOrigin } from '#shared/http/same-origin.ts';

@@ -4,8 +4,8 @@
  */
 
 import { sendingView } from '#shared/domain/console/sending-view.ts';
+import { sendingPage } from '#shared/http/console/sending-pages.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { sendingPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleCursorQuery, ConsoleStorePath } from '#shared/http/route-inputs.ts';
 import { sendingViewDeps } from '#shared/wiring/console.ts';

@@ -7,8 +7,8 @@
 
 import { editStep } from '#shared/domain/console/flow-editor.ts';
 import { htmlPage, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
+import { stepEditPage } from '#shared/http/console/flow-pages.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { stepEditPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleStepPath, StepForm } from '#shared/http/route-inputs.ts';
 import { isSameOrigin } from '#shared/http/same-origin.ts';

@@ -5,8 +5,8 @@
  */
 
 import { storeOverview } from '#shared/domain/console/overview.ts';
+import { storeOverviewPage } from '#shared/http/console/overview-page.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { storeOverviewPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleStorePath, StatsQuery } from '#shared/http/route-inputs.ts';
 import { overviewDeps } from '#shared/wiring/console.ts';

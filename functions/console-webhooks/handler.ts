@@ -4,8 +4,8 @@
  */
 
 import { webhooksView } from '#shared/domain/console/webhooks-view.ts';
+import { webhooksPage } from '#shared/http/console/webhooks-page.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
-import { webhooksPage } from '#shared/http/console-pages.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleStorePath, ConsoleWebhooksQuery } from '#shared/http/route-inputs.ts';
 import { webhooksViewDeps } from '#shared/wiring/console.ts';
