@@ -1,16 +1,4 @@
-/**
- * The console in a real browser (issue 17): headless Chromium driven by playwright-core against the local runtime,
- * signed in through the sign-in link. The store overview, then the flow page: A store's abandoned cart is emailed by its flow and then paid with
- * the cart's token; the overview shows the email and the recovered order with its amount, per store and per flow, for
- * the range chosen in its form. Values are escaped, another store of the same main account answers 404, a bad range
- * 400, no session 401, and axe-core finds no serious or critical accessibility violation. The flow page shows the
- * funnel per step, the latest evaluations and the emails previewed for the latest run's contact and cart, and its
- * switch disables and enables the flow, refused cross-site and for another store's flow.
- */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
@@ -30,13 +18,12 @@ import {
   uid,
 } from '#test/integration/flows/engine-support.ts';
 import * as imports from '#test/integration/imports/support.ts';
-import { linkFor, newSubAccount, newTenant, type OwnedStore, primary, type Tenant } from '#test/support/oauth.ts';
+import { launchBrowser, seriousViolations, shot, signedInAs, text } from '#test/support/console-browser.ts';
+import { newSubAccount, newTenant, type OwnedStore, primary, type Tenant } from '#test/support/oauth.ts';
 import * as sending from '#test/support/sending.ts';
 import { api, type Receiver, startReceiver, subscribe } from '#test/support/webhooks.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SLOW_MACHINE = { timeout: 180_000 };
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** A flow name a careless page would turn into markup. */
 const MARKUP_NAME = 'Cart <b id="injected">rescue</b>';
 
@@ -54,9 +41,6 @@ const email = address('console-buyer');
 const cart = uid('cart');
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium)`);
-  }
   runtime = await startLocalRuntime({ logLevel: 'ERROR' });
   tenant = await newTenant('Console Group', 2);
   store = primary(tenant);
@@ -121,10 +105,7 @@ beforeAll(async () => {
     const { webhooks } = await readActivity(dynamoAttribution(), store.storeId, { from: today, to: today });
     return webhooks.attempts === 2 ? true : undefined;
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  browser = await launchBrowser();
 }, 180_000);
 
 afterAll(async () => {
@@ -133,40 +114,8 @@ afterAll(async () => {
   await runtime?.stop();
 });
 
-const signedIn = async (run: (page: Page, context: BrowserContext) => Promise<void>) => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
-    const page = await context.newPage();
-    await page.goto(await linkFor(runtime.urls.main, store, username));
-    await Promise.all([page.waitForURL(/\/back-office$/), page.click('button[type=submit]')]);
-    await run(page, context);
-  } finally {
-    await context.close();
-  }
-};
-
-const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').trim();
-
-/** Where the tests leave a screenshot of each page (README shows two of them, copied to docs/images). */
-const SHOTS = join(import.meta.dirname, '../../../test-output/console');
-const shot = async (page: Page, name: string) => {
-  mkdirSync(SHOTS, { recursive: true });
-  // The whole page in the viewport: Chromium leaves sandboxed (out-of-process) frames blank in a full-page capture
-  // that reaches past the viewport.
-  const height = await page.evaluate('document.documentElement.scrollHeight');
-  await page.setViewportSize({ width: 1280, height: Math.min(Number(height) || 900, 6000) });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
-  await page.setViewportSize({ width: 1280, height: 900 });
-};
-
-/** axe-core in the page (evaluated through DevTools, which the page's CSP does not govern). */
-const seriousViolations = async (page: Page) => {
-  await page.evaluate(AXE_SOURCE);
-  const results = (await page.evaluate(
-    '(async () => { const r = await axe.run(document); return r.violations.map((v) => ({ id: v.id, impact: v.impact })); })()',
-  )) as { id: string; impact: string }[];
-  return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-};
+const signedIn = (run: (page: Page, context: BrowserContext) => Promise<void>) =>
+  signedInAs(browser, runtime, store, username)(run);
 
 describe('the console store overview in headless Chromium', SLOW_MACHINE, () => {
   it('opens from the back office and shows the email and the recovered order with its amount, per store and flow', async () => {
