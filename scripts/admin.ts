@@ -21,6 +21,7 @@ import {
   revokeSubAccountSessions,
   setSubAccountPassword,
 } from '#shared/domain/accounts/manage-accounts.ts';
+import { rollUpStoreStats } from '#shared/domain/attribution/attribute.ts';
 import { DEFAULT_INFLUENCE_WINDOW_DAYS } from '#shared/domain/attribution/model.ts';
 import { countStoreContacts } from '#shared/domain/contacts/contact-counts.ts';
 import {
@@ -33,6 +34,7 @@ import {
 } from '#shared/domain/stores/manage-stores.ts';
 import { STORE_TYPES, type StoreType } from '#shared/domain/stores/model.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
+import { rollupDeps } from '#shared/wiring/attribution.ts';
 import { recountDeps } from '#shared/wiring/contacts.ts';
 import { resumeSending } from '#shared/wiring/sending.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
@@ -44,6 +46,7 @@ const USAGE = `Usage:
   npm run admin -- store publishable-key --store <storeId> [--origin <https://shop.example>]… [--rotate]
   npm run admin -- store daily-send-cap --store <storeId> --cap <emails per UTC day, 0 for none | default>
   npm run admin -- store count-contacts --store <storeId>
+  npm run admin -- store rollup-stats --store <storeId>
   npm run admin -- store influence-window --store <storeId> --days <1-30 | default>
   npm run admin -- store list
   npm run admin -- account create-main --name <name>
@@ -189,6 +192,13 @@ const run = async () => {
           ? `The contacts of ${storeId} kept changing while they were counted; its export stays on the slower way. ` +
               'Run this again when the store is quieter.'
           : `${storeId} has ${count} contacts; its export now finds any page through its counters.`,
+      );
+    } else if (action === 'rollup-stats') {
+      const storeId = values.store ?? fail('--store is required');
+      const scopes = await rollUpStoreStats(rollupDeps(), storeId);
+      console.log(
+        `${storeId}: the month counters of ${scopes.length} scopes rebuilt from their days; ` +
+          'stats over more than 92 days now read months.',
       );
     } else if (action === 'list') {
       for (const store of await deps.stores.list()) {

@@ -1611,10 +1611,47 @@ export interface components {
                     [key: string]: string;
                 };
             };
-            /** @description The days of the range that have any count, in order */
-            days: {
+            /** @description Ranges of up to 92 days: the days of the range that have any count, in order (absent for longer ranges) */
+            days?: {
                 /** @description YYYY-MM-DD, UTC */
                 day: string;
+                /** @description Runs started (flows and their totals; 0 for a step or the store) */
+                entered: number;
+                /** @description Emails sent by flows */
+                emailed: number;
+                /** @description Deliveries SES reported */
+                delivered: number;
+                /** @description First opens */
+                opened: number;
+                /** @description Clicks (each SES click event once) */
+                clicked: number;
+                /** @description Bounces, permanent or not, and rejects */
+                bounced: number;
+                /** @description Complaints and unsubscribes from the email */
+                unsubscribed: number;
+                /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
+                recovered: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+                /** @description Other orders paid within the store's window (default 5 days) after the contact's last click */
+                influenced: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+            }[];
+            /** @description Ranges longer than 92 days: the months that have any count within the range, in order; the first and last count only their days within the range (absent for shorter ranges) */
+            months?: {
+                /** @description YYYY-MM, UTC */
+                month: string;
                 /** @description Runs started (flows and their totals; 0 for a step or the store) */
                 entered: number;
                 /** @description Emails sent by flows */
@@ -2226,10 +2263,47 @@ export interface components {
                     [key: string]: string;
                 };
             };
-            /** @description The days of the range that have any count, in order */
-            days: {
+            /** @description Ranges of up to 92 days: the days of the range that have any count, in order (absent for longer ranges) */
+            days?: {
                 /** @description YYYY-MM-DD, UTC */
                 day: string;
+                /** @description Runs started (flows and their totals; 0 for a step or the store) */
+                entered: number;
+                /** @description Emails sent by flows */
+                emailed: number;
+                /** @description Deliveries SES reported */
+                delivered: number;
+                /** @description First opens */
+                opened: number;
+                /** @description Clicks (each SES click event once) */
+                clicked: number;
+                /** @description Bounces, permanent or not, and rejects */
+                bounced: number;
+                /** @description Complaints and unsubscribes from the email */
+                unsubscribed: number;
+                /** @description Orders paid with the cart or checkout token of a cart or checkout a flow emailed about */
+                recovered: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+                /** @description Other orders paid within the store's window (default 5 days) after the contact's last click */
+                influenced: {
+                    /** @description Orders */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+            }[];
+            /** @description Ranges longer than 92 days: the months that have any count within the range, in order; the first and last count only their days within the range (absent for shorter ranges) */
+            months?: {
+                /** @description YYYY-MM, UTC */
+                month: string;
                 /** @description Runs started (flows and their totals; 0 for a step or the store) */
                 entered: number;
                 /** @description Emails sent by flows */

@@ -1,10 +1,18 @@
 /** Wiring of the attribution stats routes to DynamoDB (built once per warm function). */
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
-import type { StatsDeps } from '#shared/domain/attribution/attribute.ts';
+import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import type { RollupDeps, StatsDeps } from '#shared/domain/attribution/attribute.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
 export const statsDeps = /* @__PURE__ */ lazy(
   (): StatsDeps => ({ attribution: dynamoAttribution(), flows: dynamoFlows(), clock: systemClock }),
 );
+
+/** Rebuilding a store's month counters (the admin command). */
+export const rollupDeps = (): RollupDeps => ({
+  attribution: dynamoAttribution(),
+  stores: dynamoStoreRepository(),
+  flows: dynamoFlows(),
+});

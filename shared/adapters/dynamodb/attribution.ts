@@ -1,7 +1,7 @@
 /** Attribution records and counters (`shared/domain/attribution`) in the service table. */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import type { Touch } from '#shared/domain/attribution/model.ts';
+import { monthOf, type Touch } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import { batchGet } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
@@ -29,6 +29,17 @@ const putLatest = async (key: { pk: string; sk: string }, touch: Touch) => {
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
+};
+
+/** Stores known to keep their months (once kept, always: the mark is never removed), remembered by a warm function. */
+const keptStores = new Set<string>();
+
+const readDays: AttributionStore['days'] = async (storeId, scope, from, to) => {
+  const items = await queryStoredItems({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': keys.stats(storeId, scope, from).pk, ':from': from, ':to': to },
+  });
+  return items.map((item) => ({ day: String(item.sk), counts: countsOf(item) }));
 };
 
 export const dynamoAttribution = (): AttributionStore => ({
@@ -60,31 +71,77 @@ export const dynamoAttribution = (): AttributionStore => ({
   async add(storeId, scopes, day, deltas) {
     const entries = Object.entries(deltas).filter(([, n]) => n !== 0);
     if (entries.length === 0) return;
-    const names = Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name]));
-    const values = Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n]));
+    const month = monthOf(day);
     await Promise.all(
-      scopes.map((scope) =>
-        dynamo().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.stats(storeId, scope, day),
-            UpdateExpression: `ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')} SET entity = :entity, #schema = :schema`,
-            ExpressionAttributeNames: { ...names, '#schema': 'schema' },
-            ExpressionAttributeValues: { ...values, ':entity': 'stats', ':schema': 1 },
-          }),
-        ),
-      ),
+      scopes.flatMap((scope) => [
+        addCounts(keys.stats(storeId, scope, day), entries),
+        addCounts(keys.statsMonth(storeId, scope, month), entries),
+      ]),
     );
   },
 
-  async days(storeId, scope, from, to) {
+  days: readDays,
+
+  async months(storeId, scope, from, to) {
+    const first = keys.statsMonth(storeId, scope, from);
     const items = await queryStoredItems({
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': keys.stats(storeId, scope, from).pk, ':from': from, ':to': to },
+      ExpressionAttributeValues: {
+        ':pk': first.pk,
+        ':from': first.sk,
+        ':to': keys.statsMonth(storeId, scope, to).sk,
+      },
     });
-    return items.map(({ pk: _pk, sk, entity: _entity, schema: _schema, ...counts }) => ({
-      day: String(sk),
-      counts: Object.fromEntries(Object.entries(counts).map(([name, n]) => [name, Number(n)])),
-    }));
+    return items.map((item) => ({ month: String(item.sk).slice('MONTH#'.length), counts: countsOf(item) }));
+  },
+
+  async monthsKept(storeId) {
+    if (keptStores.has(storeId)) return true;
+    const kept = (await getItem(keys.statsMonthsKept(storeId))) !== undefined;
+    if (kept) keptStores.add(storeId);
+    return kept;
+  },
+
+  async rebuildMonths(storeId, scopes) {
+    for (const scope of scopes) {
+      const days = await readDays(storeId, scope, '0000-01-01', '9999-12-31');
+      const months = new Map<string, Record<string, number>>();
+      for (const { day, counts } of days) {
+        const sums = months.get(monthOf(day)) ?? {};
+        for (const [name, n] of Object.entries(counts)) sums[name] = (sums[name] ?? 0) + n;
+        months.set(monthOf(day), sums);
+      }
+      for (const [month, counts] of months) {
+        await dynamo().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...keys.statsMonth(storeId, scope, month), ...itemMeta('stats'), ...counts },
+          }),
+        );
+      }
+    }
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: monthsKeptItem(storeId) }));
   },
 });
+
+/** The mark of a store whose month counters are whole (a new store has none yet, so its months are). */
+export const monthsKeptItem = (storeId: string) => ({ ...keys.statsMonthsKept(storeId), ...itemMeta('stats') });
+
+/** `ADD`s each counter of `entries` to the item at `key` (made when absent). */
+const addCounts = (key: { pk: string; sk: string }, entries: readonly [string, number][]) => {
+  const names = Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name]));
+  const values = Object.fromEntries(entries.map(([, n], i) => [`:c${i}`, n]));
+  return dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')} SET entity = :entity, #schema = :schema`,
+      ExpressionAttributeNames: { ...names, '#schema': 'schema' },
+      ExpressionAttributeValues: { ...values, ':entity': 'stats', ':schema': 1 },
+    }),
+  );
+};
+
+/** A counter item's counts (every attribute but its keys and meta). */
+const countsOf = ({ pk: _pk, sk: _sk, entity: _entity, schema: _schema, ...counts }: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(counts).map(([name, n]) => [name, Number(n)]));

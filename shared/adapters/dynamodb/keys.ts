@@ -27,6 +27,8 @@
  * | attribution (order)  | STORE#<storeId>#ATTRIBUTED#<orderId> | ORDER |                                   |                                      |
  * | attribution (counted once) | STORE#<storeId>#COUNTED#<key> | ONCE |                                   |                                      |
  * | stats    | STORE#<storeId>#STATS#<scope>        | <YYYY-MM-DD> |                                      |                                      |
+ * | stats (month) | STORE#<storeId>#STATS#<scope>   | MONTH#<YYYY-MM> |                                   |                                      |
+ * | stats (months kept) | STORE#<storeId>#STATS     | MONTHS    |                                         |                                      |
  * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    | STORE#<storeId>#IMPORTS / <createdAt>#<jobId> |                                |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
  * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
@@ -164,6 +166,13 @@ export const keys = {
   countedOnce: (storeId: string, key: string) => ({ pk: `STORE#${storeId}#COUNTED#${key}`, sk: 'ONCE' }),
   /** Attribution counters of one scope (`store`, `flow#<id>`, `step#<flow>#<step>`, `batch#<id>`) and UTC day. */
   stats: (storeId: string, scope: string, day: string) => ({ pk: `STORE#${storeId}#STATS#${scope}`, sk: day }),
+  /** The same counters summed per month: `MONTH#` sorts after every day, so a range of days never reads a month. */
+  statsMonth: (storeId: string, scope: string, month: string) => ({
+    pk: `STORE#${storeId}#STATS#${scope}`,
+    sk: `MONTH#${month}`,
+  }),
+  /** Present when the store's month counters hold every count of their days. */
+  statsMonthsKept: (storeId: string) => ({ pk: `STORE#${storeId}#STATS`, sk: 'MONTHS' }),
   importJob: (storeId: string, jobId: string) => ({ pk: `STORE#${storeId}#IMPORT#${jobId}`, sk: 'IMPORT' }),
   /** A store's import jobs in creation order (listed newest first by the console). */
   importJobByStore: (storeId: string, createdAt: number, jobId: string) => ({

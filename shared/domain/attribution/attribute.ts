@@ -11,6 +11,7 @@ import {
   currencyOf,
   DEFAULT_INFLUENCE_WINDOW_DAYS,
   dayOf,
+  EVENTS_SCOPE,
   type FunnelCounter,
   type OrderAttribution,
   revenueCounter,
@@ -18,9 +19,11 @@ import {
   scopesOf,
   summarize,
   type Touch,
+  WEBHOOKS_SCOPE,
   withinWindow,
 } from './model.ts';
 import type { AttributionStore } from './ports.ts';
+import { type CountsReader, countsReader } from './read-counts.ts';
 
 /** Subjects a recovered order can name. */
 const RECOVERABLE = new Set(['cart', 'checkout']);
@@ -144,25 +147,36 @@ export const parseStatsRange = (
   return { from, to };
 };
 
-/** The counters of one scope over a range, with the days that have any. */
+/** Counts without the range (a day's or a month's of the series). */
+const countsOnly = (counts: Readonly<Record<string, number>>) => {
+  const { from: _from, to: _to, ...rest } = summarize('', '', new Map(Object.entries(counts)));
+  return rest;
+};
+
+/**
+ * The counters of one scope over a range: totals, and a series of the days that have any (ranges up to 92 days) or
+ * else of the months that have any (`read-counts.ts`).
+ */
 export const readStats = async (
-  store: Pick<AttributionStore, 'days'>,
-  storeId: string,
+  read: CountsReader,
   scope: string,
   range: { from: string; to: string },
-): Promise<Stats & { days: (Omit<Stats, 'from' | 'to'> & { day: string })[] }> => {
-  const days = await store.days(storeId, scope, range.from, range.to);
-  return {
-    ...summarize(range.from, range.to, days),
-    days: days.map((d) => {
-      const { from: _from, to: _to, ...counts } = summarize(d.day, d.day, [d]);
-      return { day: d.day, ...counts };
-    }),
-  };
+): Promise<
+  Stats &
+    (
+      | { days: (Omit<Stats, 'from' | 'to'> & { day: string })[] }
+      | { months: (Omit<Stats, 'from' | 'to'> & { month: string })[] }
+    )
+> => {
+  const { totals, series } = await read(scope, range);
+  const stats = summarize(range.from, range.to, totals);
+  return series.grain === 'day'
+    ? { ...stats, days: series.points.map((d) => ({ day: d.day, ...countsOnly(d.counts) })) }
+    : { ...stats, months: series.points.map((m) => ({ month: m.month, ...countsOnly(m.counts) })) };
 };
 
 export interface StatsDeps {
-  readonly attribution: Pick<AttributionStore, 'days'>;
+  readonly attribution: Pick<AttributionStore, 'days' | 'months' | 'monthsKept'>;
   readonly flows: {
     get(storeId: string, flowId: string): Promise<{ steps: readonly { id: string; type: string }[] } | undefined>;
   };
@@ -174,7 +188,7 @@ export const storeStats = async (
   deps: StatsDeps,
   storeId: string,
   query: { from?: string | undefined; to?: string | undefined },
-) => readStats(deps.attribution, storeId, 'store', parseStatsRange(query, deps.clock.now()));
+) => readStats(countsReader(deps.attribution, storeId), 'store', parseStatsRange(query, deps.clock.now()));
 
 /** `GET /api/v1/flows/{flowId}/stats?from&to`: one flow's, with each of its email steps' totals. */
 export const flowStats = async (
@@ -186,8 +200,9 @@ export const flowStats = async (
   const range = parseStatsRange(query, deps.clock.now());
   const flow = possibleFlowId(flowId) ? await deps.flows.get(storeId, flowId) : undefined;
   if (!flow) throw notFound('Flow not found');
+  const read = countsReader(deps.attribution, storeId);
   const [whole, steps] = await Promise.all([
-    readStats(deps.attribution, storeId, `flow#${flowId}`, range),
+    readStats(read, `flow#${flowId}`, range),
     Promise.all(
       flow.steps
         .filter((step) => step.type === 'email')
@@ -195,12 +210,42 @@ export const flowStats = async (
           const {
             from: _from,
             to: _to,
-            days: _days,
             ...totals
-          } = await readStats(deps.attribution, storeId, `step#${flowId}#${step.id}`, range);
+          } = summarize(range.from, range.to, (await read(`step#${flowId}#${step.id}`, range)).totals);
           return { stepId: step.id, ...totals };
         }),
     ),
   ]);
   return { flowId, ...whole, steps };
+};
+
+/** What rebuilding a store's month counters needs (`npm run admin -- store rollup-stats`). */
+export interface RollupDeps {
+  readonly attribution: Pick<AttributionStore, 'rebuildMonths'>;
+  readonly stores: { get(storeId: string): Promise<unknown> };
+  readonly flows: {
+    list(storeId: string): Promise<readonly { id: string; steps: readonly { id: string; type: string }[] }[]>;
+  };
+}
+
+/**
+ * Rewrites a store's month counters from its days, for every scope the stats and the console read (the store, its
+ * events and webhook deliveries, each flow and its email steps), then reads its long ranges from months: the upgrade
+ * step for stores counted before months were kept. Counts added to a scope while it is rebuilt (milliseconds) may be
+ * missed in its month: run it again when the store is quiet to repair them. Answers the scopes rebuilt.
+ */
+export const rollUpStoreStats = async (deps: RollupDeps, storeId: string): Promise<readonly string[]> => {
+  if (!(await deps.stores.get(storeId))) throw new Error(`No store ${storeId}`);
+  const flows = await deps.flows.list(storeId);
+  const scopes = [
+    'store',
+    EVENTS_SCOPE,
+    WEBHOOKS_SCOPE,
+    ...flows.flatMap((flow) => [
+      `flow#${flow.id}`,
+      ...flow.steps.filter((step) => step.type === 'email').map((step) => `step#${flow.id}#${step.id}`),
+    ]),
+  ];
+  await deps.attribution.rebuildMonths(storeId, scopes);
+  return scopes;
 };

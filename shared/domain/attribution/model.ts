@@ -49,6 +49,13 @@ export const amountOf = (value: unknown): number => {
 /** `YYYY-MM-DD`, UTC. */
 export const dayOf = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
+/** The month (`YYYY-MM`) of a day (`YYYY-MM-DD`). */
+export const monthOf = (day: string): string => day.slice(0, 7);
+
+/** The scopes of the console's activity counters (`shared/domain/console/activity.ts`), beside attribution's. */
+export const EVENTS_SCOPE = 'events';
+export const WEBHOOKS_SCOPE = 'webhooks';
+
 /** The counter scopes an email of `touch` counts under (the store's own always). */
 export const scopesOf = (touch: Touch): string[] =>
   touch.kind === 'flow'
@@ -71,6 +78,12 @@ export interface DayCounts {
   readonly counts: Readonly<Record<string, number>>;
 }
 
+/** One month's counters of one scope, as stored: the sums of its days, kept as they are added. */
+export interface MonthCounts {
+  readonly month: string;
+  readonly counts: Readonly<Record<string, number>>;
+}
+
 /** A range's answer: totals and days, revenue per currency as decimal strings. */
 export interface Stats {
   readonly from: string;
@@ -88,12 +101,8 @@ export interface Stats {
 
 const money = (n: number) => (Math.round(n * 100) / 100).toFixed(2);
 
-/** Sums a scope's days into the answer's shape. */
-export const summarize = (from: string, to: string, days: readonly DayCounts[]): Stats => {
-  const totals = new Map<string, number>();
-  for (const { counts } of days) {
-    for (const [name, n] of Object.entries(counts)) totals.set(name, (totals.get(name) ?? 0) + n);
-  }
+/** Counter totals (`read-counts.ts`) in the answer's shape. */
+export const summarize = (from: string, to: string, totals: ReadonlyMap<string, number>): Stats => {
   const revenue = (kind: RevenueKind) =>
     Object.fromEntries(
       [...totals]

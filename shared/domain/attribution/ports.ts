@@ -1,5 +1,5 @@
 /** Ports of the attribution area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
-import type { DayCounts, OrderAttribution, Touch } from './model.ts';
+import type { DayCounts, MonthCounts, OrderAttribution, Touch } from './model.ts';
 
 export interface AttributionStore {
   /** Remembers that `touch` emailed about a cart or checkout (the latest email about it wins). */
@@ -13,8 +13,17 @@ export interface AttributionStore {
   claimOrder(storeId: string, orderId: string, attribution: OrderAttribution): Promise<boolean>;
   /** Records that an occurrence (a click event) was counted: false when it was before. */
   claimOnce(storeId: string, key: string): Promise<boolean>;
-  /** Adds to the counters of each scope for `day`. */
+  /** Adds to the counters of each scope for `day`, and for its month. */
   add(storeId: string, scopes: readonly string[], day: string, deltas: Readonly<Record<string, number>>): Promise<void>;
-  /** The counters of a scope for the days within [from, to]. */
+  /** The counters of a scope for the days within [from, to] (`YYYY-MM-DD`) that have any. */
   days(storeId: string, scope: string, from: string, to: string): Promise<DayCounts[]>;
+  /** The counters of a scope for the months within [from, to] (`YYYY-MM`) that have any. */
+  months(storeId: string, scope: string, from: string, to: string): Promise<MonthCounts[]>;
+  /**
+   * Whether the store's month counters hold every count of their days: stores created since months are kept, older
+   * ones once `npm run admin -- store rollup-stats` has rebuilt them. Until then ranges are read from the days alone.
+   */
+  monthsKept(storeId: string): Promise<boolean>;
+  /** Rewrites the month counters of each scope from its days, then marks the store's months kept. */
+  rebuildMonths(storeId: string, scopes: readonly string[]): Promise<void>;
 }

@@ -7,11 +7,9 @@
  * worker died before answering the queue) counts twice; such redeliveries are rare and the counts are for a dashboard,
  * not a bill (docs/console.md).
  */
-import { type DayCounts, dayOf } from '#shared/domain/attribution/model.ts';
+import { dayOf, EVENTS_SCOPE, WEBHOOKS_SCOPE } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
-
-export const EVENTS_SCOPE = 'events';
-export const WEBHOOKS_SCOPE = 'webhooks';
+import type { CountsReader } from '#shared/domain/attribution/read-counts.ts';
 
 type Adder = Pick<AttributionStore, 'add'>;
 
@@ -58,23 +56,14 @@ export interface Activity {
   };
 }
 
-const totals = (days: readonly DayCounts[]) => {
-  const sums = new Map<string, number>();
-  for (const { counts } of days) {
-    for (const [name, n] of Object.entries(counts)) sums.set(name, (sums.get(name) ?? 0) + n);
-  }
-  return sums;
-};
-
 /** The store's activity over `from`…`to` (inclusive UTC days). */
 export const readActivity = async (
-  counters: Pick<AttributionStore, 'days'>,
-  storeId: string,
+  read: CountsReader,
   range: { readonly from: string; readonly to: string },
 ): Promise<Activity> => {
-  const [events, webhooks] = await Promise.all([
-    counters.days(storeId, EVENTS_SCOPE, range.from, range.to).then(totals),
-    counters.days(storeId, WEBHOOKS_SCOPE, range.from, range.to).then(totals),
+  const [{ totals: events }, { totals: webhooks }] = await Promise.all([
+    read(EVENTS_SCOPE, range),
+    read(WEBHOOKS_SCOPE, range),
   ]);
   const kinds = [...events]
     .filter(([kind, count]) => kind !== FAILED && count > 0)

@@ -4,15 +4,16 @@
  * webhook deliveries. Everything is read from the
  * attribution counters (`shared/domain/attribution`): a few small reads per flow, whatever the store's size.
  */
-import { parseStatsRange, readStats } from '#shared/domain/attribution/attribute.ts';
-import type { Stats } from '#shared/domain/attribution/model.ts';
+import { parseStatsRange } from '#shared/domain/attribution/attribute.ts';
+import { type Stats, summarize } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
+import { countsReader } from '#shared/domain/attribution/read-counts.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { FlowKind } from '#shared/domain/flows/trigger.ts';
 import { type Activity, readActivity } from './activity.ts';
 
 export interface OverviewDeps {
-  readonly attribution: Pick<AttributionStore, 'days'>;
+  readonly attribution: Pick<AttributionStore, 'days' | 'months' | 'monthsKept'>;
   readonly flows: {
     list(storeId: string): Promise<readonly { id: string; name: string; trigger: FlowKind; enabled: boolean }[]>;
   };
@@ -38,8 +39,6 @@ export interface StoreOverview {
   readonly activity: Activity;
 }
 
-const totalsOnly = ({ days: _days, ...stats }: Stats & { days: unknown }): Stats => stats;
-
 /** The overview of `storeId` for `from`…`to` (inclusive UTC days; default the last 30). Throws on a bad range. */
 export const storeOverview = async (
   deps: OverviewDeps,
@@ -47,10 +46,12 @@ export const storeOverview = async (
   query: { from?: string | undefined; to?: string | undefined },
 ): Promise<StoreOverview> => {
   const range = parseStatsRange(query, deps.clock.now());
+  const read = countsReader(deps.attribution, storeId);
+  const totalsOf = async (scope: string) => summarize(range.from, range.to, (await read(scope, range)).totals);
   const [totals, flows, activity] = await Promise.all([
-    readStats(deps.attribution, storeId, 'store', range),
+    totalsOf('store'),
     deps.flows.list(storeId),
-    readActivity(deps.attribution, storeId, range),
+    readActivity(read, range),
   ]);
   const perFlow = await Promise.all(
     [...flows]
@@ -60,8 +61,8 @@ export const storeOverview = async (
         name: flow.name,
         trigger: flow.trigger,
         enabled: flow.enabled,
-        stats: totalsOnly(await readStats(deps.attribution, storeId, `flow#${flow.id}`, range)),
+        stats: await totalsOf(`flow#${flow.id}`),
       })),
   );
-  return { ...range, totals: totalsOnly(totals), flows: perFlow, activity };
+  return { ...range, totals, flows: perFlow, activity };
 };

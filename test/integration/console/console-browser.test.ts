@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { dynamoDeliveryRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
+import { countsReader } from '#shared/domain/attribution/read-counts.ts';
 import { readActivity } from '#shared/domain/console/activity.ts';
 import {
   address,
@@ -102,7 +103,10 @@ beforeAll(async () => {
   // The second attempt is counted when its worker batch ends.
   const today = new Date().toISOString().slice(0, 10);
   await eventually('both webhook attempts counted', async () => {
-    const { webhooks } = await readActivity(dynamoAttribution(), store.storeId, { from: today, to: today });
+    const { webhooks } = await readActivity(countsReader(dynamoAttribution(), store.storeId), {
+      from: today,
+      to: today,
+    });
     return webhooks.attempts === 2 ? true : undefined;
   });
   browser = await launchBrowser();

@@ -1,13 +1,26 @@
 /** The attribution port in memory (`shared/domain/attribution/ports.ts`), with the same rules as the table adapter. */
-import type { DayCounts, OrderAttribution, Touch } from '#shared/domain/attribution/model.ts';
+import {
+  type DayCounts,
+  type MonthCounts,
+  monthOf,
+  type OrderAttribution,
+  type Touch,
+} from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 
-export const memoryAttribution = () => {
+/**
+ * `legacy`: stores whose counts were added before months were kept (the store adds to no month and answers
+ * `monthsKept` false until `rebuildMonths`).
+ */
+export const memoryAttribution = (options: { legacy?: boolean } = {}) => {
+  let legacy = options.legacy ?? false;
+  const rebuilt = new Set<string>();
   const subjects = new Map<string, Touch>();
   const clicks = new Map<string, Touch>();
   const orders = new Map<string, OrderAttribution>();
   const once = new Set<string>();
   const counters = new Map<string, Map<string, Record<string, number>>>();
+  const monthCounters = new Map<string, Map<string, Record<string, number>>>();
   const latest = (map: Map<string, Touch>, key: string, touch: Touch) => {
     const before = map.get(key);
     if (!before || before.at <= touch.at) map.set(key, touch);
@@ -33,18 +46,47 @@ export const memoryAttribution = () => {
     },
     add: async (storeId, scopes, day, deltas) => {
       for (const scope of scopes) {
-        const days = counters.get(`${storeId}#${scope}`) ?? new Map<string, Record<string, number>>();
-        const counts = days.get(day) ?? {};
-        for (const [name, n] of Object.entries(deltas)) counts[name] = (counts[name] ?? 0) + n;
-        days.set(day, counts);
-        counters.set(`${storeId}#${scope}`, days);
+        addTo(counters, `${storeId}#${scope}`, day, deltas);
+        if (!legacy) addTo(monthCounters, `${storeId}#${scope}`, monthOf(day), deltas);
       }
     },
     days: async (storeId, scope, from, to): Promise<DayCounts[]> =>
-      [...(counters.get(`${storeId}#${scope}`) ?? new Map<string, Record<string, number>>())]
-        .filter(([day]) => day >= from && day <= to)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([day, counts]) => ({ day, counts: { ...counts } })),
+      within(counters, `${storeId}#${scope}`, from, to).map(([day, counts]) => ({ day, counts })),
+    months: async (storeId, scope, from, to): Promise<MonthCounts[]> =>
+      within(monthCounters, `${storeId}#${scope}`, from, to).map(([month, counts]) => ({ month, counts })),
+    monthsKept: async (storeId) => !options.legacy || rebuilt.has(storeId),
+    rebuildMonths: async (storeId, scopes) => {
+      for (const scope of scopes) {
+        monthCounters.delete(`${storeId}#${scope}`);
+        for (const [day, counts] of counters.get(`${storeId}#${scope}`) ?? []) {
+          addTo(monthCounters, `${storeId}#${scope}`, monthOf(day), counts);
+        }
+      }
+      rebuilt.add(storeId);
+    },
   };
-  return { store, orders };
+  return {
+    store,
+    orders,
+    /** From now on, counts add to their months too (what deploying the month counters does). */
+    upgrade: () => {
+      legacy = false;
+    },
+  };
 };
+
+type Counters = Map<string, Map<string, Record<string, number>>>;
+
+const addTo = (counters: Counters, key: string, period: string, deltas: Readonly<Record<string, number>>) => {
+  const periods = counters.get(key) ?? new Map<string, Record<string, number>>();
+  const counts = periods.get(period) ?? {};
+  for (const [name, n] of Object.entries(deltas)) counts[name] = (counts[name] ?? 0) + n;
+  periods.set(period, counts);
+  counters.set(key, periods);
+};
+
+const within = (counters: Counters, key: string, from: string, to: string) =>
+  [...(counters.get(key) ?? new Map<string, Record<string, number>>())]
+    .filter(([period]) => period >= from && period <= to)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([period, counts]) => [period, { ...counts }] as const);

@@ -11,6 +11,7 @@ import {
   parseStatsRange,
   readStats,
 } from '#shared/domain/attribution/attribute.ts';
+import { countsReader } from '#shared/domain/attribution/read-counts.ts';
 import type { Order } from '#shared/domain/orders/model.ts';
 import { memoryAttribution } from '#test/support/memory/attribution.ts';
 
@@ -53,16 +54,22 @@ describe('recovered', () => {
     );
     expect(decided).toMatchObject({ kind: 'recovered', currency: 'EUR', amount: 59.9 });
 
-    const flow = await readStats(memory.store, STORE, 'flow#fl_cart', range);
+    const flow = await readStats(countsReader(memory.store, STORE), 'flow#fl_cart', range);
     expect(flow).toMatchObject({
       emailed: 2,
       recovered: { orders: 1, revenue: { EUR: '59.90' } },
       influenced: { orders: 0 },
     });
     // The step of the last email gets the order.
-    expect((await readStats(memory.store, STORE, 'step#fl_cart#email-2', range)).recovered.orders).toBe(1);
-    expect((await readStats(memory.store, STORE, 'step#fl_cart#email-1', range)).recovered.orders).toBe(0);
-    expect((await readStats(memory.store, STORE, 'store', range)).recovered.revenue).toEqual({ EUR: '59.90' });
+    expect((await readStats(countsReader(memory.store, STORE), 'step#fl_cart#email-2', range)).recovered.orders).toBe(
+      1,
+    );
+    expect((await readStats(countsReader(memory.store, STORE), 'step#fl_cart#email-1', range)).recovered.orders).toBe(
+      0,
+    );
+    expect((await readStats(countsReader(memory.store, STORE), 'store', range)).recovered.revenue).toEqual({
+      EUR: '59.90',
+    });
   });
 
   it('counts an order once, however often its payment event arrives', async () => {
@@ -71,7 +78,7 @@ describe('recovered', () => {
     const paid = order('o1', { total_price: '10', currency: 'USD' }, { checkoutToken: 'ck-1' });
     await orderPaid(deps, paid);
     await orderPaid(deps, paid);
-    expect((await readStats(memory.store, STORE, 'store', range)).recovered).toEqual({
+    expect((await readStats(countsReader(memory.store, STORE), 'store', range)).recovered).toEqual({
       orders: 1,
       revenue: { USD: '10.00' },
     });
@@ -93,7 +100,7 @@ describe('influenced', () => {
     at(T0 + 4 * DAY_MS);
     const decided = await orderPaid(deps, order('o1', { total_price: '20.5', currency: 'GBP' }));
     expect(decided).toMatchObject({ kind: 'influenced', touch: { kind: 'bulk', batchId: 'bt_1' } });
-    expect(await readStats(memory.store, STORE, 'batch#bt_1', range)).toMatchObject({
+    expect(await readStats(countsReader(memory.store, STORE), 'batch#bt_1', range)).toMatchObject({
       clicked: 1,
       influenced: { orders: 1, revenue: { GBP: '20.50' } },
       recovered: { orders: 0, revenue: {} },
@@ -109,7 +116,7 @@ describe('influenced', () => {
     expect(await orderPaid(deps, order('other', { total_price: '1' }, { email: 'bob@example.com' }))).toEqual({
       kind: 'none',
     });
-    expect((await readStats(memory.store, STORE, 'store', range)).clicked).toBe(1);
+    expect((await readStats(countsReader(memory.store, STORE), 'store', range)).clicked).toBe(1);
   });
 
   it('never mixes with recovered: an order both recovered and clicked counts as recovered only', async () => {
@@ -117,7 +124,7 @@ describe('influenced', () => {
     await flowEmailed(memory.store, STORE, { type: 'cart', id: 'tok' }, flowTouch(T0 - 2000));
     await emailClicked(memory.store, STORE, 'ada@example.com', flowTouch(T0 - 1000), 'ev1');
     expect((await orderPaid(deps, order('o1', { total_price: '3' }, { cartToken: 'tok' }))).kind).toBe('recovered');
-    const stats = await readStats(memory.store, STORE, 'store', range);
+    const stats = await readStats(countsReader(memory.store, STORE), 'store', range);
     expect(stats.recovered.orders).toBe(1);
     expect(stats.influenced.orders).toBe(0);
   });
@@ -141,7 +148,7 @@ describe('the funnel', () => {
       await emailEventCounted(memory.store, STORE, touch, counter, `ev-${counter}`);
     }
     for (const scope of ['store', 'flow#fl_cart', 'step#fl_cart#email-2']) {
-      expect(await readStats(memory.store, STORE, scope, range)).toMatchObject({
+      expect(await readStats(countsReader(memory.store, STORE), scope, range)).toMatchObject({
         emailed: 1,
         delivered: 1,
         opened: 1,

@@ -3,6 +3,7 @@
  * (headless apart, failures apart, most first) and webhook attempts with their success rate, within the range only.
  */
 import { describe, expect, it } from 'vitest';
+import { countsReader } from '#shared/domain/attribution/read-counts.ts';
 import {
   countDeliveryAttempt,
   countEventApplied,
@@ -25,7 +26,7 @@ describe('console activity', () => {
     await countEventApplied(store, { storeId: 'st_a', endpoint: 'orders/paid', interface: 'general' }, NEXT_WEEK);
     await countEventFailed(store, 'st_a', DAY);
 
-    const activity = await readActivity(store, 'st_a', { from: '2026-11-20', to: '2026-11-21' });
+    const activity = await readActivity(countsReader(store, 'st_a'), { from: '2026-11-20', to: '2026-11-21' });
     expect(activity.events).toEqual([
       { kind: 'carts/update', count: 2 },
       { kind: 'carts/create', count: 1 },
@@ -34,14 +35,16 @@ describe('console activity', () => {
     ]);
     expect(activity.eventsApplied).toBe(5);
     expect(activity.eventsFailed).toBe(1);
-    expect((await readActivity(store, 'st_a', { from: '2026-11-27', to: '2026-11-27' })).events).toEqual([
+    expect((await readActivity(countsReader(store, 'st_a'), { from: '2026-11-27', to: '2026-11-27' })).events).toEqual([
       { kind: 'orders/paid', count: 1 },
     ]);
   });
 
   it('counts webhook attempts by outcome with the success rate, none without attempts', async () => {
     const { store } = memoryAttribution();
-    expect((await readActivity(store, 'st_a', { from: '2026-11-20', to: '2026-11-20' })).webhooks).toEqual({
+    expect(
+      (await readActivity(countsReader(store, 'st_a'), { from: '2026-11-20', to: '2026-11-20' })).webhooks,
+    ).toEqual({
       attempts: 0,
       delivered: 0,
       retried: 0,
@@ -51,7 +54,9 @@ describe('console activity', () => {
     for (const outcome of ['retried', 'retried', 'delivered', 'delivered', 'delivered', 'failed'] as const) {
       await countDeliveryAttempt(store, 'st_a', outcome, DAY);
     }
-    expect((await readActivity(store, 'st_a', { from: '2026-11-20', to: '2026-11-20' })).webhooks).toEqual({
+    expect(
+      (await readActivity(countsReader(store, 'st_a'), { from: '2026-11-20', to: '2026-11-20' })).webhooks,
+    ).toEqual({
       attempts: 6,
       delivered: 3,
       retried: 2,

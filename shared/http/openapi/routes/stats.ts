@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { MAX_STATS_DAYS } from '#shared/domain/attribution/attribute.ts';
 import { DEFAULT_INFLUENCE_WINDOW_DAYS } from '#shared/domain/attribution/model.ts';
+import { DAY_SERIES_MAX_DAYS } from '#shared/domain/attribution/read-counts.ts';
 import { ref } from '#shared/http/openapi/components.ts';
 import { route } from '#shared/http/openapi/registry.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
@@ -31,11 +32,24 @@ const counts = {
   ),
 };
 const Day = v.object({ day: v.pipe(v.string(), v.description('YYYY-MM-DD, UTC')), ...counts });
+const Month = v.object({ month: v.pipe(v.string(), v.description('YYYY-MM, UTC')), ...counts });
 const range = {
   from: v.pipe(v.string(), v.description('First day, YYYY-MM-DD')),
   to: v.pipe(v.string(), v.description('Last day, YYYY-MM-DD, inclusive')),
   ...counts,
-  days: v.pipe(v.array(Day), v.description('The days of the range that have any count, in order')),
+  days: v.pipe(
+    v.optional(v.array(Day)),
+    v.description(
+      `Ranges of up to ${DAY_SERIES_MAX_DAYS} days: the days of the range that have any count, in order (absent for longer ranges)`,
+    ),
+  ),
+  months: v.pipe(
+    v.optional(v.array(Month)),
+    v.description(
+      `Ranges longer than ${DAY_SERIES_MAX_DAYS} days: the months that have any count within the range, in order; ` +
+        'the first and last count only their days within the range (absent for shorter ranges)',
+    ),
+  ),
 };
 const StoreStats = v.object(range);
 const FlowStats = v.object({

@@ -1,0 +1,135 @@
+/**
+ * Counters over a range (`shared/domain/attribution/read-counts.ts`): a long range is read as its whole months and the
+ * days around them, and answers the same totals as its days summed, for any range; a store whose months are not kept
+ * is read from its days until they are rebuilt.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
+import { countsReader, DAY_SERIES_MAX_DAYS, splitRange } from '#shared/domain/attribution/read-counts.ts';
+import { memoryAttribution } from '#test/support/memory/attribution.ts';
+
+const DAY_MS = 86_400_000;
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const START = Date.parse('2025-01-01T00:00:00Z');
+
+/** Two years of counts: day i has i % 7 emails and, every third day, an order of i cents in EUR. */
+const seeded = async (options: { legacy?: boolean } = {}) => {
+  const memory = memoryAttribution(options);
+  for (let i = 0; i < 730; i++) {
+    await memory.store.add('st_a', ['store'], day(START + i * DAY_MS), {
+      emailed: i % 7,
+      ...(i % 3 === 0 ? { recoveredOrders: 1, recoveredRevenue_EUR: i / 100 } : {}),
+    });
+  }
+  return memory;
+};
+
+/** The store, counting its reads of days and months. */
+const counting = (store: AttributionStore) => {
+  const reads = { days: 0, months: 0 };
+  const spied: AttributionStore = {
+    ...store,
+    days: (...args) => {
+      reads.days++;
+      return store.days(...args);
+    },
+    months: (...args) => {
+      reads.months++;
+      return store.months(...args);
+    },
+  };
+  return { spied, reads };
+};
+
+/** The brute-force answer: every day of the range summed. */
+const bruteForce = async (store: AttributionStore, from: string, to: string) => {
+  const totals = new Map<string, number>();
+  for (const { counts } of await store.days('st_a', 'store', from, to)) {
+    for (const [name, n] of Object.entries(counts)) totals.set(name, (totals.get(name) ?? 0) + n);
+  }
+  return totals;
+};
+
+const rounded = (totals: ReadonlyMap<string, number>) =>
+  Object.fromEntries([...totals].map(([name, n]) => [name, Math.round(n * 100) / 100]));
+
+describe('splitRange', () => {
+  it('splits a range into the days before its first whole month, its whole months and the days after', () => {
+    expect(splitRange('2025-11-26', '2026-11-25')).toEqual({
+      days: [
+        { from: '2025-11-26', to: '2025-11-30' },
+        { from: '2026-11-01', to: '2026-11-25' },
+      ],
+      months: { from: '2025-12', to: '2026-10' },
+    });
+    expect(splitRange('2026-01-01', '2026-12-31')).toEqual({ days: [], months: { from: '2026-01', to: '2026-12' } });
+    expect(splitRange('2024-02-01', '2024-02-29')).toEqual({ days: [], months: { from: '2024-02', to: '2024-02' } });
+    expect(splitRange('2024-02-01', '2024-02-28')).toEqual({ days: [{ from: '2024-02-01', to: '2024-02-28' }] });
+    expect(splitRange('2026-01-15', '2026-02-14')).toEqual({ days: [{ from: '2026-01-15', to: '2026-02-14' }] });
+    expect(splitRange('2025-12-31', '2026-02-01')).toEqual({
+      days: [
+        { from: '2025-12-31', to: '2025-12-31' },
+        { from: '2026-02-01', to: '2026-02-01' },
+      ],
+      months: { from: '2026-01', to: '2026-01' },
+    });
+  });
+});
+
+describe('countsReader', () => {
+  it('answers the sum of the days for any range, reading months for ranges past the day series', async () => {
+    const memory = await seeded();
+    const { spied, reads } = counting(memory.store);
+    const read = countsReader(spied, 'st_a');
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return seed % n;
+    };
+    for (let k = 0; k < 200; k++) {
+      const from = START - 20 * DAY_MS + random(760) * DAY_MS;
+      const to = from + random(366) * DAY_MS;
+      const range = { from: day(from), to: day(to) };
+      const { totals, series } = await read('store', range);
+      expect(rounded(totals), `${range.from}…${range.to}`).toEqual(
+        rounded(await bruteForce(memory.store, range.from, range.to)),
+      );
+      const days = (to - from) / DAY_MS + 1;
+      expect(series.grain).toBe(days <= DAY_SERIES_MAX_DAYS ? 'day' : 'month');
+      const points = series.points.map((p) => ('day' in p ? p.day : p.month));
+      expect(points).toEqual([...points].sort());
+    }
+    expect(reads.months).toBeGreaterThan(0);
+  });
+
+  it('reads a year as two runs of days and one of months, with one point per month', async () => {
+    const memory = await seeded();
+    const { spied, reads } = counting(memory.store);
+    const { series } = await countsReader(spied, 'st_a')('store', { from: '2025-11-26', to: '2026-11-25' });
+    expect(reads).toEqual({ days: 2, months: 1 });
+    expect(series.grain).toBe('month');
+    expect(series.points.map((p) => ('month' in p ? p.month : p.day))).toEqual([
+      '2025-11',
+      '2025-12',
+      ...Array.from({ length: 11 }, (_, i) => `2026-${String(i + 1).padStart(2, '0')}`),
+    ]);
+  });
+
+  it('reads a store whose months are not kept from its days, and from its months once rebuilt', async () => {
+    const memory = await seeded({ legacy: true });
+    memory.upgrade();
+    // Counted after the upgrade: on its day and its month, while the months before it hold nothing.
+    await memory.store.add('st_a', ['store'], '2026-10-15', { emailed: 1000 });
+    const range = { from: '2025-11-26', to: '2026-11-25' };
+    const expected = rounded(await bruteForce(memory.store, range.from, range.to));
+
+    const before = counting(memory.store);
+    expect(rounded((await countsReader(before.spied, 'st_a')('store', range)).totals)).toEqual(expected);
+    expect(before.reads.days).toBe(3);
+
+    await memory.store.rebuildMonths('st_a', ['store']);
+    const after = counting(memory.store);
+    expect(rounded((await countsReader(after.spied, 'st_a')('store', range)).totals)).toEqual(expected);
+    expect(after.reads).toEqual({ days: 2, months: 1 });
+  });
+});
