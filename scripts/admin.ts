@@ -195,10 +195,10 @@ const run = async () => {
       );
     } else if (action === 'rollup-stats') {
       const storeId = values.store ?? fail('--store is required');
-      const scopes = await rollUpStoreStats(rollupDeps(), storeId);
+      const { scopes, stepsMoved } = await rollUpStoreStats(rollupDeps(), storeId, (line) => console.log(`  ${line}`));
       console.log(
-        `${storeId}: the month counters of ${scopes.length} scopes rebuilt from their days; ` +
-          'stats over more than 92 days now read months.',
+        `${storeId}: ${stepsMoved} email steps' counters moved to their flows; the month counters of ` +
+          `${scopes.length} scopes rebuilt from their days; stats over more than 92 days now read months.`,
       );
     } else if (action === 'list') {
       for (const store of await deps.stores.list()) {

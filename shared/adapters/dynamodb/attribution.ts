@@ -3,7 +3,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { monthOf, type Touch } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
-import { batchGet } from './batch.ts';
+import { batchDelete, batchGet } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryStoredItems } from './query.ts';
 import { getItem, isConditionFailure, putIfAbsent, tableName } from './table.ts';
@@ -100,6 +100,16 @@ export const dynamoAttribution = (): AttributionStore => ({
     const kept = (await getItem(keys.statsMonthsKept(storeId))) !== undefined;
     if (kept) keptStores.add(storeId);
     return kept;
+  },
+
+  async deleteScope(storeId, scope) {
+    const pk = keys.stats(storeId, scope, '').pk;
+    const items = await queryStoredItems({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ProjectionExpression: 'pk, sk',
+    });
+    await batchDelete(items.map((item) => ({ pk, sk: String(item.sk) })));
   },
 
   async rebuildMonths(storeId, scopes) {

@@ -164,7 +164,10 @@ export const keys = {
   }),
   /** An occurrence counted once (a click event). */
   countedOnce: (storeId: string, key: string) => ({ pk: `STORE#${storeId}#COUNTED#${key}`, sk: 'ONCE' }),
-  /** Attribution counters of one scope (`store`, `flow#<id>`, `step#<flow>#<step>`, `batch#<id>`) and UTC day. */
+  /**
+   * Counters of one scope (`store`, `flow#<id>` with its steps' as `step#<stepId>#<counter>`, `batch#<id>`, `events`,
+   * `webhooks`) and UTC day.
+   */
   stats: (storeId: string, scope: string, day: string) => ({ pk: `STORE#${storeId}#STATS#${scope}`, sk: day }),
   /** The same counters summed per month: `MONTH#` sorts after every day, so a range of days never reads a month. */
   statsMonth: (storeId: string, scope: string, month: string) => ({

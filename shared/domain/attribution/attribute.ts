@@ -8,6 +8,7 @@ import type { Order } from '#shared/domain/orders/model.ts';
 import { notFound, validationError } from '#shared/errors.ts';
 import {
   amountOf,
+  countsFor,
   currencyOf,
   DEFAULT_INFLUENCE_WINDOW_DAYS,
   dayOf,
@@ -16,14 +17,26 @@ import {
   type OrderAttribution,
   revenueCounter,
   type Stats,
-  scopesOf,
+  stepCounter,
+  stepCounts,
   summarize,
   type Touch,
   WEBHOOKS_SCOPE,
   withinWindow,
 } from './model.ts';
 import type { AttributionStore } from './ports.ts';
-import { type CountsReader, countsReader } from './read-counts.ts';
+import { type CountsReader, countsReader, type RangeCounts } from './read-counts.ts';
+
+/** Adds `deltas` to the counters an email of `touch` counts under (`countsFor`). */
+const count = async (
+  store: Pick<AttributionStore, 'add'>,
+  storeId: string,
+  touch: Touch,
+  day: string,
+  deltas: Readonly<Record<string, number>>,
+) => {
+  await Promise.all(countsFor(touch, deltas).map((c) => store.add(storeId, [c.scope], day, c.deltas)));
+};
 
 /** Subjects a recovered order can name. */
 const RECOVERABLE = new Set(['cart', 'checkout']);
@@ -36,7 +49,7 @@ export const flowEmailed = async (
   touch: Extract<Touch, { kind: 'flow' }>,
 ): Promise<void> => {
   if (RECOVERABLE.has(subject.type)) await store.markSubject(storeId, subject, touch);
-  await store.add(storeId, scopesOf(touch), dayOf(touch.at), { emailed: 1 });
+  await count(store, storeId, touch, dayOf(touch.at), { emailed: 1 });
 };
 
 /** A bulk batch's emails were sent. */
@@ -44,10 +57,10 @@ export const bulkEmailed = async (
   store: AttributionStore,
   storeId: string,
   batchId: string,
-  count: number,
+  emails: number,
   at: number,
 ) => {
-  if (count > 0) await store.add(storeId, scopesOf({ kind: 'bulk', batchId, at }), dayOf(at), { emailed: count });
+  if (emails > 0) await count(store, storeId, { kind: 'bulk', batchId, at }, dayOf(at), { emailed: emails });
 };
 
 /** What SES reported about an email, counted once per event (`eventId`: the SES event's, stable over redeliveries). */
@@ -59,7 +72,7 @@ export const emailEventCounted = async (
   eventId: string,
 ): Promise<void> => {
   if (await store.claimOnce(storeId, `${counter}#${eventId}`)) {
-    await store.add(storeId, scopesOf(touch), dayOf(touch.at), { [counter]: 1 });
+    await count(store, storeId, touch, dayOf(touch.at), { [counter]: 1 });
   }
 };
 
@@ -110,7 +123,7 @@ export const orderPaid = async (deps: OrderPaidDeps, order: Order): Promise<Orde
   const decided = await decideOrder(deps.attribution, order, paidAt, windowDays);
   if (!(await deps.attribution.claimOrder(order.storeId, order.id, decided))) return decided;
   if (decided.kind === 'none') return decided;
-  await deps.attribution.add(order.storeId, scopesOf(decided.touch), dayOf(paidAt), {
+  await count(deps.attribution, order.storeId, decided.touch, dayOf(paidAt), {
     [`${decided.kind}Orders`]: 1,
     [revenueCounter(decided.kind, decided.currency)]: decided.amount,
   });
@@ -147,33 +160,44 @@ export const parseStatsRange = (
   return { from, to };
 };
 
-/** Counts without the range (a day's or a month's of the series). */
-const countsOnly = (counts: Readonly<Record<string, number>>) => {
-  const { from: _from, to: _to, ...rest } = summarize('', '', new Map(Object.entries(counts)));
+/** Counts without the range (a day's or a month's of the series, a step's). */
+const countsOnly = (counts: Readonly<Record<string, number>> | ReadonlyMap<string, number>) => {
+  const {
+    from: _from,
+    to: _to,
+    ...rest
+  } = summarize('', '', counts instanceof Map ? counts : new Map(Object.entries(counts)));
   return rest;
 };
 
-/**
- * The counters of one scope over a range: totals, and a series of the days that have any (ranges up to 92 days) or
- * else of the months that have any (`read-counts.ts`).
- */
-export const readStats = async (
-  read: CountsReader,
-  scope: string,
-  range: { from: string; to: string },
-): Promise<
-  Stats &
-    (
-      | { days: (Omit<Stats, 'from' | 'to'> & { day: string })[] }
-      | { months: (Omit<Stats, 'from' | 'to'> & { month: string })[] }
-    )
-> => {
-  const { totals, series } = await read(scope, range);
+type StatsWithSeries = Stats &
+  (
+    | { days: (Omit<Stats, 'from' | 'to'> & { day: string })[] }
+    | { months: (Omit<Stats, 'from' | 'to'> & { month: string })[] }
+  );
+
+/** A range's counters as the API answers them: totals, and the series of days (ranges up to 92 days) or months. */
+const withSeries = (range: { from: string; to: string }, { totals, series }: RangeCounts): StatsWithSeries => {
   const stats = summarize(range.from, range.to, totals);
   return series.grain === 'day'
     ? { ...stats, days: series.points.map((d) => ({ day: d.day, ...countsOnly(d.counts) })) }
     : { ...stats, months: series.points.map((m) => ({ month: m.month, ...countsOnly(m.counts) })) };
 };
+
+/** The counters of one scope over a range (`withSeries`). */
+export const readStats = async (
+  read: CountsReader,
+  scope: string,
+  range: { from: string; to: string },
+): Promise<StatsWithSeries> => withSeries(range, await read(scope, range));
+
+/** One flow step's counters over a range (kept on its flow's items). */
+export const readStepStats = async (
+  read: CountsReader,
+  flowId: string,
+  stepId: string,
+  range: { from: string; to: string },
+): Promise<Stats> => summarize(range.from, range.to, stepCounts((await read(`flow#${flowId}`, range)).totals, stepId));
 
 export interface StatsDeps {
   readonly attribution: Pick<AttributionStore, 'days' | 'months' | 'monthsKept'>;
@@ -198,30 +222,22 @@ export const flowStats = async (
   query: { from?: string | undefined; to?: string | undefined },
 ) => {
   const range = parseStatsRange(query, deps.clock.now());
-  const flow = possibleFlowId(flowId) ? await deps.flows.get(storeId, flowId) : undefined;
-  if (!flow) throw notFound('Flow not found');
-  const read = countsReader(deps.attribution, storeId);
-  const [whole, steps] = await Promise.all([
-    readStats(read, `flow#${flowId}`, range),
-    Promise.all(
-      flow.steps
-        .filter((step) => step.type === 'email')
-        .map(async (step) => {
-          const {
-            from: _from,
-            to: _to,
-            ...totals
-          } = summarize(range.from, range.to, (await read(`step#${flowId}#${step.id}`, range)).totals);
-          return { stepId: step.id, ...totals };
-        }),
-    ),
+  if (!possibleFlowId(flowId)) throw notFound('Flow not found');
+  // The flow's counters hold its steps' (`stepCounter`): one read of counters, beside the flow's own.
+  const [flow, counts] = await Promise.all([
+    deps.flows.get(storeId, flowId),
+    countsReader(deps.attribution, storeId)(`flow#${flowId}`, range),
   ]);
-  return { flowId, ...whole, steps };
+  if (!flow) throw notFound('Flow not found');
+  const steps = flow.steps
+    .filter((step) => step.type === 'email')
+    .map((step) => ({ stepId: step.id, ...countsOnly(stepCounts(counts.totals, step.id)) }));
+  return { flowId, ...withSeries(range, counts), steps };
 };
 
 /** What rebuilding a store's month counters needs (`npm run admin -- store rollup-stats`). */
 export interface RollupDeps {
-  readonly attribution: Pick<AttributionStore, 'rebuildMonths'>;
+  readonly attribution: Pick<AttributionStore, 'days' | 'add' | 'deleteScope' | 'rebuildMonths'>;
   readonly stores: { get(storeId: string): Promise<unknown> };
   readonly flows: {
     list(storeId: string): Promise<readonly { id: string; steps: readonly { id: string; type: string }[] }[]>;
@@ -229,23 +245,38 @@ export interface RollupDeps {
 }
 
 /**
- * Rewrites a store's month counters from its days, for every scope the stats and the console read (the store, its
- * events and webhook deliveries, each flow and its email steps), then reads its long ranges from months: the upgrade
- * step for stores counted before months were kept. Counts added to a scope while it is rebuilt (milliseconds) may be
- * missed in its month: run it again when the store is quiet to repair them. Answers the scopes rebuilt.
+ * The upgrade step for stores counted before this version (docs/deploy.md): each email step's counters, once a scope
+ * of their own (`step#<flowId>#<stepId>`), are added to their flow's under their `stepCounter` names and removed;
+ * then every scope the stats and the console read (the store, its events and webhook deliveries, each flow) has its
+ * month counters rewritten from its days, and the store's long ranges read months from then on.
+ *
+ * Counts added to a scope while its months are rebuilt (milliseconds) may be missed in its month: running it again
+ * when the store is quiet repairs that. A run stopped between adding a step's counters to its flow and removing them
+ * would add them twice if run again: it logs each step it moves. Answers the scopes rebuilt and the steps moved.
  */
-export const rollUpStoreStats = async (deps: RollupDeps, storeId: string): Promise<readonly string[]> => {
+export const rollUpStoreStats = async (
+  deps: RollupDeps,
+  storeId: string,
+  log: (line: string) => void = () => {},
+): Promise<{ scopes: readonly string[]; stepsMoved: number }> => {
   if (!(await deps.stores.get(storeId))) throw new Error(`No store ${storeId}`);
   const flows = await deps.flows.list(storeId);
-  const scopes = [
-    'store',
-    EVENTS_SCOPE,
-    WEBHOOKS_SCOPE,
-    ...flows.flatMap((flow) => [
-      `flow#${flow.id}`,
-      ...flow.steps.filter((step) => step.type === 'email').map((step) => `step#${flow.id}#${step.id}`),
-    ]),
-  ];
+  let stepsMoved = 0;
+  for (const flow of flows) {
+    for (const step of flow.steps.filter((s) => s.type === 'email')) {
+      const legacy = `step#${flow.id}#${step.id}`;
+      const days = await deps.attribution.days(storeId, legacy, '0000-01-01', '9999-12-31');
+      if (days.length === 0) continue;
+      log(`moving ${days.length} days of ${legacy} to flow#${flow.id}`);
+      for (const { day, counts } of days) {
+        const asStep = Object.fromEntries(Object.entries(counts).map(([name, n]) => [stepCounter(step.id, name), n]));
+        await deps.attribution.add(storeId, [`flow#${flow.id}`], day, asStep);
+      }
+      await deps.attribution.deleteScope(storeId, legacy);
+      stepsMoved++;
+    }
+  }
+  const scopes = ['store', EVENTS_SCOPE, WEBHOOKS_SCOPE, ...flows.map((flow) => `flow#${flow.id}`)];
   await deps.attribution.rebuildMonths(storeId, scopes);
-  return scopes;
+  return { scopes, stepsMoved };
 };

@@ -56,11 +56,40 @@ export const monthOf = (day: string): string => day.slice(0, 7);
 export const EVENTS_SCOPE = 'events';
 export const WEBHOOKS_SCOPE = 'webhooks';
 
-/** The counter scopes an email of `touch` counts under (the store's own always). */
-export const scopesOf = (touch: Touch): string[] =>
+/** A step's counter, kept on its flow's items (`step#email-1#emailed`): one write counts the flow and its step. */
+export const stepCounter = (stepId: string, counter: string) => `step#${stepId}#${counter}`;
+
+/**
+ * What counting `deltas` for an email of `touch` adds, per scope: the store's own always; a flow email's flow, with
+ * its step's counters under their `stepCounter` names; a bulk email's batch.
+ */
+export const countsFor = (
+  touch: Touch,
+  deltas: Readonly<Record<string, number>>,
+): readonly { readonly scope: string; readonly deltas: Readonly<Record<string, number>> }[] =>
   touch.kind === 'flow'
-    ? ['store', `flow#${touch.flowId}`, `step#${touch.flowId}#${touch.stepId}`]
-    : ['store', `batch#${touch.batchId}`];
+    ? [
+        { scope: 'store', deltas },
+        {
+          scope: `flow#${touch.flowId}`,
+          deltas: {
+            ...deltas,
+            ...Object.fromEntries(Object.entries(deltas).map(([name, n]) => [stepCounter(touch.stepId, name), n])),
+          },
+        },
+      ]
+    : [
+        { scope: 'store', deltas },
+        { scope: `batch#${touch.batchId}`, deltas },
+      ];
+
+/** A step's counters among its flow's (`stepCounter` names), under their own names. */
+export const stepCounts = (flowTotals: ReadonlyMap<string, number>, stepId: string): Map<string, number> => {
+  const prefix = stepCounter(stepId, '');
+  return new Map(
+    [...flowTotals].filter(([name]) => name.startsWith(prefix)).map(([name, n]) => [name.slice(prefix.length), n]),
+  );
+};
 
 /** Whether a click at `clickAt` influences an order paid at `paidAt` under a window of `days`. */
 export const withinWindow = (clickAt: number, paidAt: number, days: number): boolean =>

@@ -24,6 +24,8 @@ export interface AttributionStore {
    * ones once `npm run admin -- store rollup-stats` has rebuilt them. Until then ranges are read from the days alone.
    */
   monthsKept(storeId: string): Promise<boolean>;
+  /** Removes every counter of a scope (days and months). */
+  deleteScope(storeId: string, scope: string): Promise<void>;
   /** Rewrites the month counters of each scope from its days, then marks the store's months kept. */
   rebuildMonths(storeId: string, scopes: readonly string[]): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import { rollUpStoreStats } from '#shared/domain/attribution/attribute.ts';
 import { rollupDeps } from '#shared/wiring/attribution.ts';
+import { presetFlow } from '#test/integration/flows/engine-support.ts';
 import { newStore, type TestStore } from '#test/support/local.ts';
 import { api } from '#test/support/webhooks.ts';
 
@@ -130,8 +131,42 @@ describe('month counters', () => {
     const before = await stats(store, year);
     expect(before).toMatchObject(expected(year.from, year.to));
 
-    const scopes = await rollUpStoreStats(rollupDeps(), store.storeId);
-    expect(scopes).toEqual(expect.arrayContaining(['store', 'events', 'webhooks']));
+    // And its flow's email step counted in a scope of its own, as the previous version did.
+    const flow = await presetFlow(runtime, store, 'abandoned_cart');
+    const step = flow.steps.find((s) => s.type === 'email')?.id ?? 'missing';
+    const legacyStep = `step#${flow.id}#${step}`;
+    for (const [i, emailed] of [
+      [3, 2],
+      [200, 5],
+    ] as const) {
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.stats(store.storeId, legacyStep, day(today - i * DAY_MS)),
+            entity: 'stats',
+            schema: 1,
+            emailed,
+          },
+        }),
+      );
+    }
+
+    const { scopes, stepsMoved } = await rollUpStoreStats(rollupDeps(), store.storeId);
+    expect(scopes).toEqual(expect.arrayContaining(['store', 'events', 'webhooks', `flow#${flow.id}`]));
+    expect(stepsMoved).toBe(1);
+    expect(await attribution.days(store.storeId, legacyStep, '0000-01-01', '9999-12-31')).toEqual([]);
+    const flowYear = await api(
+      runtime,
+      store.apiKey,
+      'GET',
+      `/api/v1/flows/${flow.id}/stats?from=${year.from}&to=${year.to}`,
+    );
+    const flowData = (flowYear.body as { data: { emailed: number; steps: { stepId: string; emailed: number }[] } })
+      .data;
+    // The step's counts are its own, not the flow's (which counted nothing of its own in that version).
+    expect(flowData.steps.find((s) => s.stepId === step)?.emailed).toBe(7);
+    expect(flowData.emailed).toBe(0);
     expect(await attribution.monthsKept(store.storeId)).toBe(true);
     expect((await attribution.months(store.storeId, 'store', '0000-01', '9999-12')).length).toBeGreaterThanOrEqual(13);
     expect(await stats(store, year)).toEqual(before);

@@ -55,6 +55,10 @@ export const memoryAttribution = (options: { legacy?: boolean } = {}) => {
     months: async (storeId, scope, from, to): Promise<MonthCounts[]> =>
       within(monthCounters, `${storeId}#${scope}`, from, to).map(([month, counts]) => ({ month, counts })),
     monthsKept: async (storeId) => !options.legacy || rebuilt.has(storeId),
+    deleteScope: async (storeId, scope) => {
+      counters.delete(`${storeId}#${scope}`);
+      monthCounters.delete(`${storeId}#${scope}`);
+    },
     rebuildMonths: async (storeId, scopes) => {
       for (const scope of scopes) {
         monthCounters.delete(`${storeId}#${scope}`);
