@@ -9,18 +9,23 @@
  * 3. measured, alternating, `ROUNDS` requests each at the flows API's rate: `GET /api/v1/flows/{id}` (one item: the
  *    reference), `GET /api/v1/stats` over the year, and `GET /api/v1/flows/{id}/stats` over the year (with its steps).
  *
- * Targets: the stats' median latency ≤ 1.5 × the single-item read's, from the same run.
+ *    Also the console's overview page, signed in, at its default range (30 days) and over the year.
+ *
+ * Targets: the stats' and the overview's median latency ≤ 1.5 × the single-item read's, from the same run.
  */
 import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
 import { seedContacts } from '#local/seed-contacts.ts';
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
+import { createMainAccount, createSubAccount } from '#shared/domain/accounts/manage-accounts.ts';
+import { SESSION_COOKIE } from '#shared/domain/accounts/sign-in.ts';
 import { countsFor, dayOf } from '#shared/domain/attribution/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { newId } from '#shared/domain/ids.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
 import { LIMITS } from '#shared/limits.ts';
+import { accountAdminDeps } from '#shared/wiring/accounts.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 const DEFAULT_CONTACTS = 100_000;
@@ -40,6 +45,28 @@ const call = async (url: string, apiKey: string, method = 'GET', body?: unknown)
   return { status: response.status, json, ms: performance.now() - start };
 };
 
+/** A console page as the browser gets it, signed in (`cookie`). */
+const page = async (url: string, cookie: string) => {
+  const start = performance.now();
+  const response = await fetch(url, { headers: { cookie } });
+  await response.text();
+  return { status: response.status, json: {} as { data?: Record<string, unknown> }, ms: performance.now() - start };
+};
+
+/** A sub-account of the store's main account signed in through the sign-in link: its session cookie. */
+const signIn = async (main: string, apiKey: string, mainAccountId: string, storeId: string) => {
+  const username = `bench-${Date.now().toString(36)}`;
+  const password = 'a long bench password 1';
+  await createSubAccount(accountAdminDeps(), { mainAccountId, username, password, stores: [storeId] });
+  const link = await call(`${main}/api/v1/oauth`, apiKey, 'POST', { username, password });
+  const url = (link.json.data as { oauthUrl?: string } | undefined)?.oauthUrl;
+  if (link.status !== 200 || !url) throw new Error(`stats: the sign-in link answered ${link.status}`);
+  const pressed = await fetch(url, { method: 'POST', redirect: 'manual', headers: { origin: new URL(url).origin } });
+  const cookie = pressed.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
+  if (!cookie) throw new Error(`stats: signing in answered ${pressed.status} without a session`);
+  return cookie.split(';')[0] ?? '';
+};
+
 export const stats: Scenario = {
   name: 'stats',
   description: 'Attribution stats over a year (100,000 contacts, 10,000 orders) vs a single-item read: latency ratio',
@@ -49,8 +76,14 @@ export const stats: Scenario = {
     const runtime = await startLocalRuntime({ logLevel: 'ERROR' });
     runtime.setPollersPaused(true);
     try {
-      const { store, apiKey } = await createStore(storeAdminDeps(), { name: 'Bench stats store', type: 'direct' });
+      const account = await createMainAccount(accountAdminDeps(), { name: 'Bench stats' });
+      const { store, apiKey } = await createStore(storeAdminDeps(), {
+        name: 'Bench stats store',
+        type: 'direct',
+        mainAccountId: account.mainAccountId,
+      });
       const main = runtime.urls.main;
+      const cookie = await signIn(main, apiKey, account.mainAccountId, store.storeId);
       const sender = await call(`${main}/api/v1/senders`, apiKey, 'POST', { domain: 'stats.example' });
       if (sender.status !== 200) throw new Error(`stats: sender answered ${sender.status}`);
       const created = await call(`${main}/api/v1/flows`, apiKey, 'POST', {
@@ -118,15 +151,28 @@ export const stats: Scenario = {
         single: `${main}/api/v1/flows/${flow.id}`,
         store: `${main}/api/v1/stats?from=${from}&to=${to}`,
         flow: `${main}/api/v1/flows/${flow.id}/stats?from=${from}&to=${to}`,
+        home: `${main}/back-office`,
+        overview: `${main}/back-office/stores/${store.storeId}`,
+        overviewYear: `${main}/back-office/stores/${store.storeId}?from=${from}&to=${to}`,
       };
-      const samples: Record<keyof typeof urls, number[]> = { single: [], store: [], flow: [] };
+      const samples: Record<keyof typeof urls, number[]> = {
+        single: [],
+        store: [],
+        flow: [],
+        home: [],
+        overview: [],
+        overviewYear: [],
+      };
       const gapMs = Math.ceil(1000 / LIMITS.flowManagementPerSecond) + 20;
       let orders = 0;
-      log(`stats: ${ROUNDS} rounds of the three reads, ${gapMs} ms apart`);
+      log(`stats: ${ROUNDS} rounds of the six reads, ${gapMs} ms apart`);
       for (let round = 0; round < ROUNDS; round++) {
-        for (const name of ['single', 'store', 'flow'] as const) {
+        for (const name of ['single', 'store', 'flow', 'home', 'overview', 'overviewYear'] as const) {
           await sleep(gapMs);
-          const answer = await call(urls[name], apiKey);
+          const answer =
+            name === 'home' || name.startsWith('overview')
+              ? await page(urls[name], cookie)
+              : await call(urls[name], apiKey);
           if (answer.status !== 200) throw new Error(`stats: ${name} answered ${answer.status}`);
           if (name === 'store') {
             const data = answer.json.data as { recovered: { orders: number }; influenced: { orders: number } };
@@ -139,6 +185,9 @@ export const stats: Scenario = {
       const single = summarize(samples.single);
       const store_ = summarize(samples.store);
       const flowStats = summarize(samples.flow);
+      const home = summarize(samples.home);
+      const overview = summarize(samples.overview);
+      const overviewYear = summarize(samples.overviewYear);
       const metrics: Metric[] = [
         {
           key: 'store_over_single',
@@ -153,6 +202,25 @@ export const stats: Scenario = {
           value: round(flowStats.p50 / single.p50, 2),
           unit: '×',
           target: { op: '<=', value: 1.5 },
+        },
+        {
+          key: 'overview_over_single',
+          label: 'Console overview (its default 30 days, signed in) ÷ a single-item read, median latency',
+          value: round(overview.p50 / single.p50, 2),
+          unit: '×',
+          target: { op: '<=', value: 1.5 },
+        },
+        {
+          key: 'overview_over_home',
+          label: 'Console overview (30 days) ÷ the back office home (the same session check, no data), median latency',
+          value: round(overview.p50 / home.p50, 2),
+          unit: '×',
+        },
+        {
+          key: 'overview_year_over_single',
+          label: 'Console overview over a year ÷ a single-item read, median latency',
+          value: round(overviewYear.p50 / single.p50, 2),
+          unit: '×',
         },
         { key: 'single_p50', label: 'GET /api/v1/flows/{id}, median', value: round(single.p50, 1), unit: 'ms' },
         { key: 'store_p50', label: 'GET /api/v1/stats, median', value: round(store_.p50, 1), unit: 'ms' },
@@ -171,9 +239,20 @@ export const stats: Scenario = {
         metrics,
         notes: [
           `One store, ${formatNumber(contacts)} contacts (batch writes), an abandoned-cart flow with ${emailSteps.length} email steps, ${formatNumber(ORDERS)} orders attributed over ${DAYS} days through the attribution counters (the store's and the flow's, which hold its steps', per day and month). Each read ${ROUNDS - 1} times after a warm-up round, alternating, ${gapMs} ms apart (the flows API's ${LIMITS.flowManagementPerSecond}/s per store); latency = request to parsed JSON over HTTP on the local runtime.`,
-          `Medians: single-item read ${formatNumber(single.p50)} ms (p99 ${formatNumber(single.p99)}), store stats ${formatNumber(store_.p50)} ms (p99 ${formatNumber(store_.p99)}), flow stats ${formatNumber(flowStats.p50)} ms (p99 ${formatNumber(flowStats.p99)}). A year is read per scope as the days before its first whole month, its whole months and the days after (three Queries side by side, ~42 items); a flow's steps are on its flow's items; nothing scans orders or events.`,
+          `Medians: single-item read ${formatNumber(single.p50)} ms (p99 ${formatNumber(single.p99)}), store stats ${formatNumber(store_.p50)} ms (p99 ${formatNumber(store_.p99)}), flow stats ${formatNumber(flowStats.p50)} ms (p99 ${formatNumber(flowStats.p99)}), back office home ${formatNumber(home.p50)} ms (p99 ${formatNumber(home.p99)}), overview ${formatNumber(overview.p50)} ms (p99 ${formatNumber(overview.p99)}), overview over a year ${formatNumber(overviewYear.p50)} ms (p99 ${formatNumber(overviewYear.p99)}). A year is read per scope as the days before its first whole month, its whole months and the days after (three Queries side by side, ~42 items); a flow's steps are on its flow's items; nothing scans orders or events.`,
         ],
-        details: { contacts, orders: ORDERS, days: DAYS, rounds: ROUNDS, single, store: store_, flow: flowStats },
+        details: {
+          contacts,
+          orders: ORDERS,
+          days: DAYS,
+          rounds: ROUNDS,
+          single,
+          store: store_,
+          flow: flowStats,
+          home,
+          overview,
+          overviewYear,
+        },
       };
     } finally {
       await runtime.stop();

@@ -295,6 +295,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route('back-office', ['GET', 'main', '/back-office'], { table: 'read' }),
     // The console (issue 17): server-rendered pages behind the same session, one store the account may open at a time.
     route('console-store', ['GET', 'main', '/back-office/stores/{storeId}'], { table: 'read' }),
+    route('console-flows', ['GET', 'main', '/back-office/stores/{storeId}/flows'], { table: 'read' }),
     route('console-flow', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}'], { table: 'read' }),
     route('console-contacts', ['GET', 'main', '/back-office/stores/{storeId}/contacts'], { table: 'read' }),
     route('console-webhooks', ['GET', 'main', '/back-office/stores/{storeId}/webhooks'], { table: 'read' }),

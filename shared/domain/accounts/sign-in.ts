@@ -196,13 +196,14 @@ export const backOfficeAccess = async (
   if (!sessionId || !SECRET_SHAPE.test(sessionId)) return undefined;
   const session = await deps.sessions.get(hashSecret(sessionId), deps.clock.now());
   if (!session) return undefined;
-  const account = await deps.accounts.getSub(session.username);
+  // Side by side: the session names its main account; nothing is answered until every check below has passed.
+  const [account, main, owned] = await Promise.all([
+    deps.accounts.getSub(session.username),
+    deps.accounts.getMain(session.mainAccountId),
+    deps.accounts.storesOf(session.mainAccountId),
+  ]);
   if (account?.mainAccountId !== session.mainAccountId) return undefined;
   if (revoked(account, session.createdAt)) return undefined;
-  const [main, owned] = await Promise.all([
-    deps.accounts.getMain(account.mainAccountId),
-    deps.accounts.storesOf(account.mainAccountId),
-  ]);
   if (!main) return undefined;
   return {
     username: account.username,

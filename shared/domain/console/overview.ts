@@ -1,8 +1,8 @@
 /**
- * The console's store overview (issue 17): for a range of days, what the store's emails did (the funnel), the orders
- * they earned (recovered and influenced, apart), each flow with its own funnel, the events applied by kind and the
- * webhook deliveries. Everything is read from the
- * attribution counters (`shared/domain/attribution`): a few small reads per flow, whatever the store's size.
+ * The console's store overview and flows page (issue 17): for a range of days, what the store's emails did (the
+ * funnel), the orders they earned (recovered and influenced, apart), the events applied by kind and the webhook
+ * deliveries; and each flow with its own funnel. Everything is read from the counters (`shared/domain/attribution`):
+ * a few small reads, whatever the store's size.
  */
 import { parseStatsRange } from '#shared/domain/attribution/attribute.ts';
 import { type Stats, summarize } from '#shared/domain/attribution/model.ts';
@@ -33,26 +33,42 @@ export interface StoreOverview {
   readonly to: string;
   /** The store's own counters (flow and bulk email alike). */
   readonly totals: Stats;
-  /** Every flow of the store, by name, with its counters over the range. */
-  readonly flows: readonly FlowOverview[];
   /** Events applied by kind, and webhook delivery attempts. */
   readonly activity: Activity;
 }
 
-/** The overview of `storeId` for `from`…`to` (inclusive UTC days; default the last 30). Throws on a bad range. */
+export interface FlowsOverview {
+  readonly from: string;
+  readonly to: string;
+  /** Every flow of the store, by name, with its counters over the range. */
+  readonly flows: readonly FlowOverview[];
+}
+
+/**
+ * The overview of `storeId` for `from`…`to` (inclusive UTC days; default the last 30). Throws on a bad range. Three
+ * counter reads side by side (the store's, its events', its webhook deliveries'), whatever the store's size and its
+ * number of flows: each flow's funnel is on the flows page (`flowsOverview`).
+ */
 export const storeOverview = async (
-  deps: OverviewDeps,
+  deps: Pick<OverviewDeps, 'attribution' | 'clock'>,
   storeId: string,
   query: { from?: string | undefined; to?: string | undefined },
 ): Promise<StoreOverview> => {
   const range = parseStatsRange(query, deps.clock.now());
   const read = countsReader(deps.attribution, storeId);
-  const totalsOf = async (scope: string) => summarize(range.from, range.to, (await read(scope, range)).totals);
-  const [totals, flows, activity] = await Promise.all([
-    totalsOf('store'),
-    deps.flows.list(storeId),
-    readActivity(read, range),
-  ]);
+  const [totals, activity] = await Promise.all([read('store', range), readActivity(read, range)]);
+  return { ...range, totals: summarize(range.from, range.to, totals.totals), activity };
+};
+
+/** Every flow of `storeId` with its state and funnel over `from`…`to` (one counter read per flow, side by side). */
+export const flowsOverview = async (
+  deps: OverviewDeps,
+  storeId: string,
+  query: { from?: string | undefined; to?: string | undefined },
+): Promise<FlowsOverview> => {
+  const range = parseStatsRange(query, deps.clock.now());
+  const read = countsReader(deps.attribution, storeId);
+  const flows = await deps.flows.list(storeId);
   const perFlow = await Promise.all(
     [...flows]
       .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
@@ -61,8 +77,8 @@ export const storeOverview = async (
         name: flow.name,
         trigger: flow.trigger,
         enabled: flow.enabled,
-        stats: await totalsOf(`flow#${flow.id}`),
+        stats: summarize(range.from, range.to, (await read(`flow#${flow.id}`, range)).totals),
       })),
   );
-  return { ...range, totals, flows: perFlow, activity };
+  return { ...range, flows: perFlow };
 };

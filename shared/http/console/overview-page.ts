@@ -1,4 +1,4 @@
-/** The store's overview: its emails, earned orders, flows, events applied and webhook health over a range of days. */
+/** The store's overview: its emails, earned orders, events applied and webhook health over a range of days. */
 import type { Stats } from '#shared/domain/attribution/model.ts';
 import type { StoreOverview } from '#shared/domain/console/overview.ts';
 import { escapeHtml } from '#shared/http/back-office-pages.ts';
@@ -45,42 +45,14 @@ ${cards('webhooks', [
 ])}`;
 };
 
-/** `GET /back-office/stores/{storeId}`: the store's emails, earned orders and flows over a range of days. */
+/** `GET /back-office/stores/{storeId}`: the store's emails, earned orders, events and webhooks over a range of days. */
 export const storeOverviewPage = (store: { storeId: string; name: string }, overview: StoreOverview): Reply => {
   const { totals } = overview;
   const base = `/back-office/stores/${encodeURIComponent(store.storeId)}`;
-  const flowRows = overview.flows
-    .map(
-      (flow) => `<tr>
-<th scope="row"><a href="${escapeHtml(`${base}/flows/${encodeURIComponent(flow.id)}`)}">${escapeHtml(flow.name)}</a><br><span class="muted">${escapeHtml(flow.trigger)}</span></th>
-<td>${flow.enabled ? 'Enabled' : 'Disabled'}</td>
-<td class="n">${count(flow.stats.entered)}</td>
-<td class="n">${count(flow.stats.emailed)}</td>
-<td class="n">${count(flow.stats.delivered)}</td>
-<td class="n">${count(flow.stats.opened)}</td>
-<td class="n">${count(flow.stats.clicked)}</td>
-<td class="n">${count(flow.stats.recovered.orders)}</td>
-<td class="n">${revenue(flow.stats.recovered.revenue)}</td>
-<td class="n">${count(flow.stats.influenced.orders)}</td>
-</tr>`,
-    )
-    .join('\n');
-  const flows =
-    overview.flows.length > 0
-      ? `<div class="scroll"><table id="flows">
-<caption>Each flow's runs and emails from ${escapeHtml(overview.from)} to ${escapeHtml(overview.to)}</caption>
-<thead><tr><th scope="col">Flow</th><th scope="col">State</th><th scope="col" class="n">Entered</th>
-<th scope="col" class="n">Emailed</th><th scope="col" class="n">Delivered</th><th scope="col" class="n">Opened</th>
-<th scope="col" class="n">Clicked</th><th scope="col" class="n">Recovered orders</th>
-<th scope="col" class="n">Recovered revenue</th><th scope="col" class="n">Influenced orders</th></tr></thead>
-<tbody>
-${flowRows}
-</tbody>
-</table></div>`
-      : '<p id="flows">This store has no flow yet.</p>';
+  const range = `?from=${encodeURIComponent(overview.from)}&to=${encodeURIComponent(overview.to)}`;
   const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › ${escapeHtml(store.name)}</nav>
 <h1>${escapeHtml(store.name)}</h1>
-<p><a href="${escapeHtml(`${base}/contacts`)}">Find a contact</a> · <a href="${escapeHtml(`${base}/new-flow`)}">New flow from a preset</a> · <a href="${escapeHtml(`${base}/webhooks`)}">Webhooks</a> · <a href="${escapeHtml(`${base}/senders`)}">Sending domains</a> · <a href="${escapeHtml(`${base}/imports`)}">Imports</a> · <a href="${escapeHtml(`${base}/sending`)}">Bulk sending</a></p>
+<p><a href="${escapeHtml(`${base}/flows`)}">Flows</a> · <a href="${escapeHtml(`${base}/contacts`)}">Find a contact</a> · <a href="${escapeHtml(`${base}/new-flow`)}">New flow from a preset</a> · <a href="${escapeHtml(`${base}/webhooks`)}">Webhooks</a> · <a href="${escapeHtml(`${base}/senders`)}">Sending domains</a> · <a href="${escapeHtml(`${base}/imports`)}">Imports</a> · <a href="${escapeHtml(`${base}/sending`)}">Bulk sending</a></p>
 <form class="range" method="get" action="${escapeHtml(base)}">
 <label for="from">From<input type="date" id="from" name="from" value="${escapeHtml(overview.from)}" required></label>
 <label for="to">To<input type="date" id="to" name="to" value="${escapeHtml(overview.to)}" required></label>
@@ -101,8 +73,7 @@ ${cards('orders', [
   ['influenced-revenue', 'Influenced revenue', revenue(totals.influenced.revenue)],
 ])}
 <p class="muted">Recovered: paid with the cart or checkout a flow emailed about. Influenced: paid by the same contact within the store's window after a click, when not recovered. Never both.</p>
-<h2 id="flows-heading">Flows</h2>
-${flows}
+<p id="flows"><a href="${escapeHtml(`${base}/flows${range}`)}">Each flow's funnel over these days</a></p>
 ${activitySection(overview)}`;
   return page(store.name, body);
 };

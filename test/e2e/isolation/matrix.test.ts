@@ -315,6 +315,11 @@ const MATRIX: Record<string, Row> = {
     reason:
       'Console page: the session cookie is the credential; a store the account may not open answers 404 (test/integration/console/console-browser.test.ts)',
   },
+  'GET main /back-office/stores/{storeId}/flows': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; a store the account may not open answers 404 (test/integration/console/console-browser.test.ts)',
+  },
   'GET main /back-office/stores/{storeId}/contacts': {
     kind: 'public',
     reason:

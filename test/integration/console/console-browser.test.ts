@@ -122,7 +122,7 @@ const signedIn = (run: (page: Page, context: BrowserContext) => Promise<void>) =
   signedInAs(browser, runtime, store, username)(run);
 
 describe('the console store overview in headless Chromium', SLOW_MACHINE, () => {
-  it('opens from the back office and shows the email and the recovered order with its amount, per store and flow', async () => {
+  it('opens from the back office and shows the email and the recovered order with its amount, per store and flow (flows page)', async () => {
     await signedIn(async (page) => {
       await Promise.all([page.waitForURL(/\/back-office\/stores\//), page.click(`a[href$="${store.storeId}"]`)]);
       expect(await text(page, 'h1')).toBe(store.name);
@@ -130,16 +130,6 @@ describe('the console store overview in headless Chromium', SLOW_MACHINE, () => 
       expect(await text(page, '#orders [data-key=recovered-orders] dd')).toBe('1');
       expect(await text(page, '#orders [data-key=recovered-revenue] dd')).toBe('EUR 39.80');
       expect(await text(page, '#orders [data-key=influenced-orders] dd')).toBe('0');
-
-      const row = page.locator('#flows tbody tr', { hasText: 'rescue' });
-      const cells = (await row.locator('td').allTextContents()).map((cell) => cell.trim());
-      // State, entered, emailed, delivered, opened, clicked, recovered orders, revenue, influenced orders.
-      expect(cells[0]).toBe('Enabled');
-      expect(cells.slice(1, 3)).toEqual(['1', '1']);
-      expect(cells.slice(6, 8)).toEqual(['1', 'EUR 39.80']);
-      // The name is text, not markup.
-      expect(await row.locator('th').textContent()).toContain(MARKUP_NAME);
-      expect(await page.locator('#injected').count()).toBe(0);
 
       // The events the worker applied, by endpoint, and the webhook's two attempts (counted at their batch's end).
       const rows = page.locator('#events tbody tr');
@@ -157,7 +147,22 @@ describe('the console store overview in headless Chromium', SLOW_MACHINE, () => 
       expect(await text(page, '#webhooks [data-key=retried] dd')).toBe('1');
       expect(await text(page, '#webhooks [data-key=success-rate] dd')).toBe('50.0 %');
       await shot(page, 'overview');
+      expect(await seriousViolations(page)).toEqual([]);
 
+      // Each flow's funnel is on the flows page, for the same days.
+      await Promise.all([page.waitForURL(/\/flows\?from=/), page.click('#flows a')]);
+      expect(await text(page, 'h1')).toBe('Flows');
+      const row = page.locator('#flows tbody tr', { hasText: 'rescue' });
+      const cells = (await row.locator('td').allTextContents()).map((cell) => cell.trim());
+      // State, entered, emailed, delivered, opened, clicked, recovered orders, revenue, influenced orders.
+      expect(cells[0]).toBe('Enabled');
+      expect(cells.slice(1, 3)).toEqual(['1', '1']);
+      expect(cells.slice(6, 8)).toEqual(['1', 'EUR 39.80']);
+      // The name is text, not markup.
+      expect(await row.locator('th').textContent()).toContain(MARKUP_NAME);
+      expect(await page.locator('#injected').count()).toBe(0);
+
+      await shot(page, 'flows');
       expect(await seriousViolations(page)).toEqual([]);
     });
   });
@@ -181,8 +186,8 @@ describe('the console store overview in headless Chromium', SLOW_MACHINE, () => 
   it('answers another store of the same main account like a missing one, and no session with 401', async () => {
     const other = tenant.stores[1] as OwnedStore;
     await signedIn(async (page) => {
-      for (const storeId of [other.storeId, 'st_00000000000000000000']) {
-        const answer = await page.goto(`${runtime.urls.main}/back-office/stores/${storeId}`);
+      for (const path of [other.storeId, 'st_00000000000000000000', `${other.storeId}/flows`]) {
+        const answer = await page.goto(`${runtime.urls.main}/back-office/stores/${path}`);
         expect(answer?.status()).toBe(404);
         expect(await text(page, 'h1')).toBe('Store not found');
         expect(await page.textContent('body')).not.toContain(other.name);
@@ -208,7 +213,7 @@ const flowEnabled = async (owner: OwnedStore, id: string) => {
 describe('the console flow page in headless Chromium', SLOW_MACHINE, () => {
   it('shows the funnel per step, the latest run and the emails previewed for its contact and cart', async () => {
     await signedIn(async (page) => {
-      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
+      await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}/flows`);
       await Promise.all([page.waitForURL(/\/flows\//), page.click('#flows tbody a')]);
       expect(await text(page, 'h1')).toBe(MARKUP_NAME);
       expect(await text(page, '#flow-facts [data-key=state] dd')).toBe('Enabled');

@@ -37,6 +37,8 @@ export const EXCLUDED_ROUTES: Exclusions = {
     'The back-office page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON',
   'console-store':
     "The console's store overview a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
+  'console-flows':
+    "The console's flows page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
   'console-contacts':
     "The console's contact page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
   'console-new-flow': "The console's new-flow form (GET shows it, its POST creates the flow): HTML, not JSON",
