@@ -1,7 +1,7 @@
 /** Attribution records and counters (`shared/domain/attribution`) in the service table. */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import { monthOf, type Touch } from '#shared/domain/attribution/model.ts';
+import { keepsMonths, monthOf, type Touch } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import { batchDelete, batchGet } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
@@ -75,7 +75,7 @@ export const dynamoAttribution = (): AttributionStore => ({
     await Promise.all(
       scopes.flatMap((scope) => [
         addCounts(keys.stats(storeId, scope, day), entries),
-        addCounts(keys.statsMonth(storeId, scope, month), entries),
+        ...(keepsMonths(scope) ? [addCounts(keys.statsMonth(storeId, scope, month), entries)] : []),
       ]),
     );
   },

@@ -12,7 +12,6 @@ import {
   currencyOf,
   DEFAULT_INFLUENCE_WINDOW_DAYS,
   dayOf,
-  EVENTS_SCOPE,
   type FunnelCounter,
   type OrderAttribution,
   revenueCounter,
@@ -21,7 +20,6 @@ import {
   stepCounts,
   summarize,
   type Touch,
-  WEBHOOKS_SCOPE,
   withinWindow,
 } from './model.ts';
 import type { AttributionStore } from './ports.ts';
@@ -247,8 +245,8 @@ export interface RollupDeps {
 /**
  * The upgrade step for stores counted before this version (docs/deploy.md): each email step's counters, once a scope
  * of their own (`step#<flowId>#<stepId>`), are added to their flow's under their `stepCounter` names and removed;
- * then every scope the stats and the console read (the store, its events and webhook deliveries, each flow) has its
- * month counters rewritten from its days, and the store's long ranges read months from then on.
+ * then every scope kept per month that the stats and the console read (the store, each flow) has its month counters
+ * rewritten from its days, and the store's long ranges read months from then on.
  *
  * Counts added to a scope while its months are rebuilt (milliseconds) may be missed in its month: running it again
  * when the store is quiet repairs that. A run stopped between adding a step's counters to its flow and removing them
@@ -276,7 +274,7 @@ export const rollUpStoreStats = async (
       stepsMoved++;
     }
   }
-  const scopes = ['store', EVENTS_SCOPE, WEBHOOKS_SCOPE, ...flows.map((flow) => `flow#${flow.id}`)];
+  const scopes = ['store', ...flows.map((flow) => `flow#${flow.id}`)];
   await deps.attribution.rebuildMonths(storeId, scopes);
   return { scopes, stepsMoved };
 };

@@ -5,10 +5,11 @@
  * series; a longer one is read as the days before its first whole month, its whole months, and the days after its last
  * whole month (at most about 60 days and 12 months, three reads side by side), and answers a per-month series.
  *
+ * Scopes kept per day only (`keepsMonths`: the console's activity counters) are read from their days at any range.
  * A store whose month counters are not known to be whole (created before they were kept, until the admin rebuild)
  * is read from its days alone: slower, never wrong.
  */
-import { type DayCounts, type MonthCounts, monthOf } from './model.ts';
+import { type DayCounts, keepsMonths, type MonthCounts, monthOf } from './model.ts';
 import type { AttributionStore } from './ports.ts';
 
 /** Ranges up to this many days answer a per-day series, longer ones a per-month series. */
@@ -103,7 +104,7 @@ export const countsReader = (
     if (daysIn(range) <= DAY_SERIES_MAX_DAYS) return fromDays(scope, range, 'day');
     const parts = splitRange(range.from, range.to);
     const { months } = parts;
-    if (!months) return fromDays(scope, range, 'month');
+    if (!months || !keepsMonths(scope)) return fromDays(scope, range, 'month');
     kept ??= store.monthsKept(storeId);
     // Side by side with the question, so a store whose months are kept waits for one round of reads.
     const [isKept, edges, whole] = await Promise.all([

@@ -1,6 +1,7 @@
 /** The attribution port in memory (`shared/domain/attribution/ports.ts`), with the same rules as the table adapter. */
 import {
   type DayCounts,
+  keepsMonths,
   type MonthCounts,
   monthOf,
   type OrderAttribution,
@@ -47,7 +48,7 @@ export const memoryAttribution = (options: { legacy?: boolean } = {}) => {
     add: async (storeId, scopes, day, deltas) => {
       for (const scope of scopes) {
         addTo(counters, `${storeId}#${scope}`, day, deltas);
-        if (!legacy) addTo(monthCounters, `${storeId}#${scope}`, monthOf(day), deltas);
+        if (!legacy && keepsMonths(scope)) addTo(monthCounters, `${storeId}#${scope}`, monthOf(day), deltas);
       }
     },
     days: async (storeId, scope, from, to): Promise<DayCounts[]> =>

@@ -132,4 +132,19 @@ describe('countsReader', () => {
     expect(rounded((await countsReader(after.spied, 'st_a')('store', range)).totals)).toEqual(expected);
     expect(after.reads).toEqual({ days: 2, months: 1 });
   });
+
+  it('reads the activity counters, kept per day only, from their days at any range', async () => {
+    const { store } = memoryAttribution();
+    await store.add('st_a', ['events', 'store'], '2026-03-15', { 'carts/create': 2, emailed: 1 });
+    expect(await store.months('st_a', 'events', '0000-01', '9999-12')).toEqual([]);
+    expect(await store.months('st_a', 'store', '0000-01', '9999-12')).toHaveLength(1);
+    const { spied, reads } = counting(store);
+    const { totals, series } = await countsReader(spied, 'st_a')('events', { from: '2025-11-26', to: '2026-11-25' });
+    expect(totals.get('carts/create')).toBe(2);
+    expect(series).toEqual({
+      grain: 'month',
+      points: [{ month: '2026-03', counts: { 'carts/create': 2, emailed: 1 } }],
+    });
+    expect(reads).toEqual({ days: 1, months: 0 });
+  });
 });
