@@ -5,7 +5,7 @@ import { handleFlowMessage } from '#shared/domain/flows/engine.ts';
 import { parseFlowMessage } from '#shared/domain/flows/flow-message.ts';
 import { logger } from '#shared/observability.ts';
 import { queueWorker } from '#shared/queue/batch.ts';
-import { flowEngineDeps, flushFlowCounters } from '#shared/wiring/flow-engine.ts';
+import { afterFlowBatch, flowEngineDeps } from '#shared/wiring/flow-engine.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.flows,
@@ -15,6 +15,6 @@ export const handler = queueWorker({
     const outcome = await handleFlowMessage(flowEngineDeps(), message, { lastAttempt });
     logger.info('Flow message handled', { storeId: message.storeId, type: message.type, ...outcome });
   },
-  // The batch's funnel counters, one write per store, scope and day.
-  afterBatch: flushFlowCounters,
+  // The batch's funnel counters, one write per store, scope and day; the flows it read are forgotten.
+  afterBatch: afterFlowBatch,
 });

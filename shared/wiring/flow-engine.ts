@@ -26,7 +26,8 @@ import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
 import { limiterAdmission } from '#shared/domain/flows/admission.ts';
 import type { EngineDeps } from '#shared/domain/flows/engine.ts';
 import type { ExplainDeps } from '#shared/domain/flows/explain.ts';
-import type { FlowQueue, TriggerLog } from '#shared/domain/flows/ports.ts';
+import type { Flow } from '#shared/domain/flows/flow.ts';
+import type { FlowQueue, FlowRepository, TriggerLog } from '#shared/domain/flows/ports.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
@@ -36,18 +37,55 @@ import { batchCounters } from './counters.ts';
 import { PACING_HORIZON_SECONDS, senderDeps, storeDailySendCap, storeStanding } from './sending.ts';
 
 /**
- * The funnel counters a flow-worker batch adds (entered, emailed), written once at the batch's end (`flushFlowCounters`,
+ * The funnel counters a flow-worker batch adds (entered, emailed), written once at the batch's end (`afterFlowBatch`,
  * the worker's `afterBatch`): one `ADD` per store, scope and day instead of one per run.
  */
 const flowCounters = /* @__PURE__ */ lazy(() => batchCounters('Flow'));
 
-export const flushFlowCounters = (): Promise<void> => flowCounters().flush();
+/**
+ * The store's flows as the worker's current batch first read them (issue 16: a batch of one store's triggers read the
+ * flows list once per trigger). Forgotten at the batch's end (`afterFlowBatch`): a flow saved meanwhile applies from
+ * the next batch, seconds later, as it would to a batch that had started a moment later.
+ */
+const batchFlows = /* @__PURE__ */ lazy(() => {
+  const repository = dynamoFlows();
+  let lists = new Map<string, Promise<Flow[]>>();
+  let flows = new Map<string, Promise<Flow | undefined>>();
+  const memo = <T>(map: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
+    let found = map.get(key);
+    if (!found) {
+      found = read();
+      map.set(key, found);
+      // A failed read is not remembered: the next message of the batch reads again.
+      found.catch(() => map.delete(key));
+    }
+    return found;
+  };
+  const memoized: FlowRepository = {
+    ...repository,
+    list: (storeId) => memo(lists, storeId, () => repository.list(storeId)),
+    get: (storeId, flowId) => memo(flows, `${storeId}#${flowId}`, () => repository.get(storeId, flowId)),
+  };
+  return {
+    repository: memoized,
+    forget: () => {
+      lists = new Map();
+      flows = new Map();
+    },
+  };
+});
+
+/** The end of a flow-worker batch: its counters written, its flows forgotten. */
+export const afterFlowBatch = async (): Promise<void> => {
+  batchFlows().forget();
+  await flowCounters().flush();
+};
 
 export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
   // One store's run starts are bounded (LIMITS.flowRunsPerSecond); a trigger over it goes back on the queue.
   admission: limiterAdmission(dynamoRateLimiter(systemClock), LIMITS.flowRunsPerSecond),
   flowQueue: sqsFlowQueue(),
-  flows: dynamoFlows(),
+  flows: batchFlows().repository,
   triggers: dynamoTriggerLog(),
   runs: dynamoFlowRuns(),
   evaluations: dynamoFlowEvaluations(),
