@@ -6,13 +6,11 @@
  */
 
 import { editSettings } from '#shared/domain/console/flow-settings.ts';
-import { htmlPage, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
 import { flowSettingsPage } from '#shared/http/console/flow-settings-page.ts';
 import { storeBase } from '#shared/http/console/layout.ts';
-import { openConsoleStore } from '#shared/http/console-access.ts';
+import { openConsoleForm, seeOther } from '#shared/http/console-access.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleFlowPath, FlowSettingsForm } from '#shared/http/route-inputs.ts';
-import { isSameOrigin } from '#shared/http/same-origin.ts';
 import { manageFlowDeps } from '#shared/wiring/flows.ts';
 
 export const handler = httpRoute({
@@ -22,12 +20,9 @@ export const handler = httpRoute({
   form: true,
   body: FlowSettingsForm,
   handle: async ({ event, path, body }) => {
-    const posted = event.requestContext.http.method === 'POST';
-    if (posted && !isSameOrigin(event))
-      return htmlPage(403, 'Cross-site request refused', 'Edit flows from the console.');
-    const opened = await openConsoleStore(event, path.storeId);
+    const opened = await openConsoleForm(event, path.storeId, 'Edit flows from the console.');
     if ('refused' in opened) return opened.refused;
-    const { store } = opened;
+    const { store, posted } = opened;
     const outcome = await editSettings(
       manageFlowDeps(),
       store.storeId,
@@ -35,7 +30,6 @@ export const handler = httpRoute({
       posted ? { kind: 'save', fields: body } : { kind: 'show' },
     );
     if (!('saved' in outcome)) return flowSettingsPage(store, outcome);
-    const location = `${storeBase(store.storeId)}/flows/${encodeURIComponent(outcome.saved.id)}`;
-    return { statusCode: 303, headers: { ...PAGE_HEADERS, location }, body: '' };
+    return seeOther(`${storeBase(store.storeId)}/flows/${encodeURIComponent(outcome.saved.id)}`);
   },
 });
