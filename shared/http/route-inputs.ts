@@ -41,6 +41,7 @@ export const StepForm = v.object({
   preheader: optionalText('The preheader template'),
   html: optionalText('The HTML body template'),
   text: optionalText('The text body template'),
+  revision: optionalText('The flow revision the form was read at: a save on another answers 409'),
   action: v.optional(v.picklist(['preview', 'save'])),
 });
 /**

@@ -229,6 +229,7 @@ export const stepEditPage = (store: { storeId: string; name: string }, edit: Ste
 <p class="muted">Liquid templates (docs/flows.md, "Template variables"). Preview renders your changes without saving them.</p>
 ${edit.error ? `<p role="alert" id="form-error">${escapeHtml(edit.error)}</p>` : ''}
 <form method="post" action="${escapeHtml(action)}">
+<input type="hidden" name="revision" value="${escapeHtml(fields.revision ?? edit.flow.revision)}">
 ${field('subject', 'Subject', `<input type="text" id="subject" name="subject" value="${escapeHtml(fields.subject)}" size="80"${described}>`)}
 ${field('preheader', 'Preheader', `<input type="text" id="preheader" name="preheader" value="${escapeHtml(fields.preheader ?? '')}" size="80">`)}
 ${field('html', 'HTML body', `<textarea id="html" name="html" rows="16" cols="100">${escapeHtml(fields.html ?? '')}</textarea>`)}
@@ -239,7 +240,7 @@ ${field('text', 'Text body', `<textarea id="text" name="text" rows="8" cols="100
 <h2 id="preview-heading">Preview</h2>
 ${preview}`;
   return {
-    statusCode: edit.error ? 400 : 200,
+    statusCode: edit.stale ? 409 : edit.error ? 400 : 200,
     headers: FLOW_PAGE_HEADERS,
     body: htmlDocument(`Step ${edit.step.id} · ${edit.flow.name} · Storeflow`, `${STYLE}${PREVIEW_STYLE}`, body),
   };

@@ -248,6 +248,31 @@ describe('the console flow settings in headless Chromium', SLOW_MACHINE, () => {
     });
   });
 
+  it('answers the email step form read before a change made elsewhere with "changed meanwhile" (409) too', async () => {
+    await signedIn(async (page) => {
+      await page.goto(`${flowPage()}/steps/thanks`);
+      await page.fill('#subject', 'Typed in the console');
+      // A preview keeps the revision the form was read at.
+      await Promise.all([page.waitForLoadState('load'), page.click('button[value=preview]')]);
+      const current = await saved(store, flow.id);
+      const elsewhere = await api(runtime, store.apiKey, 'PUT', `/api/v1/flows/${flow.id}`, {
+        ...current,
+        name: 'Renamed again through the API',
+      });
+      expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(200);
+      const [answer] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.click('button[value=save]'),
+      ]);
+      expect(answer.status()).toBe(409);
+      expect(await text(page, '[role=alert]')).toContain('changed meanwhile');
+      expect(await page.inputValue('#subject')).toBe('Typed in the console');
+    });
+    const after = await saved(store, flow.id);
+    expect(after.name).toBe('Renamed again through the API');
+    expect(JSON.stringify(after.steps)).not.toContain('Typed in the console');
+  });
+
   it('refuses a cross-site post (403), and answers another store’s flow 404 without changing it', async () => {
     const before = await saved(store, flow.id);
     const theirs = await saved(other, otherFlow.id);
