@@ -4,11 +4,10 @@
  */
 
 import { setFlowEnabled } from '#shared/domain/flows/manage-flows.ts';
-import { htmlPage, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
-import { openConsoleStore } from '#shared/http/console-access.ts';
+import { storeBase } from '#shared/http/console/layout.ts';
+import { openConsoleForm, seeOther } from '#shared/http/console-access.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleFlowPath, FlowStateQuery } from '#shared/http/route-inputs.ts';
-import { isSameOrigin } from '#shared/http/same-origin.ts';
 import { manageFlowDeps } from '#shared/wiring/flows.ts';
 
 export const handler = httpRoute({
@@ -17,11 +16,9 @@ export const handler = httpRoute({
   path: ConsoleFlowPath,
   query: FlowStateQuery,
   handle: async ({ event, path, query }) => {
-    if (!isSameOrigin(event)) return htmlPage(403, 'Cross-site request refused', 'Change the flow from its page.');
-    const opened = await openConsoleStore(event, path.storeId);
+    const opened = await openConsoleForm(event, path.storeId, 'Change the flow from its page.');
     if ('refused' in opened) return opened.refused;
     const flow = await setFlowEnabled(manageFlowDeps(), opened.store.storeId, path.flowId, query.enabled === 'true');
-    const location = `/back-office/stores/${encodeURIComponent(opened.store.storeId)}/flows/${encodeURIComponent(flow.id)}`;
-    return { statusCode: 303, headers: { ...PAGE_HEADERS, location }, body: '' };
+    return seeOther(`${storeBase(opened.store.storeId)}/flows/${encodeURIComponent(flow.id)}`);
   },
 });

@@ -6,12 +6,11 @@
 
 import { createFromPreset } from '#shared/domain/console/flow-editor.ts';
 import { presetSummaries } from '#shared/domain/flows/presets/index.ts';
-import { htmlPage, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
 import { newFlowPage } from '#shared/http/console/flow-pages.ts';
-import { openConsoleStore } from '#shared/http/console-access.ts';
+import { storeBase } from '#shared/http/console/layout.ts';
+import { openConsoleForm, seeOther } from '#shared/http/console-access.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleStorePath, NewFlowForm } from '#shared/http/route-inputs.ts';
-import { isSameOrigin } from '#shared/http/same-origin.ts';
 import { manageFlowDeps } from '#shared/wiring/flows.ts';
 
 export const handler = httpRoute({
@@ -21,16 +20,12 @@ export const handler = httpRoute({
   form: true,
   body: NewFlowForm,
   handle: async ({ event, path, body }) => {
-    const posted = event.requestContext.http.method === 'POST';
-    if (posted && !isSameOrigin(event))
-      return htmlPage(403, 'Cross-site request refused', 'Create flows from the console.');
-    const opened = await openConsoleStore(event, path.storeId);
+    const opened = await openConsoleForm(event, path.storeId, 'Create flows from the console.');
     if ('refused' in opened) return opened.refused;
-    const { store } = opened;
+    const { store, posted } = opened;
     if (!posted) return newFlowPage(store, presetSummaries());
     const outcome = await createFromPreset(manageFlowDeps(), store.storeId, body);
     if ('refused' in outcome) return newFlowPage(store, presetSummaries(), body, outcome.refused);
-    const location = `/back-office/stores/${encodeURIComponent(store.storeId)}/flows/${encodeURIComponent(outcome.done.id)}`;
-    return { statusCode: 303, headers: { ...PAGE_HEADERS, location }, body: '' };
+    return seeOther(`${storeBase(store.storeId)}/flows/${encodeURIComponent(outcome.done.id)}`);
   },
 });

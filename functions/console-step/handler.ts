@@ -6,12 +6,11 @@
  */
 
 import { editStep } from '#shared/domain/console/flow-editor.ts';
-import { htmlPage, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
 import { stepEditPage } from '#shared/http/console/flow-pages.ts';
-import { openConsoleStore } from '#shared/http/console-access.ts';
+import { storeBase } from '#shared/http/console/layout.ts';
+import { openConsoleForm, seeOther } from '#shared/http/console-access.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleStepPath, StepForm } from '#shared/http/route-inputs.ts';
-import { isSameOrigin } from '#shared/http/same-origin.ts';
 import { stepEditDeps } from '#shared/wiring/console.ts';
 
 export const handler = httpRoute({
@@ -21,12 +20,9 @@ export const handler = httpRoute({
   form: true,
   body: StepForm,
   handle: async ({ event, path, body }) => {
-    const posted = event.requestContext.http.method === 'POST';
-    if (posted && !isSameOrigin(event))
-      return htmlPage(403, 'Cross-site request refused', 'Edit flows from the console.');
-    const opened = await openConsoleStore(event, path.storeId);
+    const opened = await openConsoleForm(event, path.storeId, 'Edit flows from the console.');
     if ('refused' in opened) return opened.refused;
-    const { store } = opened;
+    const { store, posted } = opened;
     const { action, ...fields } = body;
     const outcome = await editStep(
       stepEditDeps(),
@@ -36,7 +32,6 @@ export const handler = httpRoute({
       posted ? { kind: action ?? 'preview', fields } : { kind: 'show' },
     );
     if (!('saved' in outcome)) return stepEditPage(store, outcome);
-    const location = `/back-office/stores/${encodeURIComponent(store.storeId)}/flows/${encodeURIComponent(outcome.saved.id)}`;
-    return { statusCode: 303, headers: { ...PAGE_HEADERS, location }, body: '' };
+    return seeOther(`${storeBase(store.storeId)}/flows/${encodeURIComponent(outcome.saved.id)}`);
   },
 });

@@ -6,11 +6,10 @@
 
 import { resendFailedSince, resendOne } from '#shared/domain/console/webhooks-view.ts';
 import { validationError } from '#shared/errors.ts';
-import { htmlPage, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
-import { openConsoleStore } from '#shared/http/console-access.ts';
+import { storeBase } from '#shared/http/console/layout.ts';
+import { openConsoleForm, seeOther } from '#shared/http/console-access.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleStorePath, ResendForm } from '#shared/http/route-inputs.ts';
-import { isSameOrigin } from '#shared/http/same-origin.ts';
 import { manageWebhookDeps } from '#shared/wiring/webhooks.ts';
 
 export const handler = httpRoute({
@@ -20,8 +19,7 @@ export const handler = httpRoute({
   form: true,
   body: ResendForm,
   handle: async ({ event, path, body }) => {
-    if (!isSameOrigin(event)) return htmlPage(403, 'Cross-site request refused', 'Re-send from the webhooks page.');
-    const opened = await openConsoleStore(event, path.storeId);
+    const opened = await openConsoleForm(event, path.storeId, 'Re-send from the webhooks page.');
     if ('refused' in opened) return opened.refused;
     const { storeId } = opened.store;
     let done: { resent: number; more: boolean };
@@ -33,7 +31,6 @@ export const handler = httpRoute({
     } else {
       throw validationError('delivery, or webhook and since, is required');
     }
-    const location = `/back-office/stores/${encodeURIComponent(storeId)}/webhooks?resent=${done.resent}&more=${done.more}`;
-    return { statusCode: 303, headers: { ...PAGE_HEADERS, location }, body: '' };
+    return seeOther(`${storeBase(storeId)}/webhooks?resent=${done.resent}&more=${done.more}`);
   },
 });

@@ -339,6 +339,16 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
         { host: 'main', method: 'POST', path: '/back-office/stores/{storeId}/flows/{flowId}/steps/{stepId}' },
       ],
     },
+    {
+      ...route('console-flow-settings', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}/settings'], {
+        table: 'readWrite',
+        publicMainUrl: true,
+      }),
+      routes: [
+        { host: 'main', method: 'GET', path: '/back-office/stores/{storeId}/flows/{flowId}/settings' },
+        { host: 'main', method: 'POST', path: '/back-office/stores/{storeId}/flows/{flowId}/settings' },
+      ],
+    },
     route('console-flow-state', ['POST', 'main', '/back-office/stores/{storeId}/flows/{flowId}/state'], {
       table: 'readWrite',
       publicMainUrl: true,

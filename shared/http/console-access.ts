@@ -5,8 +5,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { backOfficeAccess } from '#shared/domain/accounts/sign-in.ts';
 import { signInDeps } from '#shared/wiring/accounts.ts';
-import { htmlPage, notSignedInPage } from './back-office-pages.ts';
+import { htmlPage, notSignedInPage, PAGE_HEADERS } from './back-office-pages.ts';
 import type { Reply } from './reply.ts';
+import { isSameOrigin } from './same-origin.ts';
 import { sessionIdOf } from './session-cookie.ts';
 
 export type ConsoleStore = { readonly storeId: string; readonly name: string };
@@ -23,3 +24,26 @@ export const openConsoleStore = async (
   if (!store) return { refused: htmlPage(404, 'Store not found', 'No store with this id is open to your account.') };
   return { store };
 };
+
+/**
+ * A console form's request (GET shows it, POST changes something): a post from another site is refused **403** on its
+ * `Origin` before anything is read (besides the session cookie's SameSite=Lax), then the store as `openConsoleStore`.
+ * `where` says where to make the change instead.
+ */
+export const openConsoleForm = async (
+  event: APIGatewayProxyEventV2,
+  storeId: string,
+  where: string,
+): Promise<{ store: ConsoleStore; posted: boolean } | { refused: Reply }> => {
+  const posted = event.requestContext.http.method === 'POST';
+  if (posted && !isSameOrigin(event)) return { refused: htmlPage(403, 'Cross-site request refused', where) };
+  const opened = await openConsoleStore(event, storeId);
+  return 'refused' in opened ? opened : { store: opened.store, posted };
+};
+
+/** After a form's change: `303` to the page that shows it (a reload does not post again). */
+export const seeOther = (location: string): Reply => ({
+  statusCode: 303,
+  headers: { ...PAGE_HEADERS, location },
+  body: '',
+});

@@ -41,8 +41,40 @@ export const StepForm = v.object({
   preheader: optionalText('The preheader template'),
   html: optionalText('The HTML body template'),
   text: optionalText('The text body template'),
+  revision: optionalText('The flow revision the form was read at: a save on another answers 409'),
   action: v.optional(v.picklist(['preview', 'save'])),
 });
+/**
+ * The flow settings form: `name`, `entry` (a condition group as JSON), `revision` (as read), and per step
+ * `wait.<stepId>.amount` / `wait.<stepId>.unit` and `exit.<stepId>` (a condition group as JSON). GET shows it.
+ */
+export const FlowSettingsForm = v.pipe(
+  v.record(v.string(), v.string()),
+  v.transform((form) => {
+    // Built with fromEntries: a step id such as `__proto__` stays a plain own entry.
+    const waits = Object.fromEntries(
+      Object.entries(form).flatMap(([name, amount]) => {
+        const id = /^wait\.([A-Za-z0-9_-]+)\.amount$/.exec(name)?.[1];
+        return id === undefined ? [] : [[id, { amount, unit: form[`wait.${id}.unit`] ?? '' }]];
+      }),
+    );
+    const exits = Object.fromEntries(
+      Object.entries(form).flatMap(([name, text]) => {
+        const id = /^exit\.([A-Za-z0-9_-]+)$/.exec(name)?.[1];
+        return id === undefined ? [] : [[id, text]];
+      }),
+    );
+    const { name, entry, revision } = form;
+    return {
+      ...(name !== undefined ? { name } : {}),
+      ...(entry !== undefined ? { entry } : {}),
+      ...(revision !== undefined ? { revision } : {}),
+      waits,
+      exits,
+    };
+  }),
+);
+
 /** The webhooks page after a re-send: what it did. */
 export const ConsoleWebhooksQuery = v.object({
   resent: optionalText('Deliveries the last re-send queued'),

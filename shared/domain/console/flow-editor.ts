@@ -23,6 +23,7 @@ import {
   previewSource,
   renderPreviews,
 } from './flow-detail.ts';
+import { CHANGED_MEANWHILE } from './flow-settings.ts';
 
 /** What the new-flow form posts. */
 export interface NewFlowFields {
@@ -71,6 +72,8 @@ export interface StepFields {
   readonly preheader?: string | undefined;
   readonly html?: string | undefined;
   readonly text?: string | undefined;
+  /** The flow's revision when the form was read (a save is conditional on it). */
+  readonly revision?: string | undefined;
 }
 
 export type EmailStep = Extract<FlowStep, { type: 'email' }>;
@@ -83,6 +86,8 @@ export interface StepEdit {
   readonly fields: Required<Pick<StepFields, 'subject'>> & StepFields;
   /** Why the edited step was refused (inline beside the form). */
   readonly error?: string;
+  /** The flow changed since the form was read: nothing saved. */
+  readonly stale?: boolean;
   readonly preview?: { readonly source: PreviewSource; readonly email: EmailPreview };
 }
 
@@ -93,7 +98,8 @@ const ownStep = async (deps: ManageFlowDeps, storeId: string, flowId: string, st
   return { flow, step };
 };
 
-const fieldsOf = (step: EmailStep): StepEdit['fields'] => ({
+const fieldsOf = (step: EmailStep, revision: number): StepEdit['fields'] => ({
+  revision: String(revision),
   subject: step.subject,
   ...(step.preheader !== undefined ? { preheader: step.preheader } : {}),
   ...(step.html !== undefined ? { html: step.html } : {}),
@@ -124,6 +130,16 @@ export const editStep = async (
   action: { readonly kind: 'show' } | { readonly kind: 'preview' | 'save'; readonly fields: StepFields },
 ): Promise<StepEdit | { saved: FlowRecord }> => {
   const { flow, step } = await ownStep(deps, store.storeId, flowId, stepId);
+  const readAt = action.kind !== 'show' && action.fields.revision ? Number(action.fields.revision) : undefined;
+  if (action.kind === 'save' && Number.isInteger(readAt) && readAt !== flow.revision) {
+    return {
+      flow: flowRecord(flow),
+      step,
+      fields: { ...action.fields, subject: action.fields.subject ?? '' },
+      error: CHANGED_MEANWHILE,
+      stale: true,
+    };
+  }
   const candidate = action.kind === 'show' ? step : edited(step, action.fields);
   const record = flowRecord(flow);
   // The whole definition with the edited step, through the API's own parser: the same rules and messages.
@@ -140,11 +156,12 @@ export const editStep = async (
     return {
       flow: record,
       step,
-      fields: { ...fieldsOf(step), ...action.fields, subject: action.fields.subject ?? '' },
+      fields: { ...fieldsOf(step, flow.revision), ...action.fields, subject: action.fields.subject ?? '' },
       error: saved.refused,
     };
   }
-  const fields = action.kind === 'show' ? fieldsOf(step) : { ...action.fields, subject: action.fields.subject ?? '' };
+  const fields =
+    action.kind === 'show' ? fieldsOf(step, flow.revision) : { ...action.fields, subject: action.fields.subject ?? '' };
   if ('refused' in checked) return { flow: record, step, fields, error: checked.refused };
   const source = await previewSource(deps, store.storeId, flow);
   if (!source) return { flow: record, step, fields };

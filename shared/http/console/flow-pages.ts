@@ -1,6 +1,7 @@
 /** A flow's page (funnel per step, latest evaluations, previews), a new flow from a preset, and an email step's editor. */
 import type { EmailPreview, FlowDetail } from '#shared/domain/console/flow-detail.ts';
 import type { NewFlowFields, StepEdit } from '#shared/domain/console/flow-editor.ts';
+import type { ConditionGroup } from '#shared/domain/flows/flow.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
 import type { Reply } from '#shared/http/reply.ts';
 import { count, duration, field, revenue, STYLE, when } from './layout.ts';
@@ -15,6 +16,16 @@ export const FLOW_PAGE_HEADERS: Readonly<Record<string, string>> = {
     "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; form-action 'self'; frame-ancestors 'none'",
 };
 
+/** A condition group as one line of text: `event.total greater_than 50 and (contact.tags contains "vip" or …)`. */
+export const conditionText = (group: ConditionGroup): string =>
+  group.conditions
+    .map((member) =>
+      'match' in member
+        ? `(${conditionText(member)})`
+        : `${member.field} ${member.op}${member.value === undefined ? '' : ` ${JSON.stringify(member.value)}`}`,
+    )
+    .join(group.match === 'all' ? ' and ' : ' or ');
+
 const stepLine = (step: FlowDetail['flow']['steps'][number]) => {
   switch (step.type) {
     case 'wait':
@@ -22,8 +33,18 @@ const stepLine = (step: FlowDetail['flow']['steps'][number]) => {
     case 'email':
       return `Email <q>${escapeHtml(step.subject)}</q> from ${escapeHtml(step.from.email)}`;
     case 'exit_if':
-      return 'Exit if the condition holds';
+      return `Exit if <code>${escapeHtml(conditionText(step.condition))}</code>`;
   }
+};
+
+/** Why an evaluation skipped the flow; for `condition_false`, the deciding condition and the value seen. */
+const skipped = (evaluation: FlowDetail['recent'][number]['evaluation']) => {
+  const reason = `Skipped: ${escapeHtml(evaluation.reason ?? 'unknown')}`;
+  const detail = evaluation.detail;
+  if (evaluation.reason !== 'condition_false' || typeof detail?.field !== 'string') return reason;
+  const expected = detail.expected === undefined ? '' : ` ${JSON.stringify(detail.expected)}`;
+  const seen = detail.value === undefined ? 'nothing' : JSON.stringify(detail.value);
+  return `${reason} <span class="why">(<code>${escapeHtml(`${detail.field} ${String(detail.op)}${expected}`)}</code> does not hold: the value was ${escapeHtml(seen)})</span>`;
 };
 
 /** A rendered email: its subject, its HTML at desktop and mobile widths (sandboxed frames), its text part. */
@@ -77,10 +98,11 @@ export const flowDetailPage = (store: { storeId: string; name: string }, detail:
       const numbers = s
         ? `<td class="n">${count(s.emailed)}</td><td class="n">${count(s.delivered)}</td><td class="n">${count(s.opened)}</td><td class="n">${count(s.clicked)}</td><td class="n">${count(s.recovered.orders)}</td><td class="n">${revenue(s.recovered.revenue)}</td>`
         : '<td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td>';
-      const edit =
+      const editAt =
         step.type === 'email'
-          ? ` <a href="${escapeHtml(`${base}/steps/${encodeURIComponent(step.id)}`)}">Edit<span class="visually-hidden"> step ${escapeHtml(step.id)}</span></a>`
-          : '';
+          ? `${base}/steps/${encodeURIComponent(step.id)}`
+          : `${base}/settings#step-${encodeURIComponent(step.id)}`;
+      const edit = ` <a href="${escapeHtml(editAt)}">Edit<span class="visually-hidden"> step ${escapeHtml(step.id)}</span></a>`;
       return `<tr data-step="${escapeHtml(step.id)}"><th scope="row"><code>${escapeHtml(step.id)}</code></th><td>${stepLine(step)}${edit}</td>${numbers}</tr>`;
     })
     .join('\n');
@@ -89,7 +111,7 @@ export const flowDetailPage = (store: { storeId: string; name: string }, detail:
       const outcome =
         evaluation.outcome === 'entered'
           ? `Entered${run ? ` · run ${escapeHtml(run.status)}` : ''}`
-          : `Skipped: ${escapeHtml(evaluation.reason ?? 'unknown')}`;
+          : skipped(evaluation);
       return `<tr><td>${when(evaluation.at)}</td><td>${escapeHtml(evaluation.email ?? '—')}</td><td>${escapeHtml(evaluation.triggerKind)}</td><td>${outcome}</td></tr>`;
     })
     .join('\n');
@@ -104,6 +126,7 @@ export const flowDetailPage = (store: { storeId: string; name: string }, detail:
 <div data-key="consent"><dt>Consent</dt><dd>${escapeHtml(flow.consent)}</dd></div>
 <div data-key="entered"><dt>Entered</dt><dd>${count(stats.entered)}</dd></div>
 </dl>
+<p id="entry">Entry conditions: ${flow.entry ? `<code>${escapeHtml(conditionText(flow.entry))}</code>` : 'none (every trigger of the kind enters)'}. <a href="${escapeHtml(`${base}/settings`)}">Edit name and conditions</a></p>
 ${toggle}
 <form class="range" method="get" action="${escapeHtml(base)}">
 <label for="from">From<input type="date" id="from" name="from" value="${escapeHtml(stats.from)}" required></label>
@@ -206,6 +229,7 @@ export const stepEditPage = (store: { storeId: string; name: string }, edit: Ste
 <p class="muted">Liquid templates (docs/flows.md, "Template variables"). Preview renders your changes without saving them.</p>
 ${edit.error ? `<p role="alert" id="form-error">${escapeHtml(edit.error)}</p>` : ''}
 <form method="post" action="${escapeHtml(action)}">
+<input type="hidden" name="revision" value="${escapeHtml(fields.revision ?? edit.flow.revision)}">
 ${field('subject', 'Subject', `<input type="text" id="subject" name="subject" value="${escapeHtml(fields.subject)}" size="80"${described}>`)}
 ${field('preheader', 'Preheader', `<input type="text" id="preheader" name="preheader" value="${escapeHtml(fields.preheader ?? '')}" size="80">`)}
 ${field('html', 'HTML body', `<textarea id="html" name="html" rows="16" cols="100">${escapeHtml(fields.html ?? '')}</textarea>`)}
@@ -216,7 +240,7 @@ ${field('text', 'Text body', `<textarea id="text" name="text" rows="8" cols="100
 <h2 id="preview-heading">Preview</h2>
 ${preview}`;
   return {
-    statusCode: edit.error ? 400 : 200,
+    statusCode: edit.stale ? 409 : edit.error ? 400 : 200,
     headers: FLOW_PAGE_HEADERS,
     body: htmlDocument(`Step ${edit.step.id} · ${edit.flow.name} · Storeflow`, `${STYLE}${PREVIEW_STYLE}`, body),
   };

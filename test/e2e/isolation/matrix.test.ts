@@ -385,6 +385,16 @@ const MATRIX: Record<string, Row> = {
     reason:
       'Console page: the session cookie is the credential; another store, or a flow of another store, answers 404 (test/integration/console/console-browser.test.ts)',
   },
+  'GET main /back-office/stores/{storeId}/flows/{flowId}/settings': {
+    kind: 'public',
+    reason:
+      'Console form: the session cookie is the credential; another store, or a flow of another store, answers 404 (test/integration/console/console-flow-edit.test.ts)',
+  },
+  'POST main /back-office/stores/{storeId}/flows/{flowId}/settings': {
+    kind: 'public',
+    reason:
+      'Console form post: the session cookie and the Origin check; another store, or a flow of another store, answers 404 and changes nothing (test/integration/console/console-flow-edit.test.ts)',
+  },
   'POST main /back-office/stores/{storeId}/flows/{flowId}/state': {
     kind: 'public',
     reason:

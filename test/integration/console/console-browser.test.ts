@@ -225,7 +225,10 @@ describe('the console flow page in headless Chromium', SLOW_MACHINE, () => {
       expect(cells[0]).toContain('left something in your cart');
       expect(cells[1]).toBe('1');
       expect(cells.slice(5, 7)).toEqual(['1', 'EUR 39.80']);
-      expect(await text(page, '#steps tr[data-step=wait-1-day] td')).toBe('Wait 1 d');
+      expect(await text(page, '#steps tr[data-step=wait-1-day] td')).toMatch(/^Wait 1 d\b/);
+      expect(await page.getAttribute('#steps tr[data-step=wait-1-day] a', 'href')).toMatch(
+        /\/settings#step-wait-1-day$/,
+      );
 
       const runs = await text(page, '#runs tbody');
       expect(runs).toContain(email);

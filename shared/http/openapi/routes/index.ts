@@ -51,6 +51,8 @@ export const EXCLUDED_ROUTES: Exclusions = {
   'console-batch': "The console's page of one bulk send (session cookie): HTML, not JSON",
   'console-flow':
     "The console's flow page a signed-in person opens in a browser (session cookie, no store key): HTML, not JSON",
+  'console-flow-settings':
+    "The console's flow settings form (GET shows it, its POST saves name, conditions and waits): HTML, not JSON",
   'console-flow-state': "The console flow page's enable/disable button (a form post with the session cookie): HTML",
   'back-office-sign-out':
     "The back-office page's sign-out button (a form post with the session cookie): an HTML page, not JSON",
