@@ -26,7 +26,9 @@ export const ConsoleFlowPath = v.object({
  * the matching rules: `shared/domain/contacts/contact-search.ts`).
  */
 export const ConsoleContactsQuery = v.object({
-  q: optionalText('An email address, phone number or name: read as an address with an `@`, as a phone number when it has only digits, spaces and `+ ( ) . - /`, as a name otherwise'),
+  q: optionalText(
+    'An email address, phone number or name: read as an address with an `@`, as a phone number when it has only digits, spaces and `+ ( ) . - /`, as a name otherwise',
+  ),
   email: optionalText('The email address to look up, any case'),
   phone: optionalText('A phone number, matched exactly once normalised (digits, and a leading `+`)'),
   name: optionalText('The start of a first name, a last name or a whole name, any case and accents'),

@@ -29,7 +29,9 @@ const lookupItem = (storeId: string, originId: string) => (key: Key) => ({
 
 /** The lookup items of a contact as it is (for writers of many contacts at once: seeding, benches). */
 export const contactLookupItems = (contact: Customer): Record<string, unknown>[] =>
-  lookupKeys(contact.storeId, contact.originId, lookupTerms(contact)).map(lookupItem(contact.storeId, contact.originId));
+  lookupKeys(contact.storeId, contact.originId, lookupTerms(contact)).map(
+    lookupItem(contact.storeId, contact.originId),
+  );
 
 /**
  * After a contact's save: puts the lookup items of its new phone and name terms and deletes those of the ones it no

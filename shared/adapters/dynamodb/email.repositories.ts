@@ -5,8 +5,8 @@ import {
   CONTACT_EMAIL_RETENTION_SECONDS,
   type ContactEmail,
   type EmailOutcome,
-  SUBJECT_KEPT_CHARS,
   type SentMessage,
+  SUBJECT_KEPT_CHARS,
 } from '#shared/domain/email/model.ts';
 import type { ContactEmails, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
 import { batchGet, batchPut } from './batch.ts';
@@ -76,7 +76,10 @@ const NOTES: Record<EmailOutcome, { set: string; condition?: string; count?: boo
   bounced: { set: 'bouncedAt = :at, #detail = :detail', detail: 'bounce' },
   complained: { set: 'complainedAt = if_not_exists(complainedAt, :at)' },
   unsubscribed: { set: 'unsubscribedAt = if_not_exists(unsubscribedAt, :at)' },
-  failed: { set: 'failedAt = if_not_exists(failedAt, :at), #detail = if_not_exists(#detail, :detail)', detail: 'failure' },
+  failed: {
+    set: 'failedAt = if_not_exists(failedAt, :at), #detail = if_not_exists(#detail, :detail)',
+    detail: 'failure',
+  },
 };
 
 export const dynamoContactEmails = (): ContactEmails => ({

@@ -7,11 +7,7 @@
  */
 
 import type { Clock } from '#shared/domain/clock.ts';
-import {
-  type ContactSearch,
-  parseContactSearch,
-  searchContacts,
-} from '#shared/domain/contacts/contact-search.ts';
+import { type ContactSearch, parseContactSearch, searchContacts } from '#shared/domain/contacts/contact-search.ts';
 import type { ContactSearchIndex, ContactsByEmail } from '#shared/domain/contacts/ports.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
@@ -273,4 +269,3 @@ const pageView = async (deps: ContactViewDeps, storeId: string, query: ContactPa
     ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
   };
 };
-

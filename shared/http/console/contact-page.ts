@@ -1,5 +1,5 @@
 /** The contact page: search by email, phone or name; a page of matching contacts; a profile and its timeline. */
-import type { ContactSearch } from '#shared/domain/contacts/contact-search.ts';
+
 import type {
   ContactPageQuery,
   ContactPageView,
@@ -7,6 +7,7 @@ import type {
   EmailOutcomeEntry,
   TimelineEntry,
 } from '#shared/domain/console/contact-view.ts';
+import type { ContactSearch } from '#shared/domain/contacts/contact-search.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
 import type { Reply } from '#shared/http/reply.ts';
@@ -118,7 +119,9 @@ const resultsBody = (
     ? `<p><a id="next-page" href="${escapeHtml(`${contactsUrl}?${new URLSearchParams({ [view.search.kind]: view.search.kind === 'phone' ? view.search.phone : view.search.name, cursor: view.nextCursor })}`)}">Next contacts</a></p>`
     : '';
   const rows = view.contacts.map(
-    (contact) => `<tr><th scope="row"><a href="${escapeHtml(`${contactsUrl}?${new URLSearchParams({ id: contact.originId })}`)}">${escapeHtml(nameOf(contact) || contact.originId)}</a></th>
+    (
+      contact,
+    ) => `<tr><th scope="row"><a href="${escapeHtml(`${contactsUrl}?${new URLSearchParams({ id: contact.originId })}`)}">${escapeHtml(nameOf(contact) || contact.originId)}</a></th>
 <td>${escapeHtml(contact.email ?? '—')}</td><td>${escapeHtml(contact.phone ?? '—')}</td><td><code>${escapeHtml(contact.originId)}</code></td><td>${when(contact.createdAt * 1000)}</td></tr>`,
   );
   const table =
