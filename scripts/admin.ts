@@ -23,6 +23,7 @@ import {
 } from '#shared/domain/accounts/manage-accounts.ts';
 import { DEFAULT_INFLUENCE_WINDOW_DAYS } from '#shared/domain/attribution/model.ts';
 import { countStoreContacts } from '#shared/domain/contacts/contact-counts.ts';
+import { indexStoreContacts } from '#shared/domain/contacts/contact-search.ts';
 import {
   createStore,
   issuePublishableKey,
@@ -33,7 +34,7 @@ import {
 } from '#shared/domain/stores/manage-stores.ts';
 import { STORE_TYPES, type StoreType } from '#shared/domain/stores/model.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
-import { recountDeps } from '#shared/wiring/contacts.ts';
+import { indexContactsDeps, recountDeps } from '#shared/wiring/contacts.ts';
 import { resumeSending } from '#shared/wiring/sending.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
@@ -44,6 +45,7 @@ const USAGE = `Usage:
   npm run admin -- store publishable-key --store <storeId> [--origin <https://shop.example>]… [--rotate]
   npm run admin -- store daily-send-cap --store <storeId> --cap <emails per UTC day, 0 for none | default>
   npm run admin -- store count-contacts --store <storeId>
+  npm run admin -- store index-contacts --store <storeId>
   npm run admin -- store influence-window --store <storeId> --days <1-30 | default>
   npm run admin -- store list
   npm run admin -- account create-main --name <name>
@@ -190,6 +192,15 @@ const run = async () => {
               'Run this again when the store is quieter.'
           : `${storeId} has ${count} contacts; its export now finds any page through its counters.`,
       );
+    } else if (action === 'index-contacts') {
+      const storeId = values.store ?? fail('--store is required');
+      let shown = Date.now();
+      const count = await indexStoreContacts(indexContactsDeps(), storeId, (read) => {
+        if (Date.now() - shown < 5000) return;
+        shown = Date.now();
+        console.log(`  ${read} contacts indexed…`);
+      });
+      console.log(`${storeId}: ${count} contacts indexed; the console finds each by phone and name.`);
     } else if (action === 'list') {
       for (const store of await deps.stores.list()) {
         console.log(

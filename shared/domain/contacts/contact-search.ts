@@ -163,3 +163,23 @@ export const searchContacts = async (
       : await index.byNamePrefix(storeId, search.name, page);
   return { ...found, items: found.items.filter((contact) => matchesSearch(contact, search)) };
 };
+
+/** What indexing a store's contacts for the search needs (`npm run admin -- store index-contacts`). */
+export interface IndexContactsDeps {
+  readonly stores: { get(storeId: string): Promise<unknown> };
+  readonly index: Pick<ContactSearchIndex, 'indexStore'>;
+}
+
+/**
+ * Writes the search's lookup entries of every contact of a store: contacts saved before the search existed are not
+ * found by phone or name until then (or until they next change). Safe to run at any time, and again; answers how many
+ * contacts were read.
+ */
+export const indexStoreContacts = async (
+  deps: IndexContactsDeps,
+  storeId: string,
+  progress: (read: number) => void = () => {},
+): Promise<number> => {
+  if (!(await deps.stores.get(storeId))) throw new Error(`No store ${storeId}`);
+  return deps.index.indexStore(storeId, progress);
+};
