@@ -288,7 +288,10 @@ describe("the recipient's record of the email (the console's contact timeline)",
     await handle(deps, notification({ type: 'open', userAgent: 'UA' }, AT + 1_000));
     await handle(deps, notification({ type: 'open', userAgent: 'UA' }, AT + 2_000));
     await handle(deps, notification({ type: 'click', userAgent: 'UA', link }, AT + 3_000));
-    await handle(deps, notification({ type: 'bounce', bounceType: 'Transient', diagnostic: 'smtp; 452 full' }, AT + 4_000));
+    await handle(
+      deps,
+      notification({ type: 'bounce', bounceType: 'Transient', diagnostic: 'smtp; 452 full' }, AT + 4_000),
+    );
     await handle(deps, notification({ type: 'complaint' }, AT + 5_000));
     expect(notes.map(({ outcome, at, detail }) => [outcome, at - AT, detail])).toEqual([
       ['delivered', 0, undefined],
