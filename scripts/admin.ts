@@ -24,6 +24,7 @@ import {
 import { rollUpStoreStats } from '#shared/domain/attribution/attribute.ts';
 import { DEFAULT_INFLUENCE_WINDOW_DAYS } from '#shared/domain/attribution/model.ts';
 import { countStoreContacts } from '#shared/domain/contacts/contact-counts.ts';
+import { indexStoreContacts } from '#shared/domain/contacts/contact-search.ts';
 import {
   createStore,
   issuePublishableKey,
@@ -35,7 +36,7 @@ import {
 import { STORE_TYPES, type StoreType } from '#shared/domain/stores/model.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
 import { rollupDeps } from '#shared/wiring/attribution.ts';
-import { recountDeps } from '#shared/wiring/contacts.ts';
+import { indexContactsDeps, recountDeps } from '#shared/wiring/contacts.ts';
 import { resumeSending } from '#shared/wiring/sending.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
@@ -47,6 +48,7 @@ const USAGE = `Usage:
   npm run admin -- store daily-send-cap --store <storeId> --cap <emails per UTC day, 0 for none | default>
   npm run admin -- store count-contacts --store <storeId>
   npm run admin -- store rollup-stats --store <storeId>
+  npm run admin -- store index-contacts --store <storeId>
   npm run admin -- store influence-window --store <storeId> --days <1-30 | default>
   npm run admin -- store list
   npm run admin -- account create-main --name <name>
@@ -200,6 +202,15 @@ const run = async () => {
         `${storeId}: ${stepsMoved} email steps' counters moved to their flows; the month counters of ` +
           `${scopes.length} scopes rebuilt from their days; stats over more than 92 days now read months.`,
       );
+    } else if (action === 'index-contacts') {
+      const storeId = values.store ?? fail('--store is required');
+      let shown = Date.now();
+      const count = await indexStoreContacts(indexContactsDeps(), storeId, (read) => {
+        if (Date.now() - shown < 5000) return;
+        shown = Date.now();
+        console.log(`  ${read} contacts indexed…`);
+      });
+      console.log(`${storeId}: ${count} contacts indexed; the console finds each by phone and name.`);
     } else if (action === 'list') {
       for (const store of await deps.stores.list()) {
         console.log(

@@ -1,9 +1,11 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/contacts?email=`: the console's contact page (issue 17): find a contact
- * by email; its profile, suppression and one timeline of events, flow decisions (the explain view) and runs.
+ * `GET {base_url}/back-office/stores/{storeId}/contacts?q=|email=|phone=|name=|id=[&cursor=]`: the console's contact
+ * page (issue 17): find contacts by email, phone or name (a page of results, or the one match's profile); a contact's
+ * profile, suppression and one timeline of events, flow decisions (the explain view), runs and emails with what SES
+ * reported. A malformed search answers 400 on the page.
  */
 
-import { contactView } from '#shared/domain/console/contact-view.ts';
+import { contactPageView } from '#shared/domain/console/contact-view.ts';
 import { contactPage } from '#shared/http/console/contact-page.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
 import { httpRoute } from '#shared/http/route.ts';
@@ -19,9 +21,6 @@ export const handler = httpRoute({
     const opened = await openConsoleStore(event, path.storeId);
     if ('refused' in opened) return opened.refused;
     const { store } = opened;
-    return contactPage(
-      store,
-      query.email ? await contactView(contactViewDeps(), store.storeId, query.email) : undefined,
-    );
+    return contactPage(store, query, await contactPageView(contactViewDeps(), store.storeId, query));
   },
 });

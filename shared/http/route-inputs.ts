@@ -21,8 +21,20 @@ export const ConsoleFlowPath = v.object({
   storeId: text('The store id (`st_…`)'),
   flowId: text('The flow id (`fl_…`)'),
 });
-/** The contact page's search: an email address (none: the search form alone). */
-export const ConsoleContactsQuery = v.object({ email: optionalText('The email address to look up, any case') });
+/**
+ * The contact page: a search (none: the form alone), a contact, or a page of results (docs/console.md "Contacts";
+ * the matching rules: `shared/domain/contacts/contact-search.ts`).
+ */
+export const ConsoleContactsQuery = v.object({
+  q: optionalText(
+    'An email address, phone number or name: read as an address with an `@`, as a phone number when it has only digits, spaces and `+ ( ) . - /`, as a name otherwise',
+  ),
+  email: optionalText('The email address to look up, any case'),
+  phone: optionalText('A phone number, matched exactly once normalised (digits, and a leading `+`)'),
+  name: optionalText('The start of a first name, a last name or a whole name, any case and accents'),
+  id: optionalText('A contact of the store by its customer id (`id` of its `customers` event)'),
+  cursor: optionalText('Opaque: where the previous page of results ended'),
+});
 /** The new-flow form (`GET` shows it empty). */
 export const NewFlowForm = v.object({
   preset: optionalText('The preset (`trigger` of `GET /api/v1/flows/presets`)'),

@@ -1,8 +1,9 @@
 /** Wiring of the console's pages to their adapters (built once per warm function). */
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
+import { dynamoContactSearchIndex } from '#shared/adapters/dynamodb/contact-search.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
-import { dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
+import { dynamoContactEmails, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
 import {
   dynamoContactActivity,
@@ -38,10 +39,16 @@ export const flowDetailDeps = /* @__PURE__ */ lazy(
   }),
 );
 
-/** The contact page: contacts by email, suppressions, the address's activity, evaluations and runs. */
+/**
+ * The contact page: contacts by email, id, phone or name; suppressions, the address's activity, evaluations, runs and
+ * emails.
+ */
 export const contactViewDeps = /* @__PURE__ */ lazy(
   (): ContactViewDeps => ({
     contacts: dynamoContactsByEmail(),
+    customers: dynamoCustomerRepository(),
+    search: dynamoContactSearchIndex(),
+    emails: dynamoContactEmails(),
     suppressions: dynamoSuppressions(),
     activity: dynamoContactActivity(),
     evaluations: dynamoFlowEvaluations(),

@@ -2,9 +2,11 @@
 
 import { dynamoContactCounts, recountContacts } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoContactDirectory, dynamoExportPositions } from '#shared/adapters/dynamodb/contact-export.ts';
+import { dynamoContactSearchIndex } from '#shared/adapters/dynamodb/contact-search.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { s3ExportPages } from '#shared/adapters/s3/export-pages.ts';
 import type { RecountDeps } from '#shared/domain/contacts/contact-counts.ts';
+import type { IndexContactsDeps } from '#shared/domain/contacts/contact-search.ts';
 import type { ExportDeps } from '#shared/domain/contacts/export-contacts.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
@@ -20,3 +22,9 @@ export const exportDeps = /* @__PURE__ */ lazy(
 
 /** Counting a store's contacts again (the admin command). */
 export const recountDeps = (): RecountDeps => ({ stores: dynamoStoreRepository(), recount: recountContacts });
+
+/** Indexing a store's contacts for the console's search (the admin command). */
+export const indexContactsDeps = (): IndexContactsDeps => ({
+  stores: dynamoStoreRepository(),
+  index: dynamoContactSearchIndex(),
+});

@@ -2,7 +2,11 @@
 
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
-import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
+import {
+  dynamoContactEmails,
+  dynamoSentMessages,
+  dynamoSuppressions,
+} from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
@@ -37,6 +41,7 @@ export const emailEventDeps = /* @__PURE__ */ lazy(
     ...unsubscribeDeps(),
     sentMessages: dynamoSentMessages(),
     reputation: dynamoStoreReputation(),
+    contactEmails: dynamoContactEmails(),
   }),
 );
 

@@ -1,6 +1,7 @@
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
 import { adjustContactCounts } from './contact-counts.ts';
+import { syncContactLookups } from './contact-search.ts';
 import { itemMeta, keys } from './keys.ts';
 import { revisionedRepository } from './revisioned.ts';
 
@@ -23,9 +24,11 @@ export const dynamoCustomerRepository = (): CustomerRepository =>
     key: keys.customer,
     idOf: (customer) => customer.originId,
     indexKeys: customerIndexKeys,
-    // The export's counters follow a new contact, or a creation time that changed.
+    // The export's counters follow a new contact, or a creation time that changed; the search's lookup items a phone
+    // or name that changed (a save that changes neither writes nothing more).
     afterSave: async (customer, replaced) => {
       const before = replaced === undefined ? undefined : Number(replaced.createdAt);
       if (before !== customer.createdAt) await adjustContactCounts(customer.storeId, before, customer.createdAt);
+      await syncContactLookups(customer, replaced);
     },
   });

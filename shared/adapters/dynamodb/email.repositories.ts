@@ -1,11 +1,18 @@
 /** The store's suppression list and the record of every message handed to SES. */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import type { SentMessage } from '#shared/domain/email/model.ts';
-import type { SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
+import {
+  CONTACT_EMAIL_RETENTION_SECONDS,
+  type ContactEmail,
+  type EmailOutcome,
+  type SentMessage,
+  SUBJECT_KEPT_CHARS,
+} from '#shared/domain/email/model.ts';
+import type { ContactEmails, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
 import { batchGet, batchPut } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
-import { getRecord, isConditionFailure, putIfAbsent, tableName } from './table.ts';
+import { queryPage } from './query.ts';
+import { getRecord, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
 
 /**
  * Sent messages are kept this long: SES events (opens and clicks especially) keep coming for weeks after a send, and
@@ -31,16 +38,93 @@ export const dynamoSuppressions = (): Suppressions => ({
   },
 });
 
+/** The recipient's record of one email (`ContactEmail`), before any event. */
+const contactEmailItem = (message: Omit<SentMessage, 'subject'>, subject: string | undefined) => {
+  const email = message.rcptTo.toLowerCase();
+  const record: ContactEmail = {
+    messageId: message.messageId,
+    storeId: message.storeId,
+    email,
+    kind: message.kind,
+    transmissionId: message.transmissionId,
+    ...(message.flowId ? { flowId: message.flowId } : {}),
+    ...(message.stepId ? { stepId: message.stepId } : {}),
+    ...(subject ? { subject: subject.slice(0, SUBJECT_KEPT_CHARS) } : {}),
+    sentAt: message.sentAt,
+  };
+  return {
+    ...keys.contactEmail(message.storeId, email, message.sentAt, message.messageId),
+    ...itemMeta('contactEmail'),
+    ...record,
+    expiresAt: Math.floor(message.sentAt / 1000) + CONTACT_EMAIL_RETENTION_SECONDS,
+  };
+};
+
+/**
+ * Each outcome's update: first delivery, first open, failure and opt-out keep their first time; a click counts and
+ * keeps the latest (a redelivered click, same time, is not counted again); a bounce keeps the latest with its reason.
+ */
+const NOTES: Record<EmailOutcome, { set: string; condition?: string; count?: boolean; detail?: string }> = {
+  delivered: { set: 'deliveredAt = if_not_exists(deliveredAt, :at)' },
+  opened: { set: 'openedAt = if_not_exists(openedAt, :at)' },
+  clicked: {
+    set: 'clickedAt = :at, #detail = :detail',
+    condition: 'attribute_not_exists(clickedAt) OR clickedAt <> :at',
+    count: true,
+    detail: 'link',
+  },
+  bounced: { set: 'bouncedAt = :at, #detail = :detail', detail: 'bounce' },
+  complained: { set: 'complainedAt = if_not_exists(complainedAt, :at)' },
+  unsubscribed: { set: 'unsubscribedAt = if_not_exists(unsubscribedAt, :at)' },
+  failed: {
+    set: 'failedAt = if_not_exists(failedAt, :at), #detail = if_not_exists(#detail, :detail)',
+    detail: 'failure',
+  },
+};
+
+export const dynamoContactEmails = (): ContactEmails => ({
+  async note(message, outcome, at, detail) {
+    const note = NOTES[outcome];
+    await dynamo()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.contactEmail(message.storeId, message.rcptTo, message.sentAt, message.messageId),
+          UpdateExpression: `SET ${note.set}${note.count ? ' ADD clicks :one' : ''}`,
+          // Only an email recorded at its send: an event creates no record of its own.
+          ConditionExpression: `attribute_exists(pk)${note.condition ? ` AND (${note.condition})` : ''}`,
+          ExpressionAttributeValues: {
+            ':at': at,
+            ...(note.detail ? { ':detail': (detail ?? '').slice(0, SUBJECT_KEPT_CHARS) } : {}),
+            ...(note.count ? { ':one': 1 } : {}),
+          },
+          ...(note.detail ? { ExpressionAttributeNames: { '#detail': note.detail } } : {}),
+        }),
+      )
+      .catch(ignoreConditionFailure);
+  },
+
+  async latest(storeId, email, limit) {
+    const page = await queryPage<ContactEmail>({ partition: keys.contactEmails(storeId, email).pk, page: { limit } });
+    return page.items;
+  },
+});
+
 export const dynamoSentMessages = (): SentMessages => ({
   async record(messages) {
-    // A message id is unique, so a redelivered record rewrites the same item with the same content.
+    // A message id is unique, so a redelivered record rewrites the same items with the same content (a contact's
+    // email record rewritten after its first events would lose them; SES reports seconds later, the record is
+    // rewritten only by a retry right after the send).
     await batchPut(
-      messages.map((message) => ({
-        ...keys.sentMessage(message.messageId),
-        ...itemMeta('sentMessage'),
-        ...message,
-        expiresAt: Math.floor(message.sentAt / 1000) + SENT_MESSAGE_TTL_SECONDS,
-      })),
+      messages.flatMap(({ subject, ...message }) => [
+        {
+          ...keys.sentMessage(message.messageId),
+          ...itemMeta('sentMessage'),
+          ...message,
+          expiresAt: Math.floor(message.sentAt / 1000) + SENT_MESSAGE_TTL_SECONDS,
+        },
+        contactEmailItem(message, subject),
+      ]),
     );
   },
 

@@ -9,6 +9,8 @@
  * | event    | STORE#<storeId>#EVENT#<sourceId>     | EVENT     |                                         |                                      |
  * | rate     | RATE#<key>#<epochSecond>             | RATE      |                                         |                                      |
  * | customer | STORE#<storeId>#CUSTOMER#<originId>  | CUSTOMER  | STORE#<storeId>#CUSTOMERS / <createdAt>#<id> | STORE#<storeId>#EMAIL#<email> / <originId> |
+ * | contactLookup (phone) | STORE#<storeId>#PHONE#<phone> | <originId> |                                 |                                      |
+ * | contactLookup (name) | STORE#<storeId>#NAME#<first character> | <name term>#<originId> |               |                                      |
  * | product  | STORE#<storeId>#PRODUCT#<productId>  | PRODUCT   |                                         |                                      |
  * | order    | STORE#<storeId>#ORDER#<orderId>      | ORDER     |                                         |                                      |
  * | cart     | STORE#<storeId>#CART#<token>         | CART      |                                         |                                      |
@@ -33,6 +35,7 @@
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
  * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
  * | sentMessage | MESSAGE#<sesMessageId>            | MESSAGE   |                                         |                                      |
+ * | contactEmail | STORE#<storeId>#EMAILS#<email>   | <sentAt>#<sesMessageId> |                           |                                      |
  * | sender   | STORE#<storeId>#SENDERS              | DOMAIN#<domain> |                                   |                                      |
  * | sendBatch | STORE#<storeId>#SEND#<batchId>      | BATCH     | STORE#<storeId>#SENDS / <createdAt>#<batchId> |                                |
  * | sendRecipient | STORE#<storeId>#SEND#<batchId>  | RCPT#<index> |                                      |                                      |
@@ -63,6 +66,7 @@ export type Entity =
   | 'event'
   | 'rate'
   | 'customer'
+  | 'contactLookup'
   | 'product'
   | 'order'
   | 'cart'
@@ -81,6 +85,7 @@ export type Entity =
   | 'importSlot'
   | 'suppression'
   | 'sentMessage'
+  | 'contactEmail'
   | 'sender'
   | 'sendBatch'
   | 'sendRecipient'
@@ -188,6 +193,24 @@ export const keys = {
     gsi2pk: `STORE#${storeId}#EMAIL#${email.toLowerCase()}`,
     gsi2sk: originId,
   }),
+  /**
+   * The console's contact search (docs/contacts.md "Search"): one item per contact and normalised phone, and per
+   * contact and name term (`first last`, `last first`), written with the contact when they change. Name terms are
+   * spread over one partition per first character, so a prefix always names its partition.
+   */
+  contactByPhone: (storeId: string, phone: string, originId: string) => ({
+    pk: `STORE#${storeId}#PHONE#${phone}`,
+    sk: originId,
+  }),
+  contactByName: (storeId: string, term: string, originId: string) => ({
+    pk: `STORE#${storeId}#NAME#${[...term][0] ?? ''}`,
+    sk: `${term}#${originId}`,
+  }),
+  /** The partition and sort-key prefix of the name terms starting with `prefix` (not empty). */
+  contactsByNamePrefix: (storeId: string, prefix: string) => ({
+    pk: `STORE#${storeId}#NAME#${[...prefix][0] ?? ''}`,
+    prefix,
+  }),
   product: (storeId: string, productId: string) => ({ pk: `STORE#${storeId}#PRODUCT#${productId}`, sk: 'PRODUCT' }),
   order: (storeId: string, orderId: string) => ({ pk: `STORE#${storeId}#ORDER#${orderId}`, sk: 'ORDER' }),
   cart: (storeId: string, token: string) => ({ pk: `STORE#${storeId}#CART#${token}`, sk: 'CART' }),
@@ -226,6 +249,12 @@ export const keys = {
     sk: 'SUPPRESSION',
   }),
   sentMessage: (messageId: string) => ({ pk: `MESSAGE#${messageId}`, sk: 'MESSAGE' }),
+  /** The emails sent to an address, in send order, each with what SES reported of it (the console's contact timeline). */
+  contactEmails: (storeId: string, email: string) => ({ pk: `STORE#${storeId}#EMAILS#${email.toLowerCase()}` }),
+  contactEmail: (storeId: string, email: string, sentAt: number, messageId: string) => ({
+    pk: `STORE#${storeId}#EMAILS#${email.toLowerCase()}`,
+    sk: `${pad(sentAt, 15)}#${messageId}`,
+  }),
   senders: (storeId: string) => ({ pk: `STORE#${storeId}#SENDERS` }),
   sender: (storeId: string, domain: string) => ({
     pk: `STORE#${storeId}#SENDERS`,

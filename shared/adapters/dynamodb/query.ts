@@ -68,26 +68,29 @@ const decodeCursor = (
 };
 
 /**
- * One page of a table or index partition, newest first. Page cursors are the position, opaque to callers; one of
- * another list (or store) is refused. On an index, `itemPrefix` (when given) is what the table `pk` of the cursor's
- * item must start with.
+ * One page of a table or index partition, newest first (`ascending`: oldest first). Page cursors are the position,
+ * opaque to callers; one of another list (or store) is refused. On an index, `itemPrefix` (when given) is what the
+ * table `pk` of the cursor's item must start with. On the table, `sortPrefix` keeps the items whose `sk` starts with it.
  */
 export const queryPage = async <T>(options: {
   index?: 'gsi1';
   partition: string;
   page: { limit: number; cursor?: string };
   itemPrefix?: string;
+  sortPrefix?: string;
+  ascending?: boolean;
 }): Promise<{ items: T[]; nextCursor?: string }> => {
-  const { index, partition, page, itemPrefix } = options;
+  const { index, partition, page, itemPrefix, sortPrefix } = options;
   const partitionKey = index ? `${index}pk` : 'pk';
   const attributes = index ? ['pk', 'sk', `${index}pk`, `${index}sk`] : ['pk', 'sk'];
+  const bySort = sortPrefix !== undefined && !index;
   const result = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
       ...(index ? { IndexName: index } : {}),
-      KeyConditionExpression: `${partitionKey} = :pk`,
-      ExpressionAttributeValues: { ':pk': partition },
-      ScanIndexForward: false,
+      KeyConditionExpression: `${partitionKey} = :pk${bySort ? ' AND begins_with(sk, :prefix)' : ''}`,
+      ExpressionAttributeValues: { ':pk': partition, ...(bySort ? { ':prefix': sortPrefix } : {}) },
+      ScanIndexForward: options.ascending === true,
       Limit: page.limit,
       ...(page.cursor
         ? {
@@ -95,7 +98,9 @@ export const queryPage = async <T>(options: {
               page.cursor,
               attributes,
               (key) =>
-                key[partitionKey] === partition && (itemPrefix === undefined || (key.pk ?? '').startsWith(itemPrefix)),
+                key[partitionKey] === partition &&
+                (itemPrefix === undefined || (key.pk ?? '').startsWith(itemPrefix)) &&
+                (!bySort || (key.sk ?? '').startsWith(sortPrefix)),
             ),
           }
         : {}),

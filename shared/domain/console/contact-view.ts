@@ -1,14 +1,18 @@
 /**
- * The console's contact page (issue 17): find a contact by email address; its profile (fields, consent, tags,
- * suppression), and one timeline of what happened to the address: the events that reached the flows, every flow's
- * decision about it (entered, or skipped and why: the explain view) and each run's steps (waits, emails sent).
+ * The console's contact page (issue 17): find contacts by email address, phone or name (`contact-search.ts`); a
+ * contact's profile (fields, consent, tags, suppression), and one timeline of what happened to its address: the events
+ * that reached the flows, every flow's decision about it (entered, or skipped and why: the explain view), each run's
+ * steps (waits, emails sent), and the emails sent to it with what SES reported of each (delivery, open, click, bounce,
+ * complaint).
  */
 
 import type { Clock } from '#shared/domain/clock.ts';
-import type { ContactsByEmail } from '#shared/domain/contacts/ports.ts';
+import { type ContactSearch, parseContactSearch, searchContacts } from '#shared/domain/contacts/contact-search.ts';
+import type { ContactSearchIndex, ContactsByEmail } from '#shared/domain/contacts/ports.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
-import type { Suppressions } from '#shared/domain/email/ports.ts';
-import { normalEmail } from '#shared/domain/flows/contact-facts.ts';
+import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
+import type { ContactEmail, EmailOutcome, MessageKind } from '#shared/domain/email/model.ts';
+import type { ContactEmails, Suppressions } from '#shared/domain/email/ports.ts';
 import type {
   ContactActivity,
   FlowEvaluationRepository,
@@ -16,15 +20,18 @@ import type {
   FlowRunRepository,
 } from '#shared/domain/flows/ports.ts';
 import type { FlowEvaluation, FlowRun } from '#shared/domain/flows/run.ts';
-import { validationError } from '#shared/errors.ts';
+import { AppError } from '#shared/errors.ts';
 
-/** Evaluations read for the timeline (newest first), and how far back the events go. */
+/** Evaluations and emails read for the timeline (newest first), and how far back the events go. */
 export const CONTACT_EVALUATIONS = 50;
+export const CONTACT_EMAILS = 50;
 export const CONTACT_EVENTS_DAYS = 90;
-const MAX_EMAIL_CHARS = 254;
 
 export interface ContactViewDeps {
   readonly contacts: ContactsByEmail;
+  readonly customers: Pick<CustomerRepository, 'get'>;
+  readonly search: Pick<ContactSearchIndex, 'byPhone' | 'byNamePrefix'>;
+  readonly emails: Pick<ContactEmails, 'latest'>;
   readonly suppressions: Pick<Suppressions, 'suppressedAmong'>;
   readonly activity: Pick<ContactActivity, 'since'>;
   readonly evaluations: Pick<FlowEvaluationRepository, 'listForContact'>;
@@ -51,29 +58,78 @@ export type TimelineEntry =
       readonly event: string;
       readonly stepId?: string;
       readonly detail?: string;
+    }
+  | {
+      readonly type: 'email';
+      /** When it was sent. */
+      readonly at: number;
+      readonly kind: MessageKind;
+      /** The flow run or bulk batch that sent it. */
+      readonly transmissionId: string;
+      readonly flowId?: string;
+      readonly flowName?: string;
+      readonly stepId?: string;
+      readonly subject?: string;
+      /** What SES reported, oldest first. */
+      readonly outcomes: readonly EmailOutcomeEntry[];
     };
 
+export interface EmailOutcomeEntry {
+  readonly outcome: EmailOutcome;
+  readonly at: number;
+  /** A bounce's or failure's reason, the latest click's link. */
+  readonly detail?: string;
+  /** Clicks counted (`clicked` only). */
+  readonly count?: number;
+}
+
 export interface ContactView {
-  readonly email: string;
-  /** Every contact of the store with the address (usually one). */
+  /** The address whose timeline is shown (none for a contact without one). */
+  readonly email?: string;
+  /** The contacts shown: every contact of the store with the address (usually one), or the one opened. */
   readonly contacts: readonly Customer[];
   readonly suppressed: boolean;
   /** Newest first. */
   readonly timeline: readonly TimelineEntry[];
 }
 
-/** The contact page for `email` (trimmed, any case); 400 for something that is not an address. */
-export const contactView = async (deps: ContactViewDeps, storeId: string, email: string): Promise<ContactView> => {
-  const address = normalEmail(email);
-  if (!address || address.length > MAX_EMAIL_CHARS || !/^[^\s@]+@[^\s@]+$/.test(address)) {
-    throw validationError('email must be an email address');
-  }
+/** An email's outcomes, oldest first. */
+export const outcomesOf = (email: ContactEmail): EmailOutcomeEntry[] => {
+  const entries: (EmailOutcomeEntry | undefined)[] = [
+    email.deliveredAt === undefined ? undefined : { outcome: 'delivered', at: email.deliveredAt },
+    email.openedAt === undefined ? undefined : { outcome: 'opened', at: email.openedAt },
+    email.clickedAt === undefined
+      ? undefined
+      : {
+          outcome: 'clicked',
+          at: email.clickedAt,
+          ...(email.link ? { detail: email.link } : {}),
+          ...(email.clicks === undefined ? {} : { count: email.clicks }),
+        },
+    email.bouncedAt === undefined
+      ? undefined
+      : { outcome: 'bounced', at: email.bouncedAt, ...(email.bounce ? { detail: email.bounce } : {}) },
+    email.complainedAt === undefined ? undefined : { outcome: 'complained', at: email.complainedAt },
+    email.unsubscribedAt === undefined ? undefined : { outcome: 'unsubscribed', at: email.unsubscribedAt },
+    email.failedAt === undefined
+      ? undefined
+      : { outcome: 'failed', at: email.failedAt, ...(email.failure ? { detail: email.failure } : {}) },
+  ];
+  return entries.filter((e): e is EmailOutcomeEntry => e !== undefined).sort((a, b) => a.at - b.at);
+};
+
+/** The timeline of one address in the store, and whether the store suppressed it. */
+const timelineOf = async (
+  deps: ContactViewDeps,
+  storeId: string,
+  address: string,
+): Promise<{ suppressed: boolean; timeline: TimelineEntry[] }> => {
   const since = deps.clock.now() - CONTACT_EVENTS_DAYS * 86_400_000;
-  const [contacts, suppressed, events, page, flows] = await Promise.all([
-    deps.contacts.find(storeId, address),
+  const [suppressed, events, page, emails, flows] = await Promise.all([
     deps.suppressions.suppressedAmong(storeId, [address]),
     deps.activity.since(storeId, address, since),
     deps.evaluations.listForContact(storeId, address, { limit: CONTACT_EVALUATIONS }),
+    deps.emails.latest(storeId, address, CONTACT_EMAILS),
     deps.flows.list(storeId),
   ]);
   const names = new Map(flows.map((flow) => [flow.id, flow.name]));
@@ -117,6 +173,99 @@ export const contactView = async (deps: ContactViewDeps, storeId: string, email:
           };
         }),
     ),
+    ...emails.map((email): TimelineEntry => {
+      const flowName = email.flowId ? names.get(email.flowId) : undefined;
+      return {
+        type: 'email',
+        at: email.sentAt,
+        kind: email.kind,
+        transmissionId: email.transmissionId,
+        ...(email.flowId ? { flowId: email.flowId } : {}),
+        ...(flowName ? { flowName } : {}),
+        ...(email.stepId ? { stepId: email.stepId } : {}),
+        ...(email.subject ? { subject: email.subject } : {}),
+        outcomes: outcomesOf(email),
+      };
+    }),
   ].sort((a, b) => b.at - a.at);
-  return { email: address, contacts, suppressed: suppressed.has(address), timeline };
+  return { suppressed: suppressed.has(address), timeline };
+};
+
+/** The contact page for an address (any case): every contact of the store with it, and its timeline. */
+export const contactView = async (deps: ContactViewDeps, storeId: string, address: string): Promise<ContactView> => {
+  const [contacts, { suppressed, timeline }] = await Promise.all([
+    deps.contacts.find(storeId, address),
+    timelineOf(deps, storeId, address),
+  ]);
+  return { email: address, contacts, suppressed, timeline };
+};
+
+/** One contact's page: its profile, and the timeline of its address (none without one). */
+export const contactProfile = async (deps: ContactViewDeps, contact: Customer): Promise<ContactView> => {
+  const address = contact.email?.trim().toLowerCase();
+  if (!address) return { contacts: [contact], suppressed: false, timeline: [] };
+  return { email: address, contacts: [contact], ...(await timelineOf(deps, contact.storeId, address)) };
+};
+
+/** The contact page's query: a search (`q`, or `email`, `phone`, `name`), a contact (`id`), a page (`cursor`). */
+export interface ContactPageQuery {
+  readonly q?: string | undefined;
+  readonly email?: string | undefined;
+  readonly phone?: string | undefined;
+  readonly name?: string | undefined;
+  readonly id?: string | undefined;
+  readonly cursor?: string | undefined;
+}
+
+/** What the contact page shows. */
+export type ContactPageView =
+  | { readonly type: 'form' }
+  /** A malformed search or cursor, and why (400). */
+  | { readonly type: 'refused'; readonly message: string }
+  | { readonly type: 'profile'; readonly search?: ContactSearch; readonly view: ContactView }
+  | { readonly type: 'missing'; readonly id: string }
+  | {
+      readonly type: 'results';
+      readonly search: Exclude<ContactSearch, { kind: 'email' }>;
+      readonly contacts: readonly Customer[];
+      readonly nextCursor?: string;
+    };
+
+/**
+ * The contact page: a contact by id; the contacts with an address; or a page of the contacts with a phone number or a
+ * name prefix, straight to the profile when the first page holds exactly one and no other follows. 400 for a search
+ * that is malformed or too long.
+ */
+export const contactPageView = async (
+  deps: ContactViewDeps,
+  storeId: string,
+  query: ContactPageQuery,
+): Promise<ContactPageView> => {
+  try {
+    return await pageView(deps, storeId, query);
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'validation') return { type: 'refused', message: error.message };
+    throw error;
+  }
+};
+
+const pageView = async (deps: ContactViewDeps, storeId: string, query: ContactPageQuery): Promise<ContactPageView> => {
+  if (query.id !== undefined) {
+    const contact = await deps.customers.get(storeId, query.id);
+    return contact ? { type: 'profile', view: await contactProfile(deps, contact) } : { type: 'missing', id: query.id };
+  }
+  const search = parseContactSearch(query);
+  if (!search) return { type: 'form' };
+  if (search.kind === 'email') return { type: 'profile', search, view: await contactView(deps, storeId, search.email) };
+  const page = await searchContacts(deps.search, storeId, search, query.cursor);
+  const [only] = page.items;
+  if (!query.cursor && !page.nextCursor && only && page.items.length === 1) {
+    return { type: 'profile', search, view: await contactProfile(deps, only) };
+  }
+  return {
+    type: 'results',
+    search,
+    contacts: page.items,
+    ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+  };
 };

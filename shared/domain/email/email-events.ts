@@ -16,7 +16,8 @@
  * | Send, DeliveryDelay | none                        |                                                          |
  *
  * Every callback has a deterministic event id built from the SES message id and the event's own time, so an event
- * SES or SQS delivers twice is emitted once.
+ * SES or SQS delivers twice is emitted once. Each event but Send and DeliveryDelay is also noted on the recipient's
+ * record of the email (`ContactEmails`: the console's contact timeline).
  */
 import { createHash } from 'node:crypto';
 import { emailClicked, emailEventCounted } from '#shared/domain/attribution/attribute.ts';
@@ -25,9 +26,10 @@ import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 import { PermanentError } from '#shared/errors.ts';
+import type { EmailOutcome } from './model.ts';
 import { EMAIL_TAGS } from './model.ts';
 import { sendDay } from './pacing.ts';
-import type { SentMessages, Suppressions } from './ports.ts';
+import type { ContactEmails, SentMessages, Suppressions } from './ports.ts';
 import type { StoreReputation } from './reputation.ts';
 import { bareAddress, type SesEvent, type SesMail } from './ses-event.ts';
 import { type UnsubscribeDeps, unsubscribe } from './unsubscribe.ts';
@@ -39,6 +41,8 @@ export interface EmailEventDeps extends UnsubscribeDeps {
   readonly webhooks: WebhookEvents;
   /** Deliveries, permanent bounces and complaints per store and day, for the sending guard (`reputation.ts`). */
   readonly reputation: Pick<StoreReputation, 'count'>;
+  /** The recipient's record of the email, for the console's contact timeline. */
+  readonly contactEmails: Pick<ContactEmails, 'note'>;
   readonly clock: Clock;
 }
 
@@ -64,6 +68,8 @@ interface Origin {
   readonly kind?: string;
   readonly flowId?: string;
   readonly stepId?: string;
+  /** When it was sent (known from the sent-message record only): addresses the recipient's record of it. */
+  readonly sentAt?: number;
 }
 
 const originOf = async (deps: EmailEventDeps, mail: SesMail): Promise<Origin | undefined> => {
@@ -77,6 +83,7 @@ const originOf = async (deps: EmailEventDeps, mail: SesMail): Promise<Origin | u
       kind: sent.kind,
       ...(sent.flowId ? { flowId: sent.flowId } : {}),
       ...(sent.stepId ? { stepId: sent.stepId } : {}),
+      sentAt: sent.sentAt,
     };
   }
   const storeId = mail.tags[EMAIL_TAGS.store]?.[0];
@@ -139,8 +146,19 @@ export const handleSesEvent = async (
     emailEventCounted(deps.attribution, storeId, touchOf(origin, event.at || deps.clock.now()), counter, eventId);
 
   const day = sendDay(event.at || deps.clock.now());
+  /** On the recipient's record of the email (none for an event that overtook the sent-message record). */
+  const note = async (outcome: EmailOutcome, detail?: string) => {
+    if (origin.sentAt === undefined) return;
+    await deps.contactEmails.note(
+      { storeId, rcptTo, sentAt: origin.sentAt, messageId },
+      outcome,
+      event.at || deps.clock.now(),
+      detail,
+    );
+  };
   switch (event.type) {
     case 'delivery':
+      await note('delivered');
       await deps.reputation.count(storeId, day, 'delivered');
       await counted('delivered', eventIdOf('delivery'));
       await emit(
@@ -160,6 +178,7 @@ export const handleSesEvent = async (
     case 'bounce': {
       const recipient = event.recipients.find((r) => r.email.toLowerCase() === rcptTo) ?? event.recipients[0];
       const kind = event.bounceSubType ? `${event.bounceType} (${event.bounceSubType})` : event.bounceType;
+      await note('bounced', `${kind}: ${recipient?.diagnosticCode ?? 'no diagnostic given'}`);
       await bounce(
         recipient?.diagnosticCode ?? `${kind} bounce`,
         recipient?.status ?? (event.bounceSubType || event.bounceType),
@@ -180,10 +199,12 @@ export const handleSesEvent = async (
     }
 
     case 'reject':
+      await note('failed', `rejected by SES: ${event.reason || 'no reason given'}`);
       await bounce(`Rejected by SES before sending: ${event.reason || 'no reason given'}`, 'ses_reject', 'reject');
       return { ...done, emitted: 'bounce' };
 
     case 'rendering_failure':
+      await note('failed', `not rendered: ${event.errorMessage || 'no detail given'}`);
       await bounce(
         `The message could not be rendered: ${event.errorMessage || 'no detail given'}`,
         'ses_rendering',
@@ -194,6 +215,7 @@ export const handleSesEvent = async (
     case 'open': {
       const first = await deps.sentMessages.firstOpen(messageId);
       if (!first && !options.redelivered) return { ...done, skipped: 'not the first open' };
+      await note('opened');
       await counted('opened', `email#${messageId}#initial_open`);
       await emit(
         'initial_open',
@@ -204,6 +226,7 @@ export const handleSesEvent = async (
     }
 
     case 'click':
+      await note('clicked', event.link);
       // The contact's last click (an order within the store's window is influenced by it) and the click count.
       await emailClicked(
         deps.attribution,
@@ -230,6 +253,7 @@ export const handleSesEvent = async (
     case 'subscription': {
       if (event.type === 'subscription' && !event.unsubscribed) return { ...done, skipped: 'not an opt-out' };
       const reason = event.type === 'complaint' ? 'complaint' : 'unsubscribed';
+      await note(event.type === 'complaint' ? 'complained' : 'unsubscribed');
       if (event.type === 'complaint') await deps.reputation.count(storeId, day, 'complained');
       await counted('unsubscribed', `email#${messageId}#unsubscribed`);
       await unsubscribe(deps, { storeId, email: rcptTo, transmissionId, reason });

@@ -102,4 +102,47 @@ export interface SentMessage {
   readonly stepId?: string;
   /** Epoch milliseconds. */
   readonly sentAt: number;
+  /** The subject as sent: kept on the contact's email record only (`ContactEmail`), cut to `SUBJECT_KEPT_CHARS`. */
+  readonly subject?: string;
+}
+
+/** How much of a subject, a link or a bounce's diagnostic the contact's email record keeps. */
+export const SUBJECT_KEPT_CHARS = 200;
+
+/**
+ * The contact's emails are kept as long as the rest of its timeline (the flows' activity and explain records): 90
+ * days after the send.
+ */
+export const CONTACT_EMAIL_RETENTION_SECONDS = 90 * 24 * 3600;
+
+/** What SES reported of an email, as the contact's timeline shows it. */
+export type EmailOutcome = 'delivered' | 'opened' | 'clicked' | 'bounced' | 'complained' | 'unsubscribed' | 'failed';
+
+/**
+ * One email to an address, with what SES reported of it: first delivery, first open, the latest click and how many,
+ * a bounce, a complaint, an opt-out, or a failure before sending (SES's reject or rendering failure). Bounded: a
+ * fixed set of fields per email, however many events SES sends. Epoch milliseconds.
+ */
+export interface ContactEmail {
+  readonly messageId: string;
+  readonly storeId: string;
+  /** Lower-cased. */
+  readonly email: string;
+  readonly kind: MessageKind;
+  readonly transmissionId: string;
+  readonly flowId?: string;
+  readonly stepId?: string;
+  readonly subject?: string;
+  readonly sentAt: number;
+  readonly deliveredAt?: number;
+  readonly openedAt?: number;
+  readonly clickedAt?: number;
+  readonly clicks?: number;
+  readonly link?: string;
+  readonly bouncedAt?: number;
+  readonly bounce?: string;
+  readonly complainedAt?: number;
+  readonly unsubscribedAt?: number;
+  readonly failedAt?: number;
+  readonly failure?: string;
 }

@@ -4,7 +4,15 @@
  */
 
 import type { SendBatch, SendRecipient } from './bulk-model.ts';
-import type { BulkEntryResult, OutboundBulk, OutboundEmail, SentMessage, Suppression } from './model.ts';
+import type {
+  BulkEntryResult,
+  ContactEmail,
+  EmailOutcome,
+  OutboundBulk,
+  OutboundEmail,
+  SentMessage,
+  Suppression,
+} from './model.ts';
 import type { SlotOwner } from './pacing.ts';
 import type { IdentityState, Sender } from './sender.ts';
 
@@ -144,12 +152,32 @@ export interface Suppressions {
   suppress(entry: Suppression): Promise<void>;
 }
 
-/** Messages handed to SES, by message id (SES events are matched back through these). */
+/**
+ * Messages handed to SES, by message id (SES events are matched back through these), and per recipient address with
+ * what SES reported of each (`ContactEmails`).
+ */
 export interface SentMessages {
+  /** Records each message, and its email on the recipient's record. */
   record(messages: readonly SentMessage[]): Promise<void>;
   get(messageId: string): Promise<SentMessage | undefined>;
   /** True the first time it is called for the message (the spec's `initial_open` is the first open only). */
   firstOpen(messageId: string): Promise<boolean>;
+}
+
+/** The emails sent to an address, each with what SES reported of it (the console's contact timeline). */
+export interface ContactEmails {
+  /**
+   * Notes an SES event on the message's email record (`at`: the event's time, epoch ms; `detail`: a bounce's or
+   * failure's reason, a click's link). A message without one (sent before the record existed, or expired) is left be.
+   */
+  note(
+    message: Pick<SentMessage, 'storeId' | 'rcptTo' | 'sentAt' | 'messageId'>,
+    outcome: EmailOutcome,
+    at: number,
+    detail?: string,
+  ): Promise<void>;
+  /** The latest `limit` emails to the address, newest first. */
+  latest(storeId: string, email: string, limit: number): Promise<ContactEmail[]>;
 }
 
 // ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions, lockout ──

@@ -196,6 +196,7 @@ const sendChunk = async (
               rcptTo: r.email,
               msgFrom: batch.from.email,
               sentAt: r.sentAt ?? deps.clock.now(),
+              subject: batch.subject,
             })),
           ),
         retry,

@@ -261,6 +261,7 @@ export const sendEmailStep = async (
         flowId: run.flowId,
         stepId: step.id,
         sentAt,
+        subject: rendered.subject,
       },
     ]),
   );

@@ -323,7 +323,7 @@ const MATRIX: Record<string, Row> = {
   'GET main /back-office/stores/{storeId}/contacts': {
     kind: 'public',
     reason:
-      'Console page: the session cookie is the credential; a store the account may not open answers 404, and an address is looked up in the opened store only (test/integration/console/console-browser.test.ts)',
+      'Console page: the session cookie is the credential; a store the account may not open answers 404, and an address, phone, name or customer id is looked up in the opened store only (test/integration/console/console-contacts.test.ts)',
   },
   'GET main /back-office/stores/{storeId}/new-flow': {
     kind: 'public',

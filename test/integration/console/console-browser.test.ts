@@ -290,8 +290,8 @@ describe('the console contact page in headless Chromium', SLOW_MACHINE, () => {
     await signedIn(async (page) => {
       await page.goto(`${runtime.urls.main}/back-office/stores/${store.storeId}`);
       await Promise.all([page.waitForURL(/\/contacts$/), page.click('a:has-text("Find a contact")')]);
-      await page.fill('#email', email.toUpperCase());
-      await Promise.all([page.waitForURL(/email=/), page.click('form[role=search] button[type=submit]')]);
+      await page.fill('#q', email.toUpperCase());
+      await Promise.all([page.waitForURL(/q=/), page.click('form[role=search] button[type=submit]')]);
       expect(await text(page, '#profile-heading')).toBe(email);
       const profile = await text(page, 'dl.profile');
       expect(profile).toContain('Ada');

@@ -8,8 +8,10 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { batchPut } from '#shared/adapters/dynamodb/batch.ts';
 import { dynamoContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
-import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { dynamoContactSearchIndex } from '#shared/adapters/dynamodb/contact-search.ts';
+import { customerItem, dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
@@ -142,6 +144,34 @@ describe('npm run admin -- store', () => {
     expect(total).toBe(3);
 
     const unknown = await admin('store', 'count-contacts', '--store', 'st_doesnotexist');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No store st_doesnotexist');
+  });
+
+  it('indexes the contacts of a store saved before the search, so the console finds them by phone and name', async () => {
+    const storeId = field((await admin('store', 'create', '--name', 'Index Shop')).stdout, 'storeId');
+    // Written as before the search existed: the contacts alone, without their lookup items.
+    await batchPut([
+      customerItem(
+        contact(storeId, 1_700_000_000, { firstName: 'Grace', lastName: 'Hopper', phone: '+1 212 555 0100' }),
+      ),
+      customerItem(contact(storeId, 1_700_000_001, { firstName: 'Alan', lastName: 'Turing' })),
+    ]);
+    const index = dynamoContactSearchIndex();
+    expect((await index.byNamePrefix(storeId, 'hop', { limit: 20 })).items).toEqual([]);
+
+    const run = await admin('store', 'index-contacts', '--store', storeId);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`${storeId}: 2 contacts indexed`);
+    expect((await index.byNamePrefix(storeId, 'hop', { limit: 20 })).items.map((c) => c.lastName)).toEqual(['Hopper']);
+    expect((await index.byPhone(storeId, '+12125550100', { limit: 20 })).items.map((c) => c.lastName)).toEqual([
+      'Hopper',
+    ]);
+    expect((await index.byNamePrefix(storeId, 'turing a', { limit: 20 })).items.map((c) => c.firstName)).toEqual([
+      'Alan',
+    ]);
+
+    const unknown = await admin('store', 'index-contacts', '--store', 'st_doesnotexist');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No store st_doesnotexist');
   });

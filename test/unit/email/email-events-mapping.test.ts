@@ -37,6 +37,8 @@ const fakes = (sent: SentMessage[] = [SENT], customers: Customer[] = []) => {
   const suppressed: Suppression[] = [];
   const counted: { storeId: string; day: string; event: string }[] = [];
   const opened = new Set<string>();
+  const notes: { messageId: string; rcptTo: string; sentAt: number; outcome: string; at: number; detail?: string }[] =
+    [];
   const byKey = new Map(customers.map((c) => [`${c.storeId}#${c.originId}`, c]));
   const deps: EmailEventDeps = {
     attribution: memoryAttribution().store,
@@ -82,13 +84,18 @@ const fakes = (sent: SentMessage[] = [SENT], customers: Customer[] = []) => {
           ? { storeId, type: 'direct', name: 'Shop', keyHash: 'h', keyCipher: 'c', createdAt: 0 }
           : undefined,
     },
+    contactEmails: {
+      note: async (message, outcome, at, detail) => {
+        notes.push({ ...message, outcome, at, ...(detail === undefined ? {} : { detail }) });
+      },
+    },
     clock: { now: () => 1_700_000_500_000 },
   };
   const delivered = () => {
     const seen = new Set<string>();
     return emitted.filter((e) => !seen.has(e.eventId) && seen.add(e.eventId));
   };
-  return { deps, emitted, delivered, suppressed, byKey, counted };
+  return { deps, emitted, delivered, suppressed, byKey, counted, notes };
 };
 
 const mail: EventMail = {
@@ -270,6 +277,41 @@ describe('the spec eventData per eventType', () => {
       eventData: { rcpt_to: 'ada@example.com', transmission_id: 'tx_batch1' },
     });
     expect(suppressed.map((s) => s.reason)).toEqual(['complaint']);
+  });
+});
+
+describe("the recipient's record of the email (the console's contact timeline)", () => {
+  it('notes delivery, the first open, each click with its link, a bounce with its reason and a complaint', async () => {
+    const { deps, notes } = fakes();
+    const link = 'https://shop.example/p/1';
+    await handle(deps, notification({ type: 'delivery' }, AT));
+    await handle(deps, notification({ type: 'open', userAgent: 'UA' }, AT + 1_000));
+    await handle(deps, notification({ type: 'open', userAgent: 'UA' }, AT + 2_000));
+    await handle(deps, notification({ type: 'click', userAgent: 'UA', link }, AT + 3_000));
+    await handle(
+      deps,
+      notification({ type: 'bounce', bounceType: 'Transient', diagnostic: 'smtp; 452 full' }, AT + 4_000),
+    );
+    await handle(deps, notification({ type: 'complaint' }, AT + 5_000));
+    expect(notes.map(({ outcome, at, detail }) => [outcome, at - AT, detail])).toEqual([
+      ['delivered', 0, undefined],
+      // A later open is not the first: nothing more to note.
+      ['opened', 1_000, undefined],
+      ['clicked', 3_000, link],
+      ['bounced', 4_000, 'Transient (MailboxFull): smtp; 452 full'],
+      ['complained', 5_000, undefined],
+    ]);
+    // Addressed by the sent-message record: its store, recipient, send time and message id.
+    expect(new Set(notes.map((n) => `${n.messageId} ${n.rcptTo} ${n.sentAt}`))).toEqual(
+      new Set([`${SENT.messageId} ${SENT.rcptTo} ${SENT.sentAt}`]),
+    );
+  });
+
+  it('notes nothing for an event whose sent-message record is not there (its send time is unknown)', async () => {
+    const { deps, notes, emitted } = fakes([]);
+    await handle(deps, notification({ type: 'delivery' }));
+    expect(emitted).toHaveLength(1);
+    expect(notes).toEqual([]);
   });
 });
 
