@@ -4,19 +4,11 @@
  */
 
 import { webhooksView } from '#shared/domain/console/webhooks-view.ts';
-import { webhooksPage } from '#shared/http/console/webhooks-page.ts';
+import { resendNotice, webhooksPage } from '#shared/http/console/webhooks-page.ts';
 import { openConsoleStore } from '#shared/http/console-access.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { ConsoleStorePath, ConsoleWebhooksQuery } from '#shared/http/route-inputs.ts';
 import { webhooksViewDeps } from '#shared/wiring/console.ts';
-
-/** The notice after a re-send (the post's redirect carries what it did). */
-const noticeOf = (query: { resent?: string | undefined; more?: string | undefined }) => {
-  if (query.resent === undefined) return undefined;
-  const n = Number(query.resent);
-  const what = n === 1 ? '1 delivery re-sent' : `${Number.isFinite(n) ? n : 0} deliveries re-sent`;
-  return query.more === 'true' ? `${what}; more failed since then: re-send again for the rest.` : `${what}.`;
-};
 
 export const handler = httpRoute({
   api: 'backOffice',
@@ -27,6 +19,6 @@ export const handler = httpRoute({
     const opened = await openConsoleStore(event, path.storeId);
     if ('refused' in opened) return opened.refused;
     const views = await webhooksView(webhooksViewDeps(), opened.store.storeId);
-    return webhooksPage(opened.store, views, noticeOf(query));
+    return webhooksPage(opened.store, views, resendNotice(query));
   },
 });

@@ -273,7 +273,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send a failed delivery
-         * @description Sends a `failed` or `cancelled` delivery again to the topic's current subscription, with a fresh retry ladder; 409 for one still pending or delivered. At most 10 calls per second per store.
+         * @description Sends a `failed` or `cancelled` delivery again to the topic's current subscription, with a fresh retry ladder; 409 for one still pending or delivered. When another request or the delivery worker writes the delivery at the same moment, it is read again and re-sent if it is still failed or cancelled (409 as above if not); changed again during that second try, it answers 409 `The delivery is being changed by another request; retry` and nothing is queued. Never 500 for a concurrent change. At most 10 calls per second per store.
          *
          *     Host: main.
          */

@@ -90,6 +90,7 @@ export const FlowSettingsForm = v.pipe(
 /** The webhooks page after a re-send: what it did. */
 export const ConsoleWebhooksQuery = v.object({
   resent: optionalText('Deliveries the last re-send queued'),
+  skipped: optionalText('Deliveries the last re-send left as they were: they changed meanwhile'),
   more: optionalText('`true` when failed deliveries remain to re-send'),
 });
 /** The webhooks page's re-send forms: one delivery, or a subscription's failed deliveries since a time (UTC). */

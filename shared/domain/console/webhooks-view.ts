@@ -6,7 +6,7 @@
 import type { Delivery } from '#shared/domain/webhooks/delivery.ts';
 import { type ManageWebhookDeps, retryDelivery } from '#shared/domain/webhooks/manage-webhooks.ts';
 import type { Webhook } from '#shared/domain/webhooks/webhook.ts';
-import { notFound, validationError } from '#shared/errors.ts';
+import { isAppError, notFound, validationError } from '#shared/errors.ts';
 
 /** Deliveries shown per subscription, newest first (the success rate is over these). */
 export const DELIVERIES_SHOWN = 20;
@@ -40,21 +40,35 @@ export const webhooksView = async (
 export const resendOne = (deps: ManageWebhookDeps, storeId: string, deliveryId: string) =>
   retryDelivery(deps, storeId, deliveryId);
 
+/** What one "re-send failed since" did. */
+export interface ResendSummary {
+  readonly resent: number;
+  /**
+   * Deliveries not re-sent because they changed while this post ran (another request re-sent them first, the delivery
+   * worker was writing them, or the subscription went away): each answered 409 by `retryDelivery`, none fails the post.
+   */
+  readonly skipped: number;
+  /** True when failed deliveries remain beyond {@link MAX_RESENT}. */
+  readonly more: boolean;
+}
+
 /**
  * Re-sends every failed delivery of the subscription created at or after `since` (epoch ms), newest first, at most
- * {@link MAX_RESENT}; answers how many were re-sent and whether more remain.
+ * {@link MAX_RESENT}; answers how many were re-sent, how many were skipped for a concurrent change, and whether more
+ * remain.
  */
 export const resendFailedSince = async (
   deps: ManageWebhookDeps,
   storeId: string,
   webhookId: string,
   since: number,
-): Promise<{ resent: number; more: boolean }> => {
+): Promise<ResendSummary> => {
   if (!Number.isFinite(since)) throw validationError('since must be a date and time');
   if (!(await deps.webhooks.listForStore(storeId)).some((w) => w.id === webhookId)) {
     throw notFound('Webhook not found');
   }
   let resent = 0;
+  let skipped = 0;
   let cursor: string | undefined;
   for (;;) {
     const page = await deps.deliveries.listForWebhook(storeId, webhookId, {
@@ -62,13 +76,19 @@ export const resendFailedSince = async (
       ...(cursor ? { cursor } : {}),
     });
     for (const delivery of page.items) {
-      if (delivery.createdAt < since) return { resent, more: false };
+      if (delivery.createdAt < since) return { resent, skipped, more: false };
       if (delivery.status !== 'failed') continue;
-      if (resent >= MAX_RESENT) return { resent, more: true };
-      await retryDelivery(deps, storeId, delivery.id);
-      resent += 1;
+      if (resent >= MAX_RESENT) return { resent, skipped, more: true };
+      try {
+        await retryDelivery(deps, storeId, delivery.id);
+        resent += 1;
+      } catch (error) {
+        // Changed since the page was read (re-sent by another request, written by the worker): not this post's to fail.
+        if (!(isAppError(error) && error.kind === 'conflict')) throw error;
+        skipped += 1;
+      }
     }
-    if (!page.nextCursor) return { resent, more: false };
+    if (!page.nextCursor) return { resent, skipped, more: false };
     cursor = page.nextCursor;
   }
 };

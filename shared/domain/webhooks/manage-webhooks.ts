@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import type { Clock } from '#shared/domain/clock.ts';
 import { randomBase62 } from '#shared/domain/ids.ts';
+import { RevisionConflict } from '#shared/domain/repository.ts';
 import { checkedByUseCase, specMessage } from '#shared/domain/validation.ts';
 import { conflict, notFound } from '#shared/errors.ts';
 import { type Delivery, deliveryRecord } from './delivery.ts';
@@ -126,25 +127,46 @@ export const listDeliveries = async (
   return { list: page.items.map(deliveryRecord), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
 };
 
-/** `POST /webhooks/deliveries/{deliveryId}/retry`: sends a failed (or cancelled) delivery again, with a fresh ladder. */
+/** Writes of a re-send tried before a concurrent change answers 409: the first, and one more on a fresh read. */
+const RETRY_WRITE_TRIES = 2;
+/** The 409 message of a re-send whose delivery changed under both its writes. */
+export const DELIVERY_BUSY = 'The delivery is being changed by another request; retry';
+
+/**
+ * `POST /webhooks/deliveries/{deliveryId}/retry`: sends a failed (or cancelled) delivery again, with a fresh ladder.
+ *
+ * The write is conditional on the revision read. When another request (a second re-send) or the delivery worker changed
+ * the delivery in between, the delivery is read again and the checks run on what it is now: a delivery that is now
+ * `pending` or `delivered` (e.g. re-sent by the other request) answers 409 saying so; one still `failed` or `cancelled` is
+ * re-sent. A delivery changed again during that second try answers 409 "being changed by another request; retry".
+ * Nothing is queued unless the write succeeded, so a re-send never sends twice.
+ */
 export const retryDelivery = async (deps: ManageWebhookDeps, storeId: string, deliveryId: string | undefined) => {
-  const delivery = deliveryId ? await deps.deliveries.get(storeId, deliveryId) : undefined;
-  if (!delivery) throw notFound('Delivery not found');
-  if (delivery.status === 'pending' || delivery.status === 'delivered') {
-    throw conflict(`The delivery is ${delivery.status}; only failed or cancelled deliveries can be re-sent`);
+  for (let attempt = 1; ; attempt++) {
+    const delivery = deliveryId ? await deps.deliveries.get(storeId, deliveryId) : undefined;
+    if (!delivery) throw notFound('Delivery not found');
+    if (delivery.status === 'pending' || delivery.status === 'delivered') {
+      throw conflict(`The delivery is ${delivery.status}; only failed or cancelled deliveries can be re-sent`);
+    }
+    const webhook = await deps.webhooks.getByTopic(storeId, delivery.topic);
+    if (!webhook) throw conflict(`No webhook for topic ${delivery.topic} any more`);
+    const { reason: _reason, ...rest } = delivery;
+    const next: Delivery = {
+      ...rest,
+      webhookId: webhook.id,
+      url: webhook.url,
+      status: 'pending',
+      updatedAt: deps.clock.now(),
+      revision: delivery.revision + 1,
+    };
+    try {
+      await deps.deliveries.save(next, delivery.revision);
+    } catch (error) {
+      if (!(error instanceof RevisionConflict)) throw error;
+      if (attempt >= RETRY_WRITE_TRIES) throw conflict(DELIVERY_BUSY);
+      continue;
+    }
+    await deps.queue.enqueue(storeId, delivery.id);
+    return deliveryRecord(next);
   }
-  const webhook = await deps.webhooks.getByTopic(storeId, delivery.topic);
-  if (!webhook) throw conflict(`No webhook for topic ${delivery.topic} any more`);
-  const { reason: _reason, ...rest } = delivery;
-  const next: Delivery = {
-    ...rest,
-    webhookId: webhook.id,
-    url: webhook.url,
-    status: 'pending',
-    updatedAt: deps.clock.now(),
-    revision: delivery.revision + 1,
-  };
-  await deps.deliveries.save(next, delivery.revision);
-  await deps.queue.enqueue(storeId, delivery.id);
-  return deliveryRecord(next);
 };

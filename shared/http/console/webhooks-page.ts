@@ -7,6 +7,31 @@ import { STYLE, when } from './layout.ts';
 const attemptText = (attempt: WebhookView['deliveries'][number]['attempts'][number]) =>
   `${when(attempt.at)} ${attempt.outcome}${attempt.statusCode !== undefined ? ` (HTTP ${attempt.statusCode})` : ''}${attempt.error ? `: ${attempt.error}` : ''}`;
 
+/** A count carried in the page's query (`resent`, `skipped`): anything else than a positive integer reads 0. */
+const countOf = (text: string | undefined) => {
+  const n = Number(text ?? 0);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+};
+
+/**
+ * The notice after a re-send, from the post's redirect (`?resent=&skipped=&more=`): how many were re-sent, how many were
+ * skipped because they changed at the same time (another re-send, or the delivery worker), and whether more remain.
+ */
+export const resendNotice = (query: {
+  resent?: string | undefined;
+  skipped?: string | undefined;
+  more?: string | undefined;
+}): string | undefined => {
+  if (query.resent === undefined) return undefined;
+  const resent = countOf(query.resent);
+  const what = resent === 1 ? '1 delivery re-sent' : `${resent} deliveries re-sent`;
+  const done = query.more === 'true' ? `${what}; more failed since then: re-send again for the rest.` : `${what}.`;
+  const skipped = countOf(query.skipped);
+  if (skipped === 0) return done;
+  const which = skipped === 1 ? '1 delivery was not re-sent: it' : `${skipped} deliveries were not re-sent: they`;
+  return `${done} ${which} changed at the same time (re-sent by another request, or being delivered); see the status below.`;
+};
+
 /** `GET /back-office/stores/{storeId}/webhooks`: subscriptions, their latest deliveries, re-sending. */
 export const webhooksPage = (
   store: { storeId: string; name: string },

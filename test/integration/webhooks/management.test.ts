@@ -1,10 +1,14 @@
 /**
  * Webhook management over HTTP against the local runtime (spec "Webhook management", "Webhook record", "Errors",
  * "Limits", "Authentication"): the `{code, data}` answers, one subscription per topic, the validation messages, the
- * 401/404/409/429 answers, and that a store never reaches another store's subscriptions or deliveries.
+ * 401/404/409/429 answers (409 also for a re-send that loses a race with a concurrent write of the delivery), and that
+ * a store never reaches another store's subscriptions or deliveries.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoDeliveryRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
+import { type Delivery, deliveryIdOf } from '#shared/domain/webhooks/delivery.ts';
+import { addClientMiddleware } from '#test/support/aws-faults.ts';
 import { acceptedHeadless, sourceId, uid } from '#test/support/harness.ts';
 import { newStore, type TestStore } from '#test/support/local.ts';
 import {
@@ -415,6 +419,102 @@ describe('GET /api/v1/webhooks/{webHookId}/deliveries', () => {
       expect(answer.status).toBe(400);
       expect(answer.body).toEqual({ code: 400, message: expect.stringMatching(/cursor/) });
     }
+  });
+});
+
+describe('POST /api/v1/webhooks/deliveries/{deliveryId}/retry while the delivery is written concurrently', () => {
+  const deliveries = dynamoDeliveryRepository();
+
+  /** A store subscribed to a fresh receiver path, and one delivery of it that failed for good (written directly). */
+  const failedDelivery = async (name: string) => {
+    const store = await newStore(`Webhooks retry ${name}`);
+    const path = freshPath(name);
+    const hook = await subscribe(runtime, store, 'customer/newsletter', receiver.url(path));
+    const eventId = `newsletter#${uid(name)}`;
+    const now = Date.now();
+    const delivery: Delivery = {
+      storeId: store.storeId,
+      id: deliveryIdOf(hook.id, eventId),
+      webhookId: hook.id,
+      topic: 'customer/newsletter',
+      url: hook.url,
+      eventId,
+      body: JSON.stringify({ email: `${name}@example.com` }),
+      status: 'failed',
+      attempts: [{ at: now - 1000, statusCode: 503, latencyMs: 5, outcome: 'rejected' }],
+      reason: 'no HTTP 200 after 6 attempts',
+      createdAt: now - 60_000,
+      updatedAt: now - 1000,
+      revision: 7,
+    };
+    await deliveries.save(delivery, 0);
+    return { store, path, hook, delivery };
+  };
+
+  /**
+   * Another writer (the delivery worker, another request) changes the delivery just before each of the retry's next
+   * `times` writes of it reaches DynamoDB: a real conditional-write race, lost by the retry.
+   */
+  const interfere = (storeId: string, deliveryId: string, times: number) => {
+    const seen = { interfered: 0 };
+    let writing = false;
+    removals.push(
+      addClientMiddleware('dynamodb', (next, context) => async (args) => {
+        const retryWrite =
+          context.commandName === 'PutItemCommand' &&
+          !writing &&
+          seen.interfered < times &&
+          JSON.stringify(args.input).includes(deliveryId);
+        if (retryWrite) {
+          seen.interfered++;
+          writing = true;
+          try {
+            const current = await deliveries.get(storeId, deliveryId);
+            if (!current) throw new Error(`no delivery ${deliveryId}`);
+            await deliveries.save(
+              { ...current, updatedAt: Date.now(), revision: current.revision + 1 },
+              current.revision,
+            );
+          } finally {
+            writing = false;
+          }
+        }
+        return next(args);
+      }),
+    );
+    return seen;
+  };
+
+  const removals: (() => void)[] = [];
+  afterEach(() => {
+    for (const remove of removals.splice(0)) remove();
+  });
+
+  it('re-reads a delivery changed between its read and its write and re-sends it: 200, then delivered once', async () => {
+    const { store, path, hook, delivery } = await failedDelivery('retry-raced-once');
+    const seen = interfere(store.storeId, delivery.id, 1);
+
+    const answer = await api(runtime, store.apiKey, 'POST', `/api/v1/webhooks/deliveries/${delivery.id}/retry`);
+
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ code: 200, data: { id: delivery.id, status: 'pending' } });
+    expect(seen.interfered).toBe(1);
+    const delivered = await awaitDelivery(runtime, store, hook.id, (d) => d.status === 'delivered');
+    expect(delivered.attempts.at(-1)).toMatchObject({ statusCode: 200, outcome: 'delivered' });
+    expect(receiver.received(path)).toHaveLength(1);
+  });
+
+  it('answers 409 {code: 409, message} when the delivery changes under both its writes, and leaves it failed', async () => {
+    const { store, hook, delivery } = await failedDelivery('retry-raced-always');
+    const seen = interfere(store.storeId, delivery.id, Number.POSITIVE_INFINITY);
+
+    const answer = await api(runtime, store.apiKey, 'POST', `/api/v1/webhooks/deliveries/${delivery.id}/retry`);
+
+    expect(answer.status).toBe(409);
+    expect(answer.body).toEqual({ code: 409, message: 'The delivery is being changed by another request; retry' });
+    expect(seen.interfered).toBe(2);
+    const listed = await api(runtime, store.apiKey, 'GET', `/api/v1/webhooks/${hook.id}/deliveries`);
+    expect(listed.body).toMatchObject({ code: 200, data: { list: [{ id: delivery.id, status: 'failed' }] } });
   });
 });
 
