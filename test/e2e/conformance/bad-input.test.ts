@@ -92,8 +92,15 @@ const storeItems = async (storeId: string) => {
   return items.sort((a, b) => a.pk.localeCompare(b.pk));
 };
 
-/** What creating a store writes under its keys: the store, and its exact (empty) contact counters' state. */
-const createdStoreItems = (storeId: string) => [keys.store(storeId), keys.contactCountState(storeId)];
+/**
+ * What creating a store writes under its keys: the store, its exact (empty) contact counters' state, and the mark that
+ * its month counters are whole.
+ */
+const createdStoreItems = (storeId: string) => [
+  keys.store(storeId),
+  keys.contactCountState(storeId),
+  keys.statsMonthsKept(storeId),
+];
 
 const refuse = async (iface: Interface, refusal: Refusal) => {
   const store = await newStore('Conformance bad input');
