@@ -3,7 +3,7 @@
  * asks this first; a store the account may not open answers exactly like one that does not exist.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { backOfficeAccess } from '#shared/domain/accounts/sign-in.ts';
+import { consoleStoreAccess } from '#shared/domain/accounts/sign-in.ts';
 import { signInDeps } from '#shared/wiring/accounts.ts';
 import { htmlPage, notSignedInPage, PAGE_HEADERS } from './back-office-pages.ts';
 import type { Reply } from './reply.ts';
@@ -18,11 +18,12 @@ export const openConsoleStore = async (
   storeId: string,
 ): Promise<{ store: ConsoleStore } | { refused: Reply }> => {
   const sessionId = sessionIdOf(event);
-  const access = await backOfficeAccess(signInDeps(), sessionId);
-  if (!access) return { refused: notSignedInPage(Boolean(sessionId)) };
-  const store = access.stores.find((s) => s.storeId === storeId);
-  if (!store) return { refused: htmlPage(404, 'Store not found', 'No store with this id is open to your account.') };
-  return { store };
+  const access = await consoleStoreAccess(signInDeps(), sessionId, storeId);
+  if (access === 'signed_out') return { refused: notSignedInPage(Boolean(sessionId)) };
+  if (access === 'not_permitted') {
+    return { refused: htmlPage(404, 'Store not found', 'No store with this id is open to your account.') };
+  }
+  return { store: access };
 };
 
 /**

@@ -1,7 +1,13 @@
 /** Attribution records and counters (`shared/domain/attribution`) in the service table. */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import { keepsMonths, monthOf, type Touch } from '#shared/domain/attribution/model.ts';
+import {
+  type DayCounts,
+  keepsMonths,
+  type MonthCounts,
+  monthOf,
+  type Touch,
+} from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import { batchDelete, batchGet } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
@@ -33,6 +39,9 @@ const putLatest = async (key: { pk: string; sk: string }, touch: Touch) => {
 
 /** Stores known to keep their months (once kept, always: the mark is never removed), remembered by a warm function. */
 const keptStores = new Set<string>();
+
+/** How a month counter's sort key starts (`keys.statsMonth`). */
+const MONTH_PREFIX = 'MONTH#';
 
 const readDays: AttributionStore['days'] = async (storeId, scope, from, to) => {
   const items = await queryStoredItems({
@@ -92,7 +101,31 @@ export const dynamoAttribution = (): AttributionStore => ({
         ':to': keys.statsMonth(storeId, scope, to).sk,
       },
     });
-    return items.map((item) => ({ month: String(item.sk).slice('MONTH#'.length), counts: countsOf(item) }));
+    return items.map((item) => ({ month: String(item.sk).slice(MONTH_PREFIX.length), counts: countsOf(item) }));
+  },
+
+  async periods(storeId, wanted) {
+    const items = await batchGet(
+      wanted.flatMap(({ scope, days, months }) => [
+        ...days.map((day) => keys.stats(storeId, scope, day)),
+        ...months.map((month) => keys.statsMonth(storeId, scope, month)),
+      ]),
+    );
+    const found = new Map(wanted.map(({ scope }) => [scope, { days: [] as DayCounts[], months: [] as MonthCounts[] }]));
+    const scopeOf = new Map(wanted.map(({ scope }) => [keys.stats(storeId, scope, '').pk, scope]));
+    for (const item of items) {
+      const periods = found.get(scopeOf.get(String(item.pk)) ?? '');
+      if (!periods) continue;
+      const sk = String(item.sk);
+      if (sk.startsWith(MONTH_PREFIX))
+        periods.months.push({ month: sk.slice(MONTH_PREFIX.length), counts: countsOf(item) });
+      else periods.days.push({ day: sk, counts: countsOf(item) });
+    }
+    for (const periods of found.values()) {
+      periods.days.sort((x, y) => x.day.localeCompare(y.day));
+      periods.months.sort((x, y) => x.month.localeCompare(y.month));
+    }
+    return found;
   },
 
   async monthsKept(storeId) {

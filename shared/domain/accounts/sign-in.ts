@@ -213,6 +213,27 @@ export const backOfficeAccess = async (
   };
 };
 
+/**
+ * What a console page of one store needs (issue 17): whether the session's sub-account may open `storeId` now, read
+ * from the account and that store at every request (the store's owner and the account's permitted stores), without
+ * listing the main account's stores. `signed_out`: no valid session; `not_permitted`: a store that does not exist, of
+ * another main account, or not among the account's stores (answered alike).
+ */
+export const consoleStoreAccess = async (
+  deps: Pick<SignInDeps, 'accounts' | 'stores' | 'sessions' | 'clock'>,
+  sessionId: string | undefined,
+  storeId: string,
+): Promise<{ storeId: string; name: string } | 'signed_out' | 'not_permitted'> => {
+  if (!sessionId || !SECRET_SHAPE.test(sessionId)) return 'signed_out';
+  const session = await deps.sessions.get(hashSecret(sessionId), deps.clock.now());
+  if (!session) return 'signed_out';
+  // Side by side: nothing is answered until every check below has passed.
+  const [account, store] = await Promise.all([deps.accounts.getSub(session.username), deps.stores.get(storeId)]);
+  if (account?.mainAccountId !== session.mainAccountId || revoked(account, session.createdAt)) return 'signed_out';
+  if (store?.mainAccountId !== session.mainAccountId || !mayOpen(account, storeId)) return 'not_permitted';
+  return { storeId: store.storeId, name: store.name };
+};
+
 /** Ends the session (the cookie is cleared by the caller). */
 export const signOut = async (deps: SignInDeps, sessionId: string | undefined): Promise<void> => {
   if (sessionId && SECRET_SHAPE.test(sessionId)) await deps.sessions.delete(hashSecret(sessionId));

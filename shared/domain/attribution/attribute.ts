@@ -198,7 +198,7 @@ export const readStepStats = async (
 ): Promise<Stats> => summarize(range.from, range.to, stepCounts((await read(`flow#${flowId}`, range)).totals, stepId));
 
 export interface StatsDeps {
-  readonly attribution: Pick<AttributionStore, 'days' | 'months' | 'monthsKept'>;
+  readonly attribution: Pick<AttributionStore, 'days' | 'periods' | 'monthsKept'>;
   readonly flows: {
     get(storeId: string, flowId: string): Promise<{ steps: readonly { id: string; type: string }[] } | undefined>;
   };

@@ -20,6 +20,14 @@ export interface AttributionStore {
   /** The counters of a scope for the months within [from, to] (`YYYY-MM`) that have any. */
   months(storeId: string, scope: string, from: string, to: string): Promise<MonthCounts[]>;
   /**
+   * The counters of each scope for exactly its days and months (at most 100 in all: one batch read), those that have
+   * any, by scope.
+   */
+  periods(
+    storeId: string,
+    wanted: readonly { readonly scope: string; readonly days: readonly string[]; readonly months: readonly string[] }[],
+  ): Promise<Map<string, { days: DayCounts[]; months: MonthCounts[] }>>;
+  /**
    * Whether the store's month counters hold every count of their days: stores created since months are kept, older
    * ones once `npm run admin -- store rollup-stats` has rebuilt them. Until then ranges are read from the days alone.
    */

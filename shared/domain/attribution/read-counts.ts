@@ -3,7 +3,7 @@
  * about the time of a single-item read). Every count is kept twice as it is added: on its day and on its month
  * (`AttributionStore.add`). A range of up to `DAY_SERIES_MAX_DAYS` days is read from its days and answers a per-day
  * series; a longer one is read as the days before its first whole month, its whole months, and the days after its last
- * whole month (at most about 60 days and 12 months, three reads side by side), and answers a per-month series.
+ * whole month (at most about 60 days and 12 months, one batch read by key), and answers a per-month series.
  *
  * Scopes kept per day only (`keepsMonths`: the console's activity counters) are read from their days at any range.
  * A store whose month counters are not known to be whole (created before they were kept, until the admin rebuild)
@@ -28,6 +28,20 @@ const monthStart = (month: string) => `${month}-01`;
 const nextMonthStart = (month: string) => {
   const [year, m] = month.split('-').map(Number) as [number, number];
   return dayAt(Date.UTC(year, m, 1));
+};
+
+/** Every day of [from, to]. */
+const eachDay = ({ from, to }: { readonly from: string; readonly to: string }): string[] => {
+  const days: string[] = [];
+  for (let ms = dayMs(from); ms <= dayMs(to); ms += DAY_MS) days.push(dayAt(ms));
+  return days;
+};
+
+/** Every month of [from, to] (`YYYY-MM`). */
+const eachMonth = ({ from, to }: { readonly from: string; readonly to: string }): string[] => {
+  const months: string[] = [];
+  for (let month = from; month <= to; month = monthOf(nextMonthStart(month))) months.push(month);
+  return months;
 };
 
 export interface RangeParts {
@@ -79,41 +93,63 @@ const byMonth = (days: readonly DayCounts[]): MonthCounts[] => {
   return [...months].map(([month, counts]) => ({ month, counts }));
 };
 
-/** Reads one scope's counters over a range. */
-export type CountsReader = (
-  scope: string,
-  range: { readonly from: string; readonly to: string },
-) => Promise<RangeCounts>;
+type Range = { readonly from: string; readonly to: string };
+
+/** Reads one scope's counters over a range; `many`, several scopes over the same range. */
+export interface CountsReader {
+  (scope: string, range: Range): Promise<RangeCounts>;
+  /** Each scope's counters: one batch read by key when their days fit in one (`BATCH_KEYS`), else one read each. */
+  many(scopes: readonly string[], range: Range): Promise<Map<string, RangeCounts>>;
+}
+
+/** Keys one batch read takes (DynamoDB's `BatchGetItem`). */
+const BATCH_KEYS = 100;
 
 /** A reader of `storeId`'s counters, for one request (whether its months are kept is asked once). */
 export const countsReader = (
-  store: Pick<AttributionStore, 'days' | 'months' | 'monthsKept'>,
+  store: Pick<AttributionStore, 'days' | 'periods' | 'monthsKept'>,
   storeId: string,
 ): CountsReader => {
   let kept: Promise<boolean> | undefined;
-  const fromDays = async (
-    scope: string,
-    range: { readonly from: string; readonly to: string },
-    grain: Series['grain'],
-  ) => {
+  const fromDays = async (scope: string, range: Range, grain: Series['grain']) => {
     const days = await store.days(storeId, scope, range.from, range.to);
     const series: Series = grain === 'day' ? { grain, points: days } : { grain, points: byMonth(days) };
     return { totals: sum(days), series };
   };
-  return async (scope, range) => {
+  const read = async (scope: string, range: Range): Promise<RangeCounts> => {
     if (daysIn(range) <= DAY_SERIES_MAX_DAYS) return fromDays(scope, range, 'day');
     const parts = splitRange(range.from, range.to);
     const { months } = parts;
     if (!months || !keepsMonths(scope)) return fromDays(scope, range, 'month');
     kept ??= store.monthsKept(storeId);
-    // Side by side with the question, so a store whose months are kept waits for one round of reads.
-    const [isKept, edges, whole] = await Promise.all([
+    // Side by side with the question, so a store whose months are kept waits for one read: the days around the whole
+    // months and the months themselves, by key (at most 62 days and 12 months for the longest range).
+    const [isKept, found] = await Promise.all([
       kept,
-      Promise.all(parts.days.map((d) => store.days(storeId, scope, d.from, d.to))),
-      store.months(storeId, scope, months.from, months.to),
+      store
+        .periods(storeId, [{ scope, days: parts.days.flatMap(eachDay), months: eachMonth(months) }])
+        .then((byScope) => byScope.get(scope) ?? { days: [], months: [] }),
     ]);
     if (!isKept) return fromDays(scope, range, 'month');
-    const points = [...byMonth(edges.flat()), ...whole].sort((a, b) => a.month.localeCompare(b.month));
+    const points = [...byMonth(found.days), ...found.months].sort((a, b) => a.month.localeCompare(b.month));
     return { totals: sum(points), series: { grain: 'month', points } };
   };
+  const many = async (scopes: readonly string[], range: Range): Promise<Map<string, RangeCounts>> => {
+    const days = daysIn(range);
+    if (days > DAY_SERIES_MAX_DAYS || days * scopes.length > BATCH_KEYS) {
+      return new Map(await Promise.all(scopes.map(async (scope) => [scope, await read(scope, range)] as const)));
+    }
+    const every = eachDay(range);
+    const found = await store.periods(
+      storeId,
+      scopes.map((scope) => ({ scope, days: every, months: [] })),
+    );
+    return new Map(
+      scopes.map((scope) => {
+        const points = found.get(scope)?.days ?? [];
+        return [scope, { totals: sum(points), series: { grain: 'day', points } }] as const;
+      }),
+    );
+  };
+  return Object.assign(read, { many });
 };

@@ -9,7 +9,7 @@
  */
 import { dayOf, EVENTS_SCOPE, WEBHOOKS_SCOPE } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
-import type { CountsReader } from '#shared/domain/attribution/read-counts.ts';
+import type { CountsReader, RangeCounts } from '#shared/domain/attribution/read-counts.ts';
 
 type Adder = Pick<AttributionStore, 'add'>;
 
@@ -60,11 +60,16 @@ export interface Activity {
 export const readActivity = async (
   read: CountsReader,
   range: { readonly from: string; readonly to: string },
-): Promise<Activity> => {
-  const [{ totals: events }, { totals: webhooks }] = await Promise.all([
-    read(EVENTS_SCOPE, range),
-    read(WEBHOOKS_SCOPE, range),
-  ]);
+): Promise<Activity> => activityOf(await read.many(ACTIVITY_SCOPES, range));
+
+/** The scopes the activity is counted under. */
+export const ACTIVITY_SCOPES = [EVENTS_SCOPE, WEBHOOKS_SCOPE] as const;
+
+/** The activity from its scopes' counters (`read.many` of at least `ACTIVITY_SCOPES`). */
+export const activityOf = (counts: ReadonlyMap<string, RangeCounts>): Activity => {
+  const none = new Map<string, number>();
+  const events = counts.get(EVENTS_SCOPE)?.totals ?? none;
+  const webhooks = counts.get(WEBHOOKS_SCOPE)?.totals ?? none;
   const kinds = [...events]
     .filter(([kind, count]) => kind !== FAILED && count > 0)
     .map(([kind, count]) => ({ kind, count }))

@@ -55,6 +55,20 @@ export const memoryAttribution = (options: { legacy?: boolean } = {}) => {
       within(counters, `${storeId}#${scope}`, from, to).map(([day, counts]) => ({ day, counts })),
     months: async (storeId, scope, from, to): Promise<MonthCounts[]> =>
       within(monthCounters, `${storeId}#${scope}`, from, to).map(([month, counts]) => ({ month, counts })),
+    periods: async (storeId, wanted) =>
+      new Map(
+        wanted.map(({ scope, days, months }) => [
+          scope,
+          {
+            days: within(counters, `${storeId}#${scope}`, '0000', '9999')
+              .filter(([day]) => days.includes(day))
+              .map(([day, counts]) => ({ day, counts })),
+            months: within(monthCounters, `${storeId}#${scope}`, '0000', '9999')
+              .filter(([month]) => months.includes(month))
+              .map(([month, counts]) => ({ month, counts })),
+          },
+        ]),
+      ),
     monthsKept: async (storeId) => !options.legacy || rebuilt.has(storeId),
     deleteScope: async (storeId, scope) => {
       counters.delete(`${storeId}#${scope}`);
