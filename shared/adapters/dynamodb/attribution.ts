@@ -77,14 +77,13 @@ export const dynamoAttribution = (): AttributionStore => ({
       expiresAt: expiresAt(ONCE_TTL_SECONDS),
     }),
 
+  addTo: (storeId, scope, period, deltas) => addPeriod(storeId, scope, period, deltas),
+
   async add(storeId, scopes, day, deltas) {
-    const entries = Object.entries(deltas).filter(([, n]) => n !== 0);
-    if (entries.length === 0) return;
-    const month = monthOf(day);
     await Promise.all(
       scopes.flatMap((scope) => [
-        addCounts(keys.stats(storeId, scope, day), entries),
-        ...(keepsMonths(scope) ? [addCounts(keys.statsMonth(storeId, scope, month), entries)] : []),
+        addPeriod(storeId, scope, day, deltas),
+        ...(keepsMonths(scope) ? [addPeriod(storeId, scope, monthOf(day), deltas)] : []),
       ]),
     );
   },
@@ -169,6 +168,19 @@ export const dynamoAttribution = (): AttributionStore => ({
 
 /** The mark of a store whose month counters are whole (a new store has none yet, so its months are). */
 export const monthsKeptItem = (storeId: string) => ({ ...keys.statsMonthsKept(storeId), ...itemMeta('stats') });
+
+/** `ADD`s the non-zero `deltas` to a scope's day (`YYYY-MM-DD`) or month (`YYYY-MM`) item (made when absent). */
+const addPeriod = async (
+  storeId: string,
+  scope: string,
+  period: string,
+  deltas: Readonly<Record<string, number>>,
+): Promise<void> => {
+  const entries = Object.entries(deltas).filter(([, n]) => n !== 0);
+  if (entries.length === 0) return;
+  const key = period.length === 7 ? keys.statsMonth(storeId, scope, period) : keys.stats(storeId, scope, period);
+  await addCounts(key, entries);
+};
 
 /** `ADD`s each counter of `entries` to the item at `key` (made when absent). */
 const addCounts = (key: { pk: string; sk: string }, entries: readonly [string, number][]) => {

@@ -7,21 +7,24 @@
  * does not: counts are still added only on the transitions that happen once (a run created, an email sent, an SES event
  * claimed), so a redelivered message never counts twice. A flush that fails keeps its additions for the next flush of
  * the same warm worker; a worker that dies with additions kept loses them, as a crash between the once-only write and
- * the `ADD` always could (docs/attribution.md, "Known gaps").
+ * the `ADD` always could (docs/attribution.md, "Known gaps"). A day and its month are separate items, each written
+ * alone and kept alone when its write fails, so a retried flush never adds a day (or a month) twice.
  */
+import { keepsMonths, monthOf } from './model.ts';
 import type { AttributionStore } from './ports.ts';
 
 export interface CounterBuffer {
   /** The store with `add` kept in memory; every other method goes straight through. */
   readonly store: AttributionStore;
-  /** Writes what was added since the last flush: one `add` per store, scope and day. */
+  /** Writes what was added since the last flush: one write per store, scope and day, and per month. */
   flush(): Promise<void>;
 }
 
 interface Pending {
   readonly storeId: string;
   readonly scope: string;
-  readonly day: string;
+  /** A day (`YYYY-MM-DD`) or a month (`YYYY-MM`): each item is added alone, so a failed one is kept alone. */
+  readonly period: string;
   readonly deltas: Record<string, number>;
 }
 
@@ -31,11 +34,11 @@ export const counterBuffer = (
 ): CounterBuffer => {
   let pending = new Map<string, Pending>();
 
-  const keep = (storeId: string, scope: string, day: string, deltas: Readonly<Record<string, number>>) => {
-    const key = JSON.stringify([storeId, scope, day]);
+  const keep = (storeId: string, scope: string, period: string, deltas: Readonly<Record<string, number>>) => {
+    const key = JSON.stringify([storeId, scope, period]);
     let entry = pending.get(key);
     if (!entry) {
-      entry = { storeId, scope, day, deltas: {} };
+      entry = { storeId, scope, period, deltas: {} };
       pending.set(key, entry);
     }
     for (const [name, n] of Object.entries(deltas)) entry.deltas[name] = (entry.deltas[name] ?? 0) + n;
@@ -45,7 +48,10 @@ export const counterBuffer = (
     store: {
       ...target,
       async add(storeId, scopes, day, deltas) {
-        for (const scope of scopes) keep(storeId, scope, day, deltas);
+        for (const scope of scopes) {
+          keep(storeId, scope, day, deltas);
+          if (keepsMonths(scope)) keep(storeId, scope, monthOf(day), deltas);
+        }
       },
     },
     async flush() {
@@ -53,7 +59,7 @@ export const counterBuffer = (
       const taken = [...pending.values()];
       pending = new Map();
       const results = await Promise.allSettled(
-        taken.map((entry) => target.add(entry.storeId, [entry.scope], entry.day, entry.deltas)),
+        taken.map((entry) => target.addTo(entry.storeId, entry.scope, entry.period, entry.deltas)),
       );
       const failed = results.flatMap((result, i) =>
         result.status === 'rejected' ? [{ reason: result.reason, i }] : [],
@@ -63,7 +69,7 @@ export const counterBuffer = (
       // Kept for the next flush: a count is late rather than lost.
       for (const { i } of failed) {
         const entry = taken[i] as Pending;
-        keep(entry.storeId, entry.scope, entry.day, entry.deltas);
+        keep(entry.storeId, entry.scope, entry.period, entry.deltas);
       }
       onFlushFailed(first.reason, failed.length);
     },

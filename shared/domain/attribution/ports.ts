@@ -13,7 +13,9 @@ export interface AttributionStore {
   claimOrder(storeId: string, orderId: string, attribution: OrderAttribution): Promise<boolean>;
   /** Records that an occurrence (a click event) was counted: false when it was before. */
   claimOnce(storeId: string, key: string): Promise<boolean>;
-  /** Adds to the counters of each scope for `day`, and for its month. */
+  /** Adds to one counter item: a scope's day (`YYYY-MM-DD`) or month (`YYYY-MM`), alone (one write). */
+  addTo(storeId: string, scope: string, period: string, deltas: Readonly<Record<string, number>>): Promise<void>;
+  /** Adds to the counters of each scope for `day`, and for its month when the scope keeps months (`keepsMonths`). */
   add(storeId: string, scopes: readonly string[], day: string, deltas: Readonly<Record<string, number>>): Promise<void>;
   /** The counters of a scope for the days within [from, to] (`YYYY-MM-DD`) that have any. */
   days(storeId: string, scope: string, from: string, to: string): Promise<DayCounts[]>;

@@ -45,6 +45,9 @@ export const memoryAttribution = (options: { legacy?: boolean } = {}) => {
       once.add(`${storeId}#${key}`);
       return true;
     },
+    addTo: async (storeId, scope, period, deltas) => {
+      addTo(period.length === 7 ? monthCounters : counters, `${storeId}#${scope}`, period, deltas);
+    },
     add: async (storeId, scopes, day, deltas) => {
       for (const scope of scopes) {
         addTo(counters, `${storeId}#${scope}`, day, deltas);

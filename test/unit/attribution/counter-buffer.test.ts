@@ -7,27 +7,31 @@ import { counterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import { memoryAttribution } from '#test/support/memory/attribution.ts';
 
-/** The memory store, counting its `add` calls, failing the next `failures` of them. */
+/** The memory store, counting its item writes (`addTo`), failing those `failing` picks. */
 const counted = () => {
   const { store } = memoryAttribution();
-  const calls: { storeId: string; scopes: readonly string[]; day: string }[] = [];
-  let failures = 0;
+  const calls: { storeId: string; scope: string; period: string }[] = [];
+  let failing: (period: string) => boolean = () => false;
   const target: AttributionStore = {
     ...store,
-    async add(storeId, scopes, day, deltas) {
-      calls.push({ storeId, scopes, day });
-      if (failures > 0) {
-        failures--;
-        throw new Error('throttled');
-      }
-      await store.add(storeId, scopes, day, deltas);
+    async addTo(storeId, scope, period, deltas) {
+      calls.push({ storeId, scope, period });
+      if (failing(period)) throw new Error('throttled');
+      await store.addTo(storeId, scope, period, deltas);
     },
   };
-  return { store, target, calls, failNext: (n: number) => (failures = n) };
+  return {
+    store,
+    target,
+    calls,
+    failWhen: (which: (period: string) => boolean) => {
+      failing = which;
+    },
+  };
 };
 
 describe('counterBuffer', () => {
-  it('adds nothing until the flush, then one add per store, scope and day with the sums', async () => {
+  it('adds nothing until the flush, then one write per store, scope and day, and per month, with the sums', async () => {
     const { store, target, calls } = counted();
     const buffer = counterBuffer(target);
     for (let i = 0; i < 10; i++) {
@@ -40,7 +44,11 @@ describe('counterBuffer', () => {
     expect(await store.days('st_a', 'store', '2026-11-01', '2026-11-30')).toEqual([]);
 
     await buffer.flush();
-    expect(calls).toHaveLength(5);
+    // Days: st_a store ×2, flow, step; st_b store. Months: st_a store, flow, step; st_b store.
+    expect(calls).toHaveLength(9);
+    expect(await store.months('st_a', 'store', '2026-11', '2026-11')).toEqual([
+      { month: '2026-11', counts: { emailed: 11 } },
+    ]);
     expect(await store.days('st_a', 'store', '2026-11-01', '2026-11-30')).toEqual([
       { day: '2026-11-25', counts: { emailed: 10 } },
       { day: '2026-11-26', counts: { emailed: 1 } },
@@ -53,19 +61,20 @@ describe('counterBuffer', () => {
     ]);
 
     await buffer.flush();
-    expect(calls).toHaveLength(5);
+    expect(calls).toHaveLength(9);
   });
 
   it('keeps what a failed flush could not write for the next flush, adding what came meanwhile', async () => {
-    const { store, target, failNext } = counted();
+    const { store, target, failWhen } = counted();
     const failed: number[] = [];
     const buffer = counterBuffer(target, (_error, kept) => failed.push(kept));
     await buffer.store.add('st_a', ['store', 'flow#f1'], '2026-11-25', { clicked: 1 });
-    failNext(2);
+    failWhen(() => true);
     await buffer.flush();
-    expect(failed).toEqual([2]);
+    expect(failed).toEqual([4]);
     expect(await store.days('st_a', 'store', '2026-11-25', '2026-11-25')).toEqual([]);
 
+    failWhen(() => false);
     await buffer.store.add('st_a', ['store'], '2026-11-25', { clicked: 1 });
     await buffer.flush();
     expect(await store.days('st_a', 'store', '2026-11-25', '2026-11-25')).toEqual([
@@ -73,6 +82,22 @@ describe('counterBuffer', () => {
     ]);
     expect(await store.days('st_a', 'flow#f1', '2026-11-25', '2026-11-25')).toEqual([
       { day: '2026-11-25', counts: { clicked: 1 } },
+    ]);
+  });
+
+  it('keeps a month whose write failed without adding its day again', async () => {
+    const { store, target, failWhen } = counted();
+    const buffer = counterBuffer(target);
+    await buffer.store.add('st_a', ['store'], '2026-11-25', { emailed: 1 });
+    failWhen((period) => period.length === 7);
+    await buffer.flush();
+    failWhen(() => false);
+    await buffer.flush();
+    expect(await store.days('st_a', 'store', '2026-11-25', '2026-11-25')).toEqual([
+      { day: '2026-11-25', counts: { emailed: 1 } },
+    ]);
+    expect(await store.months('st_a', 'store', '2026-11', '2026-11')).toEqual([
+      { month: '2026-11', counts: { emailed: 1 } },
     ]);
   });
 
