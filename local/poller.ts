@@ -7,13 +7,21 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
+/** SQS answers at most 10 messages per receive and takes at most 10 per delete batch. */
+const RECEIVE_MAX = 10;
+/** Between receives that found nothing while a batch is gathered. */
+const GATHER_PAUSE_MS = 100;
+
 export type QueueLambda = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 export interface PollerOptions {
   readonly sqs: SQSClient;
   readonly queueUrl: string;
   readonly queueArn: string;
+  /** Records per invocation; over SQS's 10 per receive, several receives fill it (within the batching window). */
   readonly batchSize: number;
+  /** Like Lambda's `MaximumBatchingWindowInSeconds`: how long to gather records for a batch not yet full. */
+  readonly batchingWindowSeconds?: number;
   readonly invoke: QueueLambda;
   readonly context: () => Context;
   /** Parallel receive loops, like Lambda scaling out over message groups. */
@@ -54,11 +62,13 @@ const toRecord = (message: Message, queueArn: string): SQSRecord => {
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const done = () => {
       clearTimeout(timer);
+      signal.removeEventListener('abort', done);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 
 export const startPoller = (options: PollerOptions): Poller => {
@@ -76,13 +86,41 @@ export const startPoller = (options: PollerOptions): Poller => {
       return; // Lambda semantics: a failed invocation returns the whole batch to the queue.
     }
     const done = records.filter((r) => !failedIds.has(r.messageId));
-    if (done.length === 0) return;
-    await options.sqs.send(
-      new DeleteMessageBatchCommand({
+    for (let i = 0; i < done.length; i += RECEIVE_MAX) {
+      await options.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: options.queueUrl,
+          Entries: done.slice(i, i + RECEIVE_MAX).map((r, k) => ({ Id: String(k), ReceiptHandle: r.receiptHandle })),
+        }),
+      );
+    }
+  };
+
+  const receive = async (max: number, waitSeconds: number) => {
+    const { Messages = [] } = await options.sqs.send(
+      new ReceiveMessageCommand({
         QueueUrl: options.queueUrl,
-        Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+        MaxNumberOfMessages: Math.min(RECEIVE_MAX, max),
+        WaitTimeSeconds: waitSeconds,
+        MessageSystemAttributeNames: ['All'],
       }),
+      { abortSignal: stopping.signal },
     );
+    return Messages;
+  };
+
+  /** After a first receive: more, until the batch is full or the window (monotonic time: tests move `Date`) ends. */
+  const gather = async (batch: Message[]) => {
+    const windowMs = (options.batchingWindowSeconds ?? 0) * 1000;
+    const until = performance.now() + windowMs;
+    while (batch.length < options.batchSize && !stopping.signal.aborted) {
+      const left = until - performance.now();
+      if (left <= 0) break;
+      const more = await receive(options.batchSize - batch.length, 0);
+      if (more.length === 0) await sleep(Math.min(GATHER_PAUSE_MS, left), stopping.signal);
+      batch.push(...more);
+    }
+    return batch;
   };
 
   const loop = async () => {
@@ -92,16 +130,8 @@ export const startPoller = (options: PollerOptions): Poller => {
         continue;
       }
       try {
-        const { Messages = [] } = await options.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: options.batchSize,
-            WaitTimeSeconds: 1,
-            MessageSystemAttributeNames: ['All'],
-          }),
-          { abortSignal: stopping.signal },
-        );
-        if (Messages.length > 0) await runBatch(Messages);
+        const messages = await receive(options.batchSize, 1);
+        if (messages.length > 0) await runBatch(await gather(messages));
       } catch (error) {
         if (stopping.signal.aborted) return;
         options.onError?.(error);

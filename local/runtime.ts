@@ -313,6 +313,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
           queueUrl: queues.urls[fn.queue],
           queueArn: queues.arns[fn.queue],
           batchSize: fn.batchSize,
+          ...(fn.batchingWindowSeconds ? { batchingWindowSeconds: fn.batchingWindowSeconds } : {}),
           invoke: timed(fn.name, await handlerOf<QueueLambda>(fn)),
           context: () => lambdaContext(fn.name, fn.timeoutSeconds),
           onError: (error) => console.error(`[poller ${fn.name}]`, error),

@@ -35,6 +35,9 @@ export const assertConsumerFits = (spec: QueueFunction): void => {
   if (queue.fifo && spec.batchSize > FIFO_MAX_BATCH) {
     throw new Error(`Consumer "${spec.name}": batch size ${spec.batchSize} exceeds ${FIFO_MAX_BATCH} on FIFO queue`);
   }
+  if (spec.batchSize > FIFO_MAX_BATCH && !spec.batchingWindowSeconds) {
+    throw new Error(`Consumer "${spec.name}": a batch size over ${FIFO_MAX_BATCH} needs a batching window`);
+  }
   const [low, high] = MAX_CONCURRENCY_RANGE;
   if (!Number.isInteger(spec.maxConcurrency) || spec.maxConcurrency < low || spec.maxConcurrency > high) {
     throw new Error(`Consumer "${spec.name}": maxConcurrency ${spec.maxConcurrency} is outside ${low}..${high}`);
@@ -115,6 +118,7 @@ export const catalogFunctions = (
       fn.lambda.addEventSource(
         new SqsEventSource(queue, {
           batchSize: spec.batchSize,
+          ...(spec.batchingWindowSeconds ? { maxBatchingWindow: Duration.seconds(spec.batchingWindowSeconds) } : {}),
           maxConcurrency: spec.maxConcurrency,
           // Handlers answer with the failed message ids, so one bad record does not send the whole batch back.
           reportBatchItemFailures: true,

@@ -270,8 +270,12 @@ describe('queues', () => {
         BatchSize: spec.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: spec.maxConcurrency },
+        ...(spec.batchingWindowSeconds ? { MaximumBatchingWindowInSeconds: spec.batchingWindowSeconds } : {}),
       });
     }
+    // The SES events worker gathers up to 100 events for 2 s, so its per-batch counter writes cover more of them.
+    const emailEvents = catalog.find((spec) => spec.name === 'email-events-worker');
+    expect(emailEvents).toMatchObject({ batchSize: 100, batchingWindowSeconds: 2 });
     const mappings = AREAS.flatMap((area) =>
       Object.values(prod.areas[area].findResources('AWS::Lambda::EventSourceMapping')),
     ) as { Properties: { ScalingConfig?: { MaximumConcurrency?: number } } }[];

@@ -116,6 +116,34 @@ describe('queue pollers', () => {
     expect(remaining(queue.queueName)).toBe(0);
   });
 
+  it('gathers records past 10 within the batching window into one batch, and deletes them all', async () => {
+    const queue = queueWithDlq(5);
+    const bodies = Array.from({ length: 25 }, (_, i) => `m-${i}`);
+    for (let i = 0; i < bodies.length; i += 10) await sendBodies(queue.queueUrl, bodies.slice(i, i + 10));
+    const batches: number[] = [];
+    const { seen, note } = receiptCounter();
+    const poller = startPoller({
+      sqs,
+      queueUrl: queue.queueUrl,
+      queueArn: queue.queueArn,
+      batchSize: 100,
+      batchingWindowSeconds: 0.5,
+      concurrency: 1,
+      invoke: async (event) => {
+        batches.push(event.Records.length);
+        note(event);
+        return { batchItemFailures: [] };
+      },
+      context: (): Context => lambdaContext('test-worker', 30),
+    });
+    pollers.push(poller);
+    await eventually('every message handled', async () => (seen.size === bodies.length ? true : undefined));
+    await eventually('every message deleted', async () => (remaining(queue.queueName) === 0 ? true : undefined));
+    await poller.stop();
+    expect(batches).toEqual([25]);
+    expect([...seen.values()].every((n) => n === 1)).toBe(true);
+  });
+
   it('returns the whole batch to the queue when the handler throws', async () => {
     const queue = queueWithDlq(5);
     const bodies = ['a', 'b', 'c'];
