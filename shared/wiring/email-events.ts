@@ -11,10 +11,12 @@ import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repositor
 import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
+import { reputationBuffer } from '#shared/domain/email/reputation.ts';
 import type { UnsubscribeDeps } from '#shared/domain/email/unsubscribe.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import type { UnsubscribeLinkDeps } from '#shared/http/unsubscribe-pages.ts';
 import { lazy } from '#shared/lazy.ts';
+import { logger } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
 import { emitDeps } from './webhooks.ts';
@@ -33,14 +35,24 @@ export const unsubscribeDeps = /* @__PURE__ */ lazy(
 /** The funnel counters a batch of SES events adds, written once at the batch's end (the worker's `afterBatch`). */
 const eventCounters = /* @__PURE__ */ lazy(() => batchCounters('Email event'));
 
-export const flushEmailEventCounters = (): Promise<void> => eventCounters().flush();
+/** The bounce guard's counts a batch adds, likewise written once at its end. */
+const reputationCounts = /* @__PURE__ */ lazy(() => reputationBuffer(dynamoStoreReputation()));
+
+/** The end of a batch of SES events: its funnel counters and its bounce-guard counts written. */
+export const flushEmailEventCounters = async (): Promise<void> => {
+  const [counters, reputation] = await Promise.allSettled([eventCounters().flush(), reputationCounts().flush()]);
+  if (reputation.status === 'rejected') {
+    logger.warn('Bounce guard counts not written; kept for the next batch', { error: reputation.reason });
+  }
+  if (counters.status === 'rejected') throw counters.reason;
+};
 
 export const emailEventDeps = /* @__PURE__ */ lazy(
   (): EmailEventDeps => ({
     attribution: eventCounters().store,
     ...unsubscribeDeps(),
     sentMessages: dynamoSentMessages(),
-    reputation: dynamoStoreReputation(),
+    reputation: reputationCounts().reputation,
     contactEmails: dynamoContactEmails(),
   }),
 );

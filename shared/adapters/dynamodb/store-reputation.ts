@@ -9,7 +9,7 @@ import { tableName } from './table.ts';
 const dayStart = (day: string) => Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6)));
 
 export const dynamoStoreReputation = (): StoreReputation => ({
-  async count(storeId, day, event) {
+  async count(storeId, day, event, n = 1) {
     await dynamo().send(
       new UpdateCommand({
         TableName: tableName(),
@@ -18,7 +18,7 @@ export const dynamoStoreReputation = (): StoreReputation => ({
         ExpressionAttributeNames: { '#event': event },
         // Kept a week: the guard reads two days.
         ExpressionAttributeValues: {
-          ':one': 1,
+          ':one': n,
           ':ttl': Math.floor(dayStart(day) / 1000) + 7 * 86_400,
           ':entity': 'reputation',
         },

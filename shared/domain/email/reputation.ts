@@ -29,7 +29,8 @@ export interface ReputationCounts {
 
 /** Per-store counters of deliveries, permanent bounces and complaints, by UTC day. */
 export interface StoreReputation {
-  count(storeId: string, day: string, event: ReputationEvent): Promise<void>;
+  /** Adds `n` (default 1) to the store's count of `event` for `day`. */
+  count(storeId: string, day: string, event: ReputationEvent, n?: number): Promise<void>;
   /** The counts of `days`, added up. */
   counts(storeId: string, days: readonly string[]): Promise<ReputationCounts>;
   /** Forgets the counts of `days` (an operator resuming the store). */
@@ -71,3 +72,41 @@ export const standingOf =
   (reputation: Pick<StoreReputation, 'counts'>, clock: { now(): number }): StandingCheck =>
   async (storeId) =>
     pauseReason(await reputation.counts(storeId, reputationDays(clock.now())));
+
+/**
+ * The guard's counts a queue batch adds, written once at its end (the SES events worker's `afterBatch`): one write per
+ * store, day and kind of event for the whole batch instead of one per event. A flush that fails keeps its counts for
+ * the next one (late rather than lost); the guard reads them a batch later, seconds.
+ */
+export const reputationBuffer = (
+  target: StoreReputation,
+): { readonly reputation: StoreReputation; flush(): Promise<void> } => {
+  let pending = new Map<string, { storeId: string; day: string; event: ReputationEvent; n: number }>();
+  const keep = (storeId: string, day: string, event: ReputationEvent, n: number) => {
+    const key = JSON.stringify([storeId, day, event]);
+    const entry = pending.get(key);
+    if (entry) entry.n += n;
+    else pending.set(key, { storeId, day, event, n });
+  };
+  return {
+    reputation: {
+      ...target,
+      async count(storeId, day, event, n = 1) {
+        keep(storeId, day, event, n);
+      },
+    },
+    async flush() {
+      const taken = [...pending.values()];
+      pending = new Map();
+      const results = await Promise.allSettled(taken.map((e) => target.count(e.storeId, e.day, e.event, e.n)));
+      let failure: unknown;
+      results.forEach((result, i) => {
+        if (result.status === 'fulfilled') return;
+        failure ??= result.reason;
+        const e = taken[i] as (typeof taken)[number];
+        keep(e.storeId, e.day, e.event, e.n);
+      });
+      if (failure !== undefined) throw failure;
+    },
+  };
+};

@@ -3,7 +3,13 @@
  * the thresholds its marketing mail pauses (bulk refused, marketing flow email skipped); transactional goes on.
  */
 import { describe, expect, it } from 'vitest';
-import { pauseReason, REPUTATION, reputationDays, standingOf } from '#shared/domain/email/reputation.ts';
+import {
+  pauseReason,
+  REPUTATION,
+  reputationBuffer,
+  reputationDays,
+  standingOf,
+} from '#shared/domain/email/reputation.ts';
 import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import { runIdOf } from '#shared/domain/flows/run.ts';
 import { fakes, flowOf, STORE, triggerOf } from '#test/support/memory/flow-engine.ts';
@@ -61,5 +67,37 @@ describe('a paused store', () => {
     expect(f.runs.get(runIdOf(STORE, 'fl_order', trigger.id))?.status).toBe('completed');
     expect(f.sent).toHaveLength(1);
     expect(paused).toEqual([STORE]);
+  });
+});
+
+describe('reputationBuffer', () => {
+  it('writes one count per store, day and kind at the flush, and keeps a failed one for the next', async () => {
+    const writes: [string, string, string, number][] = [];
+    let failing = true;
+    const { reputation, flush } = reputationBuffer({
+      count: async (storeId, day, event, n = 1) => {
+        if (failing && event === 'bounced') throw new Error('throttled');
+        writes.push([storeId, day, event, n]);
+      },
+      counts: async () => ({ delivered: 0, bounced: 0, complained: 0 }),
+      reset: async () => {},
+    });
+    for (let i = 0; i < 40; i++) await reputation.count('st_a', '20261125', 'delivered');
+    await reputation.count('st_b', '20261125', 'delivered');
+    await reputation.count('st_a', '20261125', 'bounced');
+    await reputation.count('st_a', '20261125', 'bounced');
+    expect(writes).toEqual([]);
+
+    await expect(flush()).rejects.toThrow('throttled');
+    expect(writes).toEqual([
+      ['st_a', '20261125', 'delivered', 40],
+      ['st_b', '20261125', 'delivered', 1],
+    ]);
+    failing = false;
+    await reputation.count('st_a', '20261125', 'bounced');
+    await flush();
+    expect(writes.slice(2)).toEqual([['st_a', '20261125', 'bounced', 3]]);
+    await flush();
+    expect(writes).toHaveLength(3);
   });
 });
