@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Start the import of an uploaded file
-         * @description 409 when the job was already started; 400 when the file has not been uploaded. One import per store every 10 seconds (429 with Retry-After otherwise).
+         * @description Starts a job once: a repeated start, and the loser of two starts sent at once, answer 409 `The job is already <status>` (the loser may instead get 429 while the winner holds the slot but has not yet queued the job; its retry then answers 409). A start that queues nothing does not use up the store’s slot. 400 when the file has not been uploaded. One import per store every 10 seconds (429 with Retry-After otherwise).
          *
          *     Host: main.
          */

@@ -1,14 +1,20 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { ImportThrottle } from '#shared/domain/imports/ports.ts';
 import { itemMeta, keys } from './keys.ts';
-import { isConditionFailure, tableName } from './table.ts';
+import { ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
-/** One conditional put: the slot is free when absent or expired, and claiming it sets when it frees up again. */
+/**
+ * One conditional put: the slot is free when absent or expired, and claiming it sets when it frees up again. Each claim
+ * writes its own id; a release is a delete conditioned on that id, so it never frees a slot another request has claimed
+ * since.
+ */
 export const dynamoImportThrottle = (clock: Clock): ImportThrottle => ({
   async claim(storeId, seconds) {
     const now = clock.now();
+    const claimId = randomUUID();
     try {
       await dynamo().send(
         new PutCommand({
@@ -17,6 +23,7 @@ export const dynamoImportThrottle = (clock: Clock): ImportThrottle => ({
             ...keys.importSlot(storeId),
             ...itemMeta('importSlot'),
             until: now + seconds * 1000,
+            claimId,
             expiresAt: Math.floor(now / 1000) + seconds + 60,
           },
           ConditionExpression: 'attribute_not_exists(pk) OR #until <= :now',
@@ -24,10 +31,22 @@ export const dynamoImportThrottle = (clock: Clock): ImportThrottle => ({
           ExpressionAttributeValues: { ':now': now },
         }),
       );
-      return { claimed: true };
+      return { claimed: true, claimId };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       return { claimed: false, retryAfterSeconds: seconds };
     }
+  },
+  async release(storeId, claimId) {
+    await dynamo()
+      .send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: keys.importSlot(storeId),
+          ConditionExpression: 'claimId = :claimId',
+          ExpressionAttributeValues: { ':claimId': claimId },
+        }),
+      )
+      .catch(ignoreConditionFailure);
   },
 });

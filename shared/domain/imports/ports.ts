@@ -30,5 +30,11 @@ export interface ImportQueue {
 
 /** "About once every 10 seconds": claims the store's import slot, or says when it frees up. */
 export interface ImportThrottle {
-  claim(storeId: string, seconds: number): Promise<{ claimed: true } | { claimed: false; retryAfterSeconds: number }>;
+  /** A granted claim carries its own id, the token `release` takes. */
+  claim(
+    storeId: string,
+    seconds: number,
+  ): Promise<{ claimed: true; claimId: string } | { claimed: false; retryAfterSeconds: number }>;
+  /** Gives back a claim that started nothing: frees the slot if it is still that claim's (a later claim stays). */
+  release(storeId: string, claimId: string): Promise<void>;
 }

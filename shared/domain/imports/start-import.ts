@@ -6,6 +6,7 @@
 
 import type { Clock } from '#shared/domain/clock.ts';
 import { randomBase62 } from '#shared/domain/ids.ts';
+import { RevisionConflict } from '#shared/domain/repository.ts';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
 import { conflict, notFound, rateLimited, validationError } from '#shared/errors.ts';
 import { IMPORT_INTERVAL_SECONDS, type ImportJob, importJobView, MAX_UPLOAD_BYTES } from './model.ts';
@@ -22,14 +23,13 @@ export interface ImportDeps {
 /** A presigned upload stays valid this long. */
 export const UPLOAD_URL_SECONDS = 15 * 60;
 
+const slotTaken = (retryAfterSeconds: number) =>
+  rateLimited(retryAfterSeconds, `One import per store every ${IMPORT_INTERVAL_SECONDS} seconds; retry later`);
+
+/** Claims the store's import slot, or 429. */
 const claimSlot = async (deps: ImportDeps, storeId: string) => {
   const slot = await deps.throttle.claim(storeId, IMPORT_INTERVAL_SECONDS);
-  if (!slot.claimed) {
-    throw rateLimited(
-      slot.retryAfterSeconds,
-      `One import per store every ${IMPORT_INTERVAL_SECONDS} seconds; retry later`,
-    );
-  }
+  if (!slot.claimed) throw slotTaken(slot.retryAfterSeconds);
 };
 
 /** The first non-blank line must be a JSON object; the worker checks every line in detail. */
@@ -101,11 +101,25 @@ export const requestUpload = async (deps: ImportDeps, store: AuthenticatedStore,
   };
 };
 
-/** `POST /batch/customers/uploads/{jobId}/start`: the file was uploaded; import it. */
+/** What a start of a job no longer waiting for its file answers (a repeated start, or the loser of two at once). */
+const alreadyStarted = (job: ImportJob) => conflict(`The job is already ${job.status}`);
+
+/** Re-reads the job after a start lost a race: 409 when another start has queued it (or 404 when it is gone). */
+const refuseIfStarted = async (deps: ImportDeps, job: ImportJob) => {
+  const current = await deps.jobs.get(job.storeId, job.id);
+  if (!current) throw notFound('Import job not found');
+  if (current.status !== 'uploading') throw alreadyStarted(current);
+};
+
+/**
+ * `POST /batch/customers/uploads/{jobId}/start`: the file was uploaded; import it. Two starts of one job at once queue
+ * it once: the other answers as a repeated start does (409 `The job is already queued`), or 429 while the winner holds
+ * the slot and has not yet written the job; a start that queued nothing gives back the slot it claimed.
+ */
 export const startUploaded = async (deps: ImportDeps, storeId: string, jobId: string | undefined) => {
   const job = jobId ? await deps.jobs.get(storeId, jobId) : undefined;
   if (!job) throw notFound('Import job not found');
-  if (job.status !== 'uploading') throw conflict(`The job is already ${job.status}`);
+  if (job.status !== 'uploading') throw alreadyStarted(job);
   const stored = await deps.files.size(job.fileKey);
   if (stored === undefined) throw validationError('dataFile has not been uploaded yet');
   // S3 refuses another length on the signed URL; checked here too, whatever stored the file.
@@ -113,9 +127,22 @@ export const startUploaded = async (deps: ImportDeps, storeId: string, jobId: st
   if (stored > declared) {
     throw validationError(`dataFile is ${stored} bytes; the upload URL was for at most ${declared}`);
   }
-  await claimSlot(deps, storeId);
+  const slot = await deps.throttle.claim(storeId, IMPORT_INTERVAL_SECONDS);
+  if (!slot.claimed) {
+    // The slot may be held by another start of this very job: once it has queued the job, say so rather than "retry".
+    await refuseIfStarted(deps, job);
+    throw slotTaken(slot.retryAfterSeconds);
+  }
   const queued: ImportJob = { ...job, status: 'queued', updatedAt: deps.clock.now(), revision: job.revision + 1 };
-  await deps.jobs.save(queued, job.revision);
+  try {
+    await deps.jobs.save(queued, job.revision);
+  } catch (error) {
+    // Nothing was queued: free the slot now (best effort; it lapses by itself after IMPORT_INTERVAL_SECONDS anyway).
+    await deps.throttle.release(storeId, slot.claimId).catch(() => undefined);
+    if (!(error instanceof RevisionConflict)) throw error;
+    await refuseIfStarted(deps, job);
+    throw conflict('The job changed while it was being started; start it again');
+  }
   await deps.queue.enqueue(storeId, job.id);
   return importJobView(queued);
 };

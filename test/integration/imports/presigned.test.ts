@@ -1,7 +1,7 @@
 /**
  * The upload path for files too large to post: ask for an upload URL, PUT the file there, start the job. Starting
- * before the upload, starting twice, and jobs that are unknown or another store's are refused; the start counts against
- * the store's one import every 10 seconds (spec "Limits").
+ * before the upload, starting twice (one after the other or at once), and jobs that are unknown or another store's are
+ * refused; the start counts against the store's one import every 10 seconds (spec "Limits").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
@@ -115,6 +115,28 @@ describe('the upload path', () => {
     expect(await customers.get(store.storeId, `${p}-120`)).toMatchObject({ city: 'City 120' });
 
     // A finished job cannot be started again either.
+    expect((await start(store, upload.jobId)).status).toBe(409);
+  });
+
+  it('queues a job started by two requests at once only once: the other answers 409 (or 429), never 500', async () => {
+    const store = await newStore('Import upload race');
+    const content = jsonl([customer(uid('race'))]);
+    const upload = await uploadOf(store, content);
+    expect(await put(upload.uploadUrl, content)).toBe(200);
+
+    const answers = await Promise.all([start(store, upload.jobId), start(store, upload.jobId)]);
+    const started = answers.filter((answer) => answer.status === 200);
+    const refused = answers.filter((answer) => answer.status !== 200);
+    expect(started, JSON.stringify(answers.map((answer) => answer.body))).toHaveLength(1);
+    expect(started[0]?.body).toMatchObject({ data: { jobId: upload.jobId, status: 'queued' } });
+    expect([409, 429]).toContain(refused[0]?.status);
+    expect(refused[0]?.body).toMatchObject({ state: refused[0]?.status, success: false, message: expect.any(String) });
+
+    expect(await awaitFinished(runtime, store.apiKey, upload.jobId)).toMatchObject({
+      result: 'SUCCESS',
+      counts: { lines: 1, imported: 1, created: 1, failed: 0 },
+    });
+    // A start once the job runs or has finished is still a 409, as for any repeated start.
     expect((await start(store, upload.jobId)).status).toBe(409);
   });
 

@@ -1,13 +1,14 @@
 /**
  * In-memory doubles of the imports area's ports (`shared/domain/imports/ports.ts`) and of the contact writes an import
  * makes, for unit tests of `runImport`. The file port reads through the real line reader (`readLines`), as the S3
- * adapter does, fed the file in small chunks.
+ * adapter does, fed the file in small chunks. `startFakes` holds the ports of starting an uploaded job (`startUploaded`).
  */
 import { expect } from 'vitest';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { readLines } from '#shared/domain/imports/line-reader.ts';
 import type { ImportJob } from '#shared/domain/imports/model.ts';
 import type { RunImportDeps } from '#shared/domain/imports/run-import.ts';
+import type { ImportDeps } from '#shared/domain/imports/start-import.ts';
 import { RevisionConflict } from '#shared/domain/repository.ts';
 
 export const IMPORT_STORE = 'st_import_unit';
@@ -130,3 +131,108 @@ export const importFakes = (bytes: Buffer, options: ImportFakeOptions = {}) => {
 
 /** The message that runs the fakes' job. */
 export const importMessage = { storeId: IMPORT_STORE, jobId: IMPORT_JOB } as const;
+
+/** What a start-fakes hook may do to the stored job (as another request would). */
+export interface StartFakeHooks {
+  /** Called inside `files.size`, between the use case's read of the job and its slot claim and write. */
+  readonly onSize?: (store: { job: () => ImportJob; set: (job: ImportJob) => void }) => void;
+}
+
+/**
+ * The ports of `startUploaded` in memory: an `uploading` job whose file was uploaded, the store's import slot (with the
+ * adapter's semantics: free when absent or lapsed; a release frees only the claim whose id it is given), and what was queued.
+ */
+export const startFakes = (hooks: StartFakeHooks = {}) => {
+  const key = `${IMPORT_STORE}#${IMPORT_JOB}`;
+  const jobs = new Map<string, ImportJob>();
+  const slots = new Map<string, { until: number; claimId: string }>();
+  let claimSeq = 0;
+  const enqueued: { storeId: string; jobId: string }[] = [];
+  let now = 1_700_000_000_000;
+  const bytes = 100;
+  const stored = {
+    job: () => structuredClone(jobs.get(key) as ImportJob),
+    set: (job: ImportJob) => jobs.set(key, job),
+  };
+
+  const deps: ImportDeps = {
+    files: {
+      put: async () => undefined,
+      lines: () => {
+        throw new Error('not read by a start');
+      },
+      uploadUrl: async () => 'unused',
+      size: async () => {
+        await tick();
+        hooks.onSize?.(stored);
+        return bytes;
+      },
+    },
+    jobs: {
+      get: async (storeId, id) => {
+        await tick();
+        const job = jobs.get(`${storeId}#${id}`);
+        return job && structuredClone(job);
+      },
+      save: async (job, expectedRevision) => {
+        await tick();
+        const current = jobs.get(`${job.storeId}#${job.id}`);
+        if ((current?.revision ?? 0) !== expectedRevision) throw new RevisionConflict('importJob');
+        jobs.set(`${job.storeId}#${job.id}`, structuredClone(job));
+      },
+      listForStore: async () => ({ items: [] }),
+    },
+    queue: {
+      enqueue: async (storeId, jobId) => {
+        await tick();
+        enqueued.push({ storeId, jobId });
+      },
+    },
+    throttle: {
+      claim: async (storeId, seconds) => {
+        await tick();
+        const held = slots.get(storeId);
+        if (held !== undefined && held.until > now) return { claimed: false, retryAfterSeconds: seconds };
+        const claimId = `claim-${++claimSeq}`;
+        slots.set(storeId, { until: now + seconds * 1000, claimId });
+        return { claimed: true, claimId };
+      },
+      release: async (storeId, claimId) => {
+        await tick();
+        if (slots.get(storeId)?.claimId === claimId) slots.delete(storeId);
+      },
+    },
+    clock: { now: () => now },
+  };
+
+  jobs.set(key, {
+    storeId: IMPORT_STORE,
+    id: IMPORT_JOB,
+    endpoint: 'customers',
+    storeType: 'direct',
+    status: 'uploading',
+    fileKey: IMPORT_FILE_KEY,
+    uploadBytes: bytes,
+    counts: { lines: 0, imported: 0, created: 0, failed: 0 },
+    errors: [],
+    createdAt: now,
+    updatedAt: now,
+    revision: 1,
+  });
+
+  return {
+    deps,
+    job: stored.job,
+    enqueued,
+    /** Until when the store's slot is held (epoch ms), or undefined when free. */
+    slotUntil: () => {
+      const held = slots.get(IMPORT_STORE);
+      return held !== undefined && held.until > now ? held.until : undefined;
+    },
+    /** Holds the store's slot, as another import just started would. */
+    holdSlot: (seconds = 10) => slots.set(IMPORT_STORE, { until: now + seconds * 1000, claimId: 'another import' }),
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+};

@@ -75,7 +75,11 @@ export const CONTACT_ROUTES = {
   'batch-upload-start': route({
     tag: 'Contacts',
     summary: 'Start the import of an uploaded file',
-    description: `409 when the job was already started; 400 when the file has not been uploaded. ${pace}`,
+    description:
+      'Starts a job once: a repeated start, and the loser of two starts sent at once, answer 409 `The job is already ' +
+      '<status>` (the loser may instead get 429 while the winner holds the slot but has not yet queued the job; its ' +
+      'retry then answers 409). A start that queues nothing does not use up the store’s slot. 400 when the file has ' +
+      `not been uploaded. ${pace}`,
     api: 'import',
     path: jobId,
     ok: importOk,
