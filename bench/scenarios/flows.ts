@@ -136,7 +136,10 @@ const fireAll = async (stores: readonly BenchStore[], prefix: string, count: num
   return { fired, elapsedMs: performance.now() - started };
 };
 
-/** Waits until the flows queue stays empty, then reads every run. */
+/**
+ * Waits until the flows queue and the SES events queue stay empty (an emailed trigger's cost includes what its SES
+ * delivery event writes), then reads every run.
+ */
 const finishedRuns = async (
   sqs: SQSClient,
   runtime: LocalRuntime,
@@ -146,7 +149,11 @@ const finishedRuns = async (
   let quiet = 0;
   while (quiet < 3) {
     if (Date.now() > deadline) throw new Error(`flows: the flows queue did not drain in ${FINISH_LIMIT_MS / 1000} s`);
-    quiet = (await queueDepth(sqs, runtime.queueUrls.flows)).total === 0 ? quiet + 1 : 0;
+    const [flows, emailEvents] = await Promise.all([
+      queueDepth(sqs, runtime.queueUrls.flows),
+      queueDepth(sqs, runtime.queueUrls.emailEvents),
+    ]);
+    quiet = flows.total === 0 && emailEvents.total === 0 ? quiet + 1 : 0;
     await sleep(POLL_MS);
   }
   const runs = dynamoFlowRuns();
