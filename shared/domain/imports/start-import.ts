@@ -26,11 +26,38 @@ export const UPLOAD_URL_SECONDS = 15 * 60;
 const slotTaken = (retryAfterSeconds: number) =>
   rateLimited(retryAfterSeconds, `One import per store every ${IMPORT_INTERVAL_SECONDS} seconds; retry later`);
 
-/** Claims the store's import slot, or 429. */
+/** Claims the store's import slot, or 429; the claim's id, for `releaseSlot`. */
 const claimSlot = async (deps: ImportDeps, storeId: string) => {
   const slot = await deps.throttle.claim(storeId, IMPORT_INTERVAL_SECONDS);
   if (!slot.claimed) throw slotTaken(slot.retryAfterSeconds);
+  return slot.claimId;
 };
+
+/** Gives back a claim that started nothing (best effort; it lapses by itself after IMPORT_INTERVAL_SECONDS anyway). */
+const releaseSlot = (deps: ImportDeps, storeId: string, claimId: string) =>
+  deps.throttle.release(storeId, claimId).catch(() => undefined);
+
+/**
+ * Queues a job just saved `queued`. When that fails the job has no message and would stay `queued` forever: `undo`
+ * writes it back, conditional on the revision just written, and the slot is given back. When the undo fails (the job
+ * changed: the worker took a message that did go out after all), the job and the slot are left as they are. Either
+ * way the enqueue's error propagates (5xx, retryable).
+ */
+const enqueueOrUndo = async (deps: ImportDeps, job: ImportJob, claimId: string, undo: ImportJob) => {
+  try {
+    await deps.queue.enqueue(job.storeId, job.id);
+  } catch (error) {
+    const undone = await deps.jobs.save(undo, job.revision).then(
+      () => true,
+      () => false,
+    );
+    if (undone) await releaseSlot(deps, job.storeId, claimId);
+    throw error;
+  }
+};
+
+/** Why a direct upload's job failed before it ran (line 0: the job's, not a line's). */
+const NOT_QUEUED_REASON = 'the import could not be queued; nothing was imported: send the file again';
 
 /** The first non-blank line must be a JSON object; the worker checks every line in detail. */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -81,11 +108,26 @@ export interface UploadedFile {
 export const startImport = async (deps: ImportDeps, store: AuthenticatedStore, file: UploadedFile | undefined) => {
   if (!file) throw validationError('dataFile is required: the JSONL file, as multipart/form-data');
   checkJsonl(file.content);
-  await claimSlot(deps, store.storeId);
+  const claimId = await claimSlot(deps, store.storeId);
   const job = newJob(deps, store, 'queued');
-  await deps.files.put(job.fileKey, file.content);
-  await deps.jobs.save(job, 0);
-  await deps.queue.enqueue(store.storeId, job.id);
+  try {
+    await deps.files.put(job.fileKey, file.content);
+    await deps.jobs.save(job, 0);
+  } catch (error) {
+    await releaseSlot(deps, store.storeId, claimId);
+    throw error;
+  }
+  // The job id is new per request, so the client's retry makes another job: this one ends `FAIL`, never to run.
+  const now = deps.clock.now();
+  await enqueueOrUndo(deps, job, claimId, {
+    ...job,
+    status: 'finished',
+    result: 'FAIL',
+    errors: [{ line: 0, reason: NOT_QUEUED_REASON }],
+    finishedAt: now,
+    updatedAt: now,
+    revision: job.revision + 1,
+  });
   return importJobView(job);
 };
 
@@ -114,7 +156,8 @@ const refuseIfStarted = async (deps: ImportDeps, job: ImportJob) => {
 /**
  * `POST /batch/customers/uploads/{jobId}/start`: the file was uploaded; import it. Two starts of one job at once queue
  * it once: the other answers as a repeated start does (409 `The job is already queued`), or 429 while the winner holds
- * the slot and has not yet written the job; a start that queued nothing gives back the slot it claimed.
+ * the slot and has not yet written the job; a start that queued nothing gives back the slot it claimed (and when the
+ * enqueue itself fails, the job is put back to `uploading` first, so a retry of the start can queue it).
  */
 export const startUploaded = async (deps: ImportDeps, storeId: string, jobId: string | undefined) => {
   const job = jobId ? await deps.jobs.get(storeId, jobId) : undefined;
@@ -137,13 +180,18 @@ export const startUploaded = async (deps: ImportDeps, storeId: string, jobId: st
   try {
     await deps.jobs.save(queued, job.revision);
   } catch (error) {
-    // Nothing was queued: free the slot now (best effort; it lapses by itself after IMPORT_INTERVAL_SECONDS anyway).
-    await deps.throttle.release(storeId, slot.claimId).catch(() => undefined);
+    // Nothing was queued: free the slot now.
+    await releaseSlot(deps, storeId, slot.claimId);
     if (!(error instanceof RevisionConflict)) throw error;
     await refuseIfStarted(deps, job);
     throw conflict('The job changed while it was being started; start it again');
   }
-  await deps.queue.enqueue(storeId, job.id);
+  // Not queued after all: the job waits for its start again, so the client's retry of this start works.
+  await enqueueOrUndo(deps, queued, slot.claimId, {
+    ...job,
+    updatedAt: deps.clock.now(),
+    revision: queued.revision + 1,
+  });
   return importJobView(queued);
 };
 

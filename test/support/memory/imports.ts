@@ -141,6 +141,7 @@ export interface StartFakeHooks {
 /**
  * The ports of `startUploaded` in memory: an `uploading` job whose file was uploaded, the store's import slot (with the
  * adapter's semantics: free when absent or lapsed; a release frees only the claim whose id it is given), and what was queued.
+ * They serve a direct upload (`startImport`) too: its new job is among `otherJobs()`.
  */
 export const startFakes = (hooks: StartFakeHooks = {}) => {
   const key = `${IMPORT_STORE}#${IMPORT_JOB}`;
@@ -223,6 +224,8 @@ export const startFakes = (hooks: StartFakeHooks = {}) => {
   return {
     deps,
     job: stored.job,
+    /** Every stored job of the store but the fakes' own uploading one (those a direct upload made). */
+    otherJobs: () => [...jobs.entries()].filter(([at]) => at !== key).map(([, job]) => structuredClone(job)),
     enqueued,
     /** Until when the store's slot is held (epoch ms), or undefined when free. */
     slotUntil: () => {

@@ -3,7 +3,8 @@
  * with in-memory ports: a start that loses its race with another start of the same job (the job changed between its
  * read and its conditional write, or the other start took the store's slot) answers as a repeated start does, 409
  * `The job is already <status>`, never an internal error; and a start that queued nothing gives back the import slot it
- * claimed, so the store is not held off for 10 seconds by an import that never began.
+ * claimed, so the store is not held off for 10 seconds by an import that never began; a start whose enqueue fails puts
+ * the job back to `uploading`, so its retry queues it.
  */
 import { describe, expect, it } from 'vitest';
 import { startUploaded } from '#shared/domain/imports/start-import.ts';
@@ -105,6 +106,36 @@ describe('startUploaded', () => {
     expect(await rejectionOf(startUploaded(fakes.deps, STORE, JOB))).toBe(boom);
     expect(fakes.slotUntil()).toBeUndefined();
     expect(fakes.enqueued).toEqual([]);
+  });
+
+  it('when the enqueue fails: the job waits for its start again, the slot is given back, and the retry queues it', async () => {
+    const fakes = startFakes();
+    const boom = new Error('queue unavailable');
+    const enqueue = fakes.deps.queue.enqueue;
+    fakes.deps.queue.enqueue = async () => {
+      throw boom;
+    };
+    expect(await rejectionOf(startUploaded(fakes.deps, STORE, JOB))).toBe(boom);
+    expect(fakes.job()).toMatchObject({ status: 'uploading', revision: 3 });
+    expect(fakes.slotUntil()).toBeUndefined();
+
+    fakes.deps.queue.enqueue = enqueue;
+    expect(await startUploaded(fakes.deps, STORE, JOB)).toMatchObject({ jobId: JOB, status: 'queued' });
+    expect(fakes.job()).toMatchObject({ status: 'queued', revision: 4 });
+    expect(fakes.enqueued).toEqual([{ storeId: STORE, jobId: JOB }]);
+  });
+
+  it('when the enqueue fails but the job already changed (a message did go out and the worker took it), leaves it and the slot', async () => {
+    const fakes = startFakes();
+    const boom = new Error('queue timed out');
+    fakes.deps.queue.enqueue = async () => {
+      const job = fakes.job();
+      await fakes.deps.jobs.save({ ...job, status: 'running', revision: job.revision + 1 }, job.revision);
+      throw boom;
+    };
+    expect(await rejectionOf(startUploaded(fakes.deps, STORE, JOB))).toBe(boom);
+    expect(fakes.job()).toMatchObject({ status: 'running', revision: 3 });
+    expect(fakes.slotUntil()).toBeDefined();
   });
 
   it('two concurrent starts, however interleaved: one queues the job, the other gets a 409 or 429, one message', async () => {
