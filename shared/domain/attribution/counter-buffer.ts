@@ -10,6 +10,7 @@
  * the `ADD` always could (docs/attribution.md, "Known gaps"). A day and its month are separate items, each written
  * alone and kept alone when its write fails, so a retried flush never adds a day (or a month) twice.
  */
+import { batchSums } from '#shared/domain/batch-sums.ts';
 import { keepsMonths, monthOf } from './model.ts';
 import type { AttributionStore } from './ports.ts';
 
@@ -20,58 +21,27 @@ export interface CounterBuffer {
   flush(): Promise<void>;
 }
 
-interface Pending {
-  readonly storeId: string;
-  readonly scope: string;
-  /** A day (`YYYY-MM-DD`) or a month (`YYYY-MM`): each item is added alone, so a failed one is kept alone. */
-  readonly period: string;
-  readonly deltas: Record<string, number>;
-}
-
 export const counterBuffer = (
   target: AttributionStore,
   onFlushFailed: (error: unknown, kept: number) => void = () => undefined,
 ): CounterBuffer => {
-  let pending = new Map<string, Pending>();
-
-  const keep = (storeId: string, scope: string, period: string, deltas: Readonly<Record<string, number>>) => {
-    const key = JSON.stringify([storeId, scope, period]);
-    let entry = pending.get(key);
-    if (!entry) {
-      entry = { storeId, scope, period, deltas: {} };
-      pending.set(key, entry);
-    }
-    for (const [name, n] of Object.entries(deltas)) entry.deltas[name] = (entry.deltas[name] ?? 0) + n;
-  };
-
+  // A day (`YYYY-MM-DD`) or a month (`YYYY-MM`) per key: each item is added alone, so a failed one is kept alone.
+  const sums = batchSums<readonly [storeId: string, scope: string, period: string]>(
+    ([storeId, scope, period], deltas) => target.addTo(storeId, scope, period, deltas),
+  );
   return {
     store: {
       ...target,
       async add(storeId, scopes, day, deltas) {
         for (const scope of scopes) {
-          keep(storeId, scope, day, deltas);
-          if (keepsMonths(scope)) keep(storeId, scope, monthOf(day), deltas);
+          sums.add([storeId, scope, day], deltas);
+          if (keepsMonths(scope)) sums.add([storeId, scope, monthOf(day)], deltas);
         }
       },
     },
     async flush() {
-      if (pending.size === 0) return;
-      const taken = [...pending.values()];
-      pending = new Map();
-      const results = await Promise.allSettled(
-        taken.map((entry) => target.addTo(entry.storeId, entry.scope, entry.period, entry.deltas)),
-      );
-      const failed = results.flatMap((result, i) =>
-        result.status === 'rejected' ? [{ reason: result.reason, i }] : [],
-      );
-      const [first] = failed;
-      if (!first) return;
-      // Kept for the next flush: a count is late rather than lost.
-      for (const { i } of failed) {
-        const entry = taken[i] as Pending;
-        keep(entry.storeId, entry.scope, entry.period, entry.deltas);
-      }
-      onFlushFailed(first.reason, failed.length);
+      const { failed, error } = await sums.flush();
+      if (failed > 0) onFlushFailed(error, failed);
     },
   };
 };

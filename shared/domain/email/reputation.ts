@@ -7,6 +7,7 @@
  * the rates fall back (as the days roll over) or an operator resumes the store (`store resume-sending`), which starts
  * its counts afresh.
  */
+import { batchSums } from '#shared/domain/batch-sums.ts';
 import { conflict } from '#shared/errors.ts';
 import { sendDay } from './pacing.ts';
 
@@ -81,32 +82,19 @@ export const standingOf =
 export const reputationBuffer = (
   target: StoreReputation,
 ): { readonly reputation: StoreReputation; flush(): Promise<void> } => {
-  let pending = new Map<string, { storeId: string; day: string; event: ReputationEvent; n: number }>();
-  const keep = (storeId: string, day: string, event: ReputationEvent, n: number) => {
-    const key = JSON.stringify([storeId, day, event]);
-    const entry = pending.get(key);
-    if (entry) entry.n += n;
-    else pending.set(key, { storeId, day, event, n });
-  };
+  const sums = batchSums<readonly [storeId: string, day: string, event: ReputationEvent]>(
+    ([storeId, day, event], { n }) => target.count(storeId, day, event, n),
+  );
   return {
     reputation: {
       ...target,
       async count(storeId, day, event, n = 1) {
-        keep(storeId, day, event, n);
+        sums.add([storeId, day, event], { n });
       },
     },
     async flush() {
-      const taken = [...pending.values()];
-      pending = new Map();
-      const results = await Promise.allSettled(taken.map((e) => target.count(e.storeId, e.day, e.event, e.n)));
-      let failure: unknown;
-      results.forEach((result, i) => {
-        if (result.status === 'fulfilled') return;
-        failure ??= result.reason;
-        const e = taken[i] as (typeof taken)[number];
-        keep(e.storeId, e.day, e.event, e.n);
-      });
-      if (failure !== undefined) throw failure;
+      const { failed, error } = await sums.flush();
+      if (failed > 0) throw error;
     },
   };
 };
