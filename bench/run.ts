@@ -136,6 +136,7 @@ const parse = (argv: string[]) => {
     profile: values.profile,
     breakdown: values.breakdown,
     log: (line) => process.stderr.write(`${line}\n`),
+    given: new Set(Object.entries(values).flatMap(([key, value]) => (value === undefined ? [] : [key]))),
   };
   const selected = positionals.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => positionals.includes(s.name));
   /** The options of one scenario: its own `--count`, if given. */

@@ -25,6 +25,8 @@ export interface ScenarioOptions {
   readonly profile: boolean;
   /** Progress lines go here (stderr), so stdout stays the summary. */
   readonly log: (line: string) => void;
+  /** The options given on the command line (the others hold their defaults), e.g. `given.has('stores')`. */
+  readonly given: ReadonlySet<string>;
   /** Results of the scenarios that already ran in this invocation, for figures relative to theirs. */
   readonly earlier?: readonly Result[];
 }

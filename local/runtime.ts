@@ -13,6 +13,7 @@ import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { HOSTS, type Host } from '#shared/catalog/hosts.ts';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
 import { ENV } from '#shared/config.ts';
+import { applyLogLevel } from '#shared/observability.ts';
 import { systemClock } from '#shared/wiring/clock.ts';
 import { LocalClock } from './clock.ts';
 import { contractRecorder } from './contract-recorder.ts';
@@ -232,6 +233,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       // The local SES has no sending quota: bulk sends are paced at a rate that keeps a laptop responsive.
       [ENV.sesSendRatePerSecond]: process.env[ENV.sesSendRatePerSecond] ?? '500',
     });
+    // The handlers' logger was made when their modules were imported, before this environment: it takes the level now.
+    applyLogLevel(process.env.POWERTOOLS_LOG_LEVEL as Parameters<typeof applyLogLevel>[0]);
 
     const clientConfig = { region: REGION, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
     const dynamoAdmin = new DynamoDBClient({ ...clientConfig, endpoint: dynamodbUrl });

@@ -14,6 +14,18 @@ const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'storeflow';
 
 export const logger = new Logger({ serviceName });
 
+type Level = Parameters<Logger['setLogLevel']>[0];
+
+/**
+ * Sets the level for every later invocation. Lambda sets `POWERTOOLS_LOG_LEVEL` before this module loads; the local
+ * runtime sets it after (its caller has imported the handlers' modules), and `setLogLevel` alone would hold only until
+ * the next invocation resets the logger to the level it was made with, so that one changes too.
+ */
+export const applyLogLevel = (level: Level): void => {
+  (logger as unknown as { setInitialLogLevel(level: Level): void }).setInitialLogLevel(level);
+  logger.setLogLevel(level);
+};
+
 /** Created on first use: the namespace follows the stage (`STAGE`), which the local runtime sets after imports. */
 const metricsEmitter = /* @__PURE__ */ lazy(
   () =>

@@ -15,6 +15,7 @@
  */
 import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { profiled } from '#bench/lib/profile.ts';
 import { queueDepth } from '#bench/lib/runtime-probes.ts';
 import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
@@ -229,8 +230,8 @@ export const noisy: Scenario = {
   description: 'victim stores with and without an attacking store: p99 event-to-applied and trigger-to-email ratios',
   async run(options: ScenarioOptions): Promise<Result> {
     const { log } = options;
-    const storeCount = options.stores > 1 ? options.stores : DEFAULT_STORES;
-    const seconds = options.seconds > 0 && options.seconds !== 10 ? options.seconds : DEFAULT_SECONDS;
+    const storeCount = options.given.has('stores') ? options.stores : DEFAULT_STORES;
+    const seconds = options.given.has('seconds') ? options.seconds : DEFAULT_SECONDS;
     const runtime = await startLocalRuntime({ logLevel: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR' });
     try {
       log(`noisy: ${storeCount} victim stores and one attacker`);
@@ -289,10 +290,12 @@ export const noisy: Scenario = {
       log(`noisy: phase B, victims with the attacker for ${seconds} s`);
       const sentB: Sent[] = [];
       const counts: Record<string, number> = {};
-      await Promise.all([
-        everySecond(seconds, () => victimLoad(runtime, victims, sentB)),
-        everySecond(seconds, attack(runtime, attacker, target, counts)),
-      ]);
+      await profiled(options.profile, 'noisy-b', () =>
+        Promise.all([
+          everySecond(seconds, () => victimLoad(runtime, victims, sentB)),
+          everySecond(seconds, attack(runtime, attacker, target, counts)),
+        ]),
+      );
       await drained(runtime);
       const b = await latencies(sentB);
 

@@ -14,6 +14,7 @@ import { lambdaContext } from '#local/lambda-context.ts';
 import { type Poller, type QueueLambda, startPoller } from '#local/poller.ts';
 import { type LocalRuntime, type PortName, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { logger } from '#shared/observability.ts';
 import { eventually, newStore, postEvent, type TestStore } from '#test/support/local.ts';
 
 const region = 'us-east-1';
@@ -208,6 +209,20 @@ describe('the local runtime', () => {
       expect(new URL(url).origin).toBe(runtime.urls.sqs);
     }
     expect(process.env.INGEST_QUEUE_URL).toBe(runtime.queueUrls.ingest);
+  });
+
+  it('logs at the level it was started with (WARN by default) invocation after invocation', async () => {
+    // The handlers' logger is made when this file imports their modules, before the runtime sets its environment.
+    for (const id of ['level-1', 'level-2', 'level-3']) {
+      const event = {
+        endpoint: 'customers/create',
+        source_id: id,
+        data: { id, email: `${id}@example.com`, created_at: 1_700_000_000 },
+      };
+      expect((await postEvent(runtime.urls.main, shop.apiKey, event)).status).toBe(200);
+    }
+    await eventually('the customers stored', () => dynamoCustomerRepository().get(shop.storeId, 'level-3'));
+    expect(logger.getLevelName()).toBe('WARN');
   });
 
   it('moves the timers clock with POST /_local/clock/advance and answers the new offset', async () => {
