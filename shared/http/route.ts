@@ -117,6 +117,9 @@ const toResult = (reply: Reply, event?: APIGatewayProxyEventV2): APIGatewayProxy
   return { statusCode: reply.statusCode, headers, body, ...cookies };
 };
 
+/** Middy's early answer before the invocation's time runs out (`timeoutEarlyResponse`). */
+const isTimeout = (error: unknown): boolean => error instanceof Error && error.name === 'TimeoutError';
+
 export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefined>(
   options: RouteOptions<TBody, TQuery, TPath> | PublicRouteOptions<TBody, TQuery, TPath>,
 ) => {
@@ -191,6 +194,16 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
         request.response = withCors(
           request.event,
           toResult(renderError(options.api, unavailable('A dependency is busy; retry the request', error))),
+        );
+        return;
+      }
+      if (isTimeout(error)) {
+        // Middy answers just before Lambda's limit (a slow dependency, an overloaded host). Deployed, Lambda would end
+        // the invocation and API Gateway answer a bare 5xx; here the caller gets the interface's 503 and a retry hint.
+        logger.error('Invocation timed out', { error });
+        request.response = withCors(
+          request.event,
+          toResult(renderError(options.api, unavailable('The service is busy and the request timed out; retry it'))),
         );
         return;
       }

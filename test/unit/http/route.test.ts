@@ -66,6 +66,21 @@ describe('httpRoute', () => {
   });
 });
 
+describe('httpRoute near its time limit', () => {
+  const slow = httpRoute({
+    api: 'webhooks',
+    auth: 'none',
+    handle: () => new Promise<never>(() => undefined),
+  });
+
+  it('answers 503 "retry" (not a 500) when the handler outlives the invocation, as under overload', async () => {
+    const context = { ...lambdaContext(), getRemainingTimeInMillis: () => 50 };
+    const result = await slow(apiEvent({ method: 'GET', path: '/api/v1/webhooks' }), context);
+    expect(result.statusCode).toBe(503);
+    expect(JSON.parse(String(result.body))).toEqual({ code: 503, message: expect.stringContaining('retry') });
+  });
+});
+
 describe('httpRoute with an HTML form body', () => {
   const form = httpRoute({
     api: 'webhooks',
