@@ -1,12 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import sesLocalModule from 'aws-ses-v2-local';
-import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import { dynamoSentMessages } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { FUNCTIONS } from '#shared/catalog/functions.ts';
@@ -17,6 +15,7 @@ import { applyLogLevel } from '#shared/observability.ts';
 import { systemClock } from '#shared/wiring/clock.ts';
 import { LocalClock } from './clock.ts';
 import { contractRecorder } from './contract-recorder.ts';
+import { startLocalDynamo } from './emulators/dynamodb.ts';
 import { startAwsEmulators } from './emulators/server.ts';
 import { deliverySimulator, emailEventSimulator, sqsEventPublisher } from './emulators/ses-events.ts';
 import { type LocalIdentityStatus, type SentListener, startSesProxy } from './emulators/ses-proxy.ts';
@@ -29,7 +28,6 @@ import {
   ensureQueues,
   ensureTable,
   IMPORTS_BUCKET,
-  listen,
   MASTER_KEY_SECRET_ID,
   masterSecret,
   REGION,
@@ -143,20 +141,14 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
   };
 
   try {
-    // DynamoDB (dynalite): on disk under the state directory, else in memory.
-    const dynamoServer: Server = dynalite({
-      createTableMs: 0,
-      deleteTableMs: 0,
-      updateTableMs: 0,
+    // DynamoDB (dynalite, on a thread of its own): on disk under the state directory, else in memory. Its operation
+    // counts (e.g. `PutItem`) are read by the benchmarks to report writes per accepted event.
+    const dynamo = await startLocalDynamo({
+      port: port('dynamodb'),
       ...(dataDir ? { path: join(dataDir, 'dynamodb') } : {}),
     });
-    // Operation counts (e.g. `PutItem`), read by the benchmarks to report writes per accepted event.
-    const dynamodbCalls = new Map<string, number>();
-    dynamoServer.prependListener('request', (request: { headers: Record<string, string | string[] | undefined> }) => {
-      const operation = String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
-      dynamodbCalls.set(operation, (dynamodbCalls.get(operation) ?? 0) + 1);
-    });
-    const dynamoPort = await listen(dynamoServer, port('dynamodb'));
+    stops.push(() => dynamo.stop());
+    const dynamoPort = dynamo.port;
     // Handler invocations and their wall time, read by the cost model of the benchmarks.
     const invocations = new Map<string, { count: number; ms: number }>();
     const timed = <T extends (...args: never[]) => Promise<unknown>>(name: string, handler: T): T =>
@@ -171,7 +163,6 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
           invocations.set(name, tally);
         }
       }) as unknown as T;
-    stops.push(() => closeServer(dynamoServer));
     const dynamodbUrl = `http://127.0.0.1:${dynamoPort}`;
 
     // SQS, SNS and S3 (fauxqs), persisted in SQLite under the state directory.
@@ -332,7 +323,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       queueUrls: queues.urls,
       dlqUrls: queues.dlqs,
       advanceClock,
-      dynamodbCalls: () => Object.fromEntries(dynamodbCalls),
+      dynamodbCalls: () => dynamo.calls(),
       sesCalls: () => sesProxy.calls(),
       invocations: () => Object.fromEntries([...invocations].map(([name, tally]) => [name, { ...tally }])),
       ses: {
