@@ -1,17 +1,12 @@
 /**
  * The one queue wrapper: Powertools batch processing with partial batch responses, so only failed records return to the
- * queue. For FIFO queues a failure also fails the later records of its own message group (`SqsFifoPartialProcessorAsync`
- * with `skipGroupOnError`), which keeps that group's order; other groups (other stores, other entities) go on. A
+ * queue. For FIFO queues a failure also fails the later records of its own message group, which keeps that group's
+ * order; other groups (other stores, other entities) go on, side by side. A
  * permanent error (a message that can never succeed: `PermanentError`, or a dependency's refusal no retry changes, such
  * as an item over DynamoDB's 400 KB) is handed to `onPermanent`, logged and acknowledged, so it never holds its group;
  * anything else is thrown so the queue retries and, after `maxReceiveCount`, moves the message to the DLQ.
  */
-import {
-  BatchProcessor,
-  EventType,
-  processPartialResponse,
-  SqsFifoPartialProcessorAsync,
-} from '@aws-lambda-powertools/batch';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { isPermanentDependencyError, PermanentError, RetryLater } from '#shared/errors.ts';
 import { logger } from '#shared/observability.ts';
@@ -91,19 +86,37 @@ const finishBatch = async (response: SQSBatchResponse, afterBatch: (() => Promis
 };
 
 /**
- * A FIFO queue's consumer: records in order; a failure fails the rest of its message group in the batch (they return to
- * the queue behind it, in order) and no other group.
+ * A FIFO queue's consumer: each message group's records in order, the groups side by side (order is kept within a
+ * group only, as across Lambda invocations; one store's slow or failing entity holds no other group back). A failure
+ * fails the rest of its group in the batch (they return to the queue behind it, in order) and no other group.
+ * Powertools' FIFO processor (`skipGroupOnError`) has these outcomes but handles the whole batch one record at a time.
  */
 export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
   const recordHandler = recordHandlerOf(options);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
-    const response = await processPartialResponse(event, recordHandler, new SqsFifoPartialProcessorAsync(), {
-      context,
-      skipGroupOnError: true,
-      ...OPTIONS,
-    });
-    return finishBatch(response, options.afterBatch);
+    const groups = new Map<string, SQSRecord[]>();
+    for (const record of event.Records) {
+      const group = record.attributes.MessageGroupId ?? '';
+      groups.set(group, [...(groups.get(group) ?? []), record]);
+    }
+    const failed = new Set<string>();
+    await Promise.all(
+      [...groups.values()].map(async (records) => {
+        for (const [i, record] of records.entries()) {
+          try {
+            await recordHandler(record, context);
+          } catch {
+            for (const later of records.slice(i)) failed.add(later.messageId);
+            return;
+          }
+        }
+      }),
+    );
+    const batchItemFailures = event.Records.filter((r) => failed.has(r.messageId)).map((r) => ({
+      itemIdentifier: r.messageId,
+    }));
+    return finishBatch({ batchItemFailures }, options.afterBatch);
   };
 };
 

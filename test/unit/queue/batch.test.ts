@@ -107,6 +107,27 @@ describe('fifoQueueWorker', () => {
     expect(answer.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m1', 'm3']);
   });
 
+  it("handles the groups side by side: a slow group's record does not wait for another group's", async () => {
+    const order: string[] = [];
+    const worker = fifoQueueWorker({
+      queue: { maxReceiveCount: 5 },
+      parse,
+      handle: async ({ n }) => {
+        // Each of the attacker's records takes 30 ms; the victim's take none.
+        if (n % 2 === 1) await new Promise((resolve) => setTimeout(resolve, 30));
+        order.push(`${n % 2 === 1 ? 'attacker' : 'victim'} ${n}`);
+      },
+    });
+    const event = sqsEvent([{ n: 1 }, { n: 3 }, { n: 2 }, { n: 4 }], {
+      fifo: true,
+      groupIds: ['attacker', 'attacker', 'victim', 'victim'],
+    });
+    const answer = await worker(event, lambdaContext());
+    expect(answer.batchItemFailures).toEqual([]);
+    // The victim's records are done before the attacker's first; each group in its own order.
+    expect(order).toEqual(['victim 2', 'victim 4', 'attacker 1', 'attacker 3']);
+  });
+
   it('acknowledges an item DynamoDB refuses as too large, after handing it to onPermanent; its group goes on', async () => {
     const seen: number[] = [];
     const permanent: { n: number; error: string }[] = [];
