@@ -25,8 +25,18 @@ import { type EnterDeps, handleTrigger, RunsDeferred } from './enter-run.ts';
 import type { FlowMessage } from './flow-message.ts';
 import type { FlowQueue, TriggerLog } from './ports.ts';
 
-/** How long a trigger over its store's run-start budget waits before it is evaluated again. */
+/** How long a trigger over its store's run-start budget first waits before it is evaluated again. */
 export const RUN_DEFER_SECONDS = 2;
+/** The longest it waits: each further deferral doubles the wait up to this. */
+export const RUN_DEFER_MAX_SECONDS = 64;
+
+/**
+ * The wait after the `deferrals`-th deferral (1 for the first): 2, 4, 8 … 64 s. A store over its budget for long (a
+ * flood of triggers of many flows) has a backlog re-evaluated ever more rarely, not every 2 s, so its deferred
+ * triggers cost the shared flow worker little; a burst that fits in the next seconds still starts within them.
+ */
+export const deferSeconds = (deferrals: number): number =>
+  Math.min(RUN_DEFER_MAX_SECONDS, RUN_DEFER_SECONDS * 2 ** Math.max(0, Math.min(deferrals, 16) - 1));
 
 /** Everything the engine reads and writes: entering runs (which advances them) needs every port of the flows area. */
 export type EngineDeps = EnterDeps;
@@ -49,8 +59,10 @@ export const handleFlowMessage = async (
     return { triggerId: trigger.id, kind: trigger.kind, ...outcome };
   } catch (error) {
     if (!(error instanceof RunsDeferred) || !deps.flowQueue) throw error;
-    // Over the store's run-start budget: back on the queue for a moment (nothing of it was written).
-    await deps.flowQueue.trigger(message.storeId, message.triggerId, RUN_DEFER_SECONDS);
-    return { triggerId: trigger.id, kind: trigger.kind, deferredSeconds: RUN_DEFER_SECONDS };
+    // Over the store's run-start budget: back on the queue for a while (nothing of it was written).
+    const deferrals = (message.deferrals ?? 0) + 1;
+    const seconds = deferSeconds(deferrals);
+    await deps.flowQueue.trigger(message.storeId, message.triggerId, seconds, deferrals);
+    return { triggerId: trigger.id, kind: trigger.kind, deferredSeconds: seconds, deferrals };
   }
 };

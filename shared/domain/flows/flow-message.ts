@@ -3,7 +3,14 @@ import * as v from 'valibot';
 import { queueMessage } from '#shared/queue/message.ts';
 
 const FlowMessage = v.variant('type', [
-  v.object({ v: v.literal(1), type: v.literal('trigger'), storeId: v.string(), triggerId: v.string() }),
+  v.object({
+    v: v.literal(1),
+    type: v.literal('trigger'),
+    storeId: v.string(),
+    triggerId: v.string(),
+    /** How many times the trigger was put off over its store's run-start budget (absent: never). */
+    deferrals: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  }),
   v.object({ v: v.literal(1), type: v.literal('resume'), storeId: v.string(), runId: v.string(), step: v.string() }),
 ]);
 export type FlowMessage = v.InferOutput<typeof FlowMessage>;

@@ -106,8 +106,11 @@ export interface RecoveryMarks {
 
 /** The flows queue: triggers to evaluate and runs to resume. */
 export interface FlowQueue {
-  /** Queues a recorded trigger for evaluation, after `delaySeconds` (0–900) when given. */
-  trigger(storeId: string, triggerId: string, delaySeconds?: number): Promise<void>;
+  /**
+   * Queues a recorded trigger for evaluation, after `delaySeconds` (0–900) when given; `deferrals` counts the times it
+   * was put off over its store's run-start budget (the next delay grows with it).
+   */
+  trigger(storeId: string, triggerId: string, delaySeconds?: number, deferrals?: number): Promise<void>;
   /** Continues a run after its wait step `stepId` ended. */
   resume(storeId: string, runId: string, stepId: string): Promise<void>;
 }

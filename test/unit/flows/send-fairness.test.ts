@@ -47,7 +47,7 @@ describe("a store's run-start budget", () => {
     for (let i = 0; i < 3; i++) f.flows.set(`fl_${i}`, flowOf(`fl_${i}`, 'order_paid'));
     const trigger = triggerOf('order_paid');
     f.triggers.set(trigger.id, trigger);
-    const requeued: { triggerId: string; delay: number | undefined }[] = [];
+    const requeued: { triggerId: string; delay: number | undefined; deferrals: number | undefined }[] = [];
     let budget = 2;
     const deps = {
       ...f.deps,
@@ -59,16 +59,29 @@ describe("a store's run-start budget", () => {
         },
       },
       flowQueue: {
-        trigger: async (_storeId: string, triggerId: string, delay?: number) => {
-          requeued.push({ triggerId, delay });
+        trigger: async (_storeId: string, triggerId: string, delay?: number, deferrals?: number) => {
+          requeued.push({ triggerId, delay, deferrals });
         },
       },
     };
     const message = { v: 1, type: 'trigger', storeId: STORE, triggerId: trigger.id } as const;
     expect(await handleFlowMessage(deps, message)).toMatchObject({ deferredSeconds: 2 });
-    expect(requeued).toEqual([{ triggerId: trigger.id, delay: 2 }]);
+    expect(requeued).toEqual([{ triggerId: trigger.id, delay: 2, deferrals: 1 }]);
     expect(f.runs.size).toBe(0);
     expect(f.sent).toHaveLength(0);
+
+    // Put off again and again, it waits longer each time (so a long backlog is not re-read every 2 s), up to 64 s.
+    for (const [deferrals, delay] of [
+      [1, 4],
+      [2, 8],
+      [5, 64],
+      [40, 64],
+    ] as const) {
+      requeued.length = 0;
+      await handleFlowMessage(deps, { ...message, deferrals });
+      expect(requeued).toEqual([{ triggerId: trigger.id, delay, deferrals: deferrals + 1 }]);
+    }
+    expect(f.runs.size).toBe(0);
 
     budget = 3;
     await handleFlowMessage(deps, message);
