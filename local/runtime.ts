@@ -71,6 +71,11 @@ export interface LocalRuntimeOptions {
   readonly gateways?: boolean;
   /** Start the queue pollers (default true). */
   readonly pollers?: boolean;
+  /**
+   * Batches each queue's consumer handles at once (default 2), within its catalog `maxConcurrency`: deployed, Lambda
+   * runs up to that many; the noisy-neighbour bench runs more than the default so one slow batch does not hold a queue.
+   */
+  readonly pollerConcurrency?: number;
   /** Powertools log level for the handlers (default WARN: the runtime prints its own summary). */
   readonly logLevel?: string;
   /**
@@ -308,6 +313,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
           queueArn: queues.arns[fn.queue],
           batchSize: fn.batchSize,
           ...(fn.batchingWindowSeconds ? { batchingWindowSeconds: fn.batchingWindowSeconds } : {}),
+          concurrency: Math.min(fn.maxConcurrency, options.pollerConcurrency ?? 2),
           invoke: timed(fn.name, await handlerOf<QueueLambda>(fn)),
           context: () => lambdaContext(fn.name, fn.timeoutSeconds),
           onError: (error) => console.error(`[poller ${fn.name}]`, error),

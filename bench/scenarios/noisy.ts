@@ -33,6 +33,8 @@ const DEFAULT_STORES = 20;
 const DEFAULT_SECONDS = 20;
 /** Emails a second the deployment's SES account sends (the victims' order mail needs one per store a second). */
 const SES_RATE = 50;
+/** Batches in flight per queue consumer. */
+const POLLER_CONCURRENCY = 8;
 const DRAIN_MS = 120_000;
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -239,7 +241,12 @@ export const noisy: Scenario = {
     // delivery events each email brings (at the local default of 500/s, the attacker's fair share alone, 250 emails
     // and their events a second, is more than the whole runtime handles on two cores).
     process.env[ENV.sesSendRatePerSecond] ??= String(SES_RATE);
-    const runtime = await startLocalRuntime({ logLevel: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR' });
+    // Deployed, each consumer runs up to its maxConcurrency batches at once; two (the runtime's default) would let one
+    // slow batch of the attacker's halve a queue's pace.
+    const runtime = await startLocalRuntime({
+      logLevel: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR',
+      pollerConcurrency: POLLER_CONCURRENCY,
+    });
     try {
       log(`noisy: ${storeCount} victim stores and one attacker`);
       const victims = await Promise.all(
