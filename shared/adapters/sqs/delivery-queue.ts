@@ -6,5 +6,8 @@ import { batchingSender } from './batching-sender.ts';
 
 export const sqsDeliveryQueue = (): DeliveryQueue => {
   const send = batchingSender(sqs, () => required('webhookQueueUrl'));
-  return { enqueue: (storeId, deliveryId) => send({ MessageBody: JSON.stringify({ v: 1, storeId, deliveryId }) }) };
+  return {
+    enqueue: (storeId, deliveryId) =>
+      send({ MessageBody: JSON.stringify({ v: 1, storeId, deliveryId }), MessageGroupId: storeId }),
+  };
 };

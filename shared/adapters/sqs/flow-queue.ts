@@ -17,10 +17,11 @@ export const sqsFlowQueue = (): FlowQueue => {
       // Trigger ids carry the event's source_id, which may hold any character (emoji included).
       send({
         MessageBody: sqsSafeJson({ v: 1, type: 'trigger', storeId, triggerId, ...(deferrals ? { deferrals } : {}) }),
+        MessageGroupId: storeId,
         ...(delaySeconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) } : {}),
       }),
     resume: (storeId, runId, step) =>
-      send({ MessageBody: sqsSafeJson({ v: 1, type: 'resume', storeId, runId, step }) }),
+      send({ MessageBody: sqsSafeJson({ v: 1, type: 'resume', storeId, runId, step }), MessageGroupId: storeId }),
   };
 };
 

@@ -6,5 +6,8 @@ import { batchingSender } from './batching-sender.ts';
 
 export const sqsImportQueue = (): ImportQueue => {
   const send = batchingSender(sqs, () => required('importQueueUrl'));
-  return { enqueue: (storeId, jobId) => send({ MessageBody: JSON.stringify({ v: 1, storeId, jobId }) }) };
+  return {
+    enqueue: (storeId, jobId) =>
+      send({ MessageBody: JSON.stringify({ v: 1, storeId, jobId }), MessageGroupId: storeId }),
+  };
 };

@@ -9,16 +9,23 @@ import { batchingSender } from './batching-sender.ts';
  */
 export const sqsSendQueue = (): SendQueue => {
   const send = batchingSender(sqs, () => required('sendQueueUrl'));
-  const sendAll = async (bodies: readonly Record<string, unknown>[], delaySeconds = 0) => {
+  const sendAll = async (storeId: string, bodies: readonly Record<string, unknown>[], delaySeconds = 0) => {
     const delay = Math.max(0, Math.min(900, Math.round(delaySeconds)));
     await Promise.all(
-      bodies.map((body) => send({ MessageBody: JSON.stringify(body), ...(delay > 0 ? { DelaySeconds: delay } : {}) })),
+      bodies.map((body) =>
+        send({
+          MessageBody: JSON.stringify(body),
+          MessageGroupId: storeId,
+          ...(delay > 0 ? { DelaySeconds: delay } : {}),
+        }),
+      ),
     );
   };
   return {
-    startBatch: (storeId, batchId) => sendAll([{ v: 1, type: 'batch', storeId, batchId }]),
+    startBatch: (storeId, batchId) => sendAll(storeId, [{ v: 1, type: 'batch', storeId, batchId }]),
     enqueueChunks: (storeId, batchId, chunks, delaySeconds) =>
       sendAll(
+        storeId,
         chunks.map((chunk) => ({ v: 1, type: 'chunk', storeId, batchId, chunk })),
         delaySeconds,
       ),
