@@ -29,6 +29,7 @@ export const flowRecord = (flow: Flow) => ({
   trigger: flow.trigger,
   enabled: flow.enabled,
   ...(flow.entry ? { entry: flow.entry } : {}),
+  ...(flow.segmentId ? { segmentId: flow.segmentId } : {}),
   reentry: flow.reentry,
   consent: flow.consent,
   steps: flow.steps,
