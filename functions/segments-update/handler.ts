@@ -1,6 +1,7 @@
 /** `PUT {base_url}/api/v1/segments/{segmentId}`: replace name and conditions (`revision` for optimistic concurrency). */
 
-import { assertOwnSegment, parseSegmentUpdateRequest, updateSegment } from '#shared/domain/segments/manage-segments.ts';
+import { assertOwnSegment, updateSegment } from '#shared/domain/segments/manage-segments.ts';
+import { parseSegmentUpdateRequest } from '#shared/domain/segments/segment-schema.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
 import { httpRoute } from '#shared/http/route.ts';
 import { SegmentPath } from '#shared/http/route-inputs.ts';

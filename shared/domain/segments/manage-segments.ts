@@ -14,7 +14,7 @@ import { LIMITS } from '#shared/limits.ts';
 import type { Segment, SegmentMember, SegmentState } from './model.ts';
 import type { Page, SegmentMembers, SegmentQueue, SegmentRepository, SegmentStates } from './ports.ts';
 import { newSegmentId, possibleSegmentId } from './segment-id.ts';
-import { parseSegmentDefinition, type SegmentDefinition } from './segment-schema.ts';
+import type { SegmentDefinition, SegmentUpdateInput } from './segment-schema.ts';
 
 export interface ManageSegmentDeps {
   readonly segments: SegmentRepository;
@@ -68,10 +68,6 @@ export const segmentExists = async (
   storeId: string,
   segmentId: string,
 ): Promise<boolean> => possibleSegmentId(segmentId) && (await deps.segments.get(storeId, segmentId)) !== undefined;
-
-export const parseSegmentCreateRequest = (body: unknown): SegmentDefinition => parseSegmentDefinition(body).definition;
-export const parseSegmentUpdateRequest = parseSegmentDefinition;
-export type SegmentUpdateInput = ReturnType<typeof parseSegmentUpdateRequest>;
 
 const startBuild = async (deps: ManageSegmentDeps, segment: Segment) => {
   await deps.states.startBuild(segment.storeId, segment.id, segment.revision, segment.updatedAt);

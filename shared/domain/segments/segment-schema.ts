@@ -66,3 +66,9 @@ export const parseSegmentDefinition = (body: unknown): { definition: SegmentDefi
   const definition = { name: parsed.name, conditions };
   return parsed.revision === undefined ? { definition } : { definition, revision: parsed.revision };
 };
+
+/** Reads a `POST /segments` body; throws the validation error naming the field and the rule. */
+export const parseSegmentCreateRequest = (body: unknown): SegmentDefinition => parseSegmentDefinition(body).definition;
+/** Reads a `PUT /segments/{id}` body: the definition and the optional `revision`. */
+export const parseSegmentUpdateRequest = parseSegmentDefinition;
+export type SegmentUpdateInput = ReturnType<typeof parseSegmentUpdateRequest>;
