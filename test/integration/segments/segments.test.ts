@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { api } from '#test/support/webhooks.ts';
 import {
   address,
   awaitMails,
@@ -18,7 +17,8 @@ import {
   settled,
   type TestStore,
   uid,
-} from '../flows/engine-support.ts';
+} from '#test/integration/flows/engine-support.ts';
+import { api } from '#test/support/webhooks.ts';
 
 let runtime: LocalRuntime;
 
