@@ -247,10 +247,12 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     // SES events, each a few reads and writes and at most a webhook to queue, handled side by side: 100 fit well within
     // 30 s. Nobody waits on them by the second, so Lambda gathers them for up to 2 s: a busy store's delivery, open and
     // click counters and its bounce guard are then written once per batch for up to 100 events (issue 16).
+    // Opens, clicks and opt-outs also move the recipient's segments: segment flow triggers (flows queue) and
+    // time-window re-evaluations (the timer wheel's schedules).
     consumer(
       'email-events-worker',
       'emailEvents',
-      { table: 'readWrite', sendTo: ['webhooks'] },
+      { table: 'readWrite', sendTo: ['webhooks', 'flows'], scheduler: true },
       { timeoutSeconds: 30, memoryMb: 256, batchSize: 100, maxConcurrency: 10, batchingWindowSeconds: 2 },
     ),
     // Public (the link in every email): the token is the credential. GET only shows a page, so it only reads.

@@ -11,7 +11,7 @@ import { orderFact } from './model.ts';
 import type { ContactStatsRepository } from './ports.ts';
 
 export interface AfterEventDeps extends MembershipDeps {
-  readonly stats: Pick<ContactStatsRepository, 'get' | 'recordOrder'>;
+  readonly stats: Pick<ContactStatsRepository, 'get' | 'recordOrder' | 'recordEngagement'>;
   readonly contacts: ContactsByEmail;
 }
 
@@ -42,6 +42,30 @@ export const segmentsAfterEvent = async (
       trigger: { endpoint: message.endpoint, sourceId: message.sourceId },
       // `ignore_flow = Y` skips all automated flows (general rule 6): membership changes, no flow starts.
       fire: !flowsIgnored(message.data),
+    });
+  }
+  return results;
+};
+
+/**
+ * The email-events worker's segment step: a first open or a click of a Storeflow email is noted on every contact of
+ * the address (`activity.days_since_last_open` / `_click`), an opt-out changed their consent; either way their
+ * segments are evaluated again.
+ */
+export const segmentsAfterEngagement = async (
+  deps: AfterEventDeps,
+  storeId: string,
+  engagement: { email: string; at: number; messageId: string; kind: 'open' | 'click' | 'unsubscribe' },
+): Promise<Record<string, RefreshOutcome>> => {
+  const results: Record<string, RefreshOutcome> = {};
+  for (const contact of await deps.contacts.find(storeId, engagement.email)) {
+    if (engagement.kind !== 'unsubscribe') {
+      await deps.stats.recordEngagement(storeId, contact.originId, engagement.kind, engagement.at);
+    }
+    results[contact.originId] = await refreshContact(deps, storeId, contact.originId, {
+      id: `email#${engagement.messageId}#${engagement.kind}#${engagement.at}`,
+      trigger: {},
+      fire: true,
     });
   }
   return results;

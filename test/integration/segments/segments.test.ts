@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { sendMail, simulated } from '#test/integration/email-events/support.ts';
 import {
   address,
   awaitMails,
@@ -232,6 +233,23 @@ describe('membership', () => {
     await runtime.advanceClock(DAY + 120);
     await awaitSegment(store, segment.id, 0);
     expect((await members(store, segment.id)).list).toEqual([]);
+  });
+});
+
+describe('email engagement', () => {
+  it('puts a contact in "opened an email in the last 90 days" when SES reports the first open', async () => {
+    const store = await newStore('Segments opens');
+    const segment = await createSegment(store, 'Openers', {
+      match: 'all',
+      conditions: [{ field: 'activity.days_since_last_open', op: 'less_than', value: 90 }],
+    });
+    const email = address('opener');
+    await customer(store, 'op-1', email);
+    await awaitSegment(store, segment.id, 0);
+    const mail = await sendMail(store, email);
+    await simulated(runtime, { messageId: mail.messageId, type: 'open' });
+    await awaitSegment(store, segment.id, 1);
+    expect((await members(store, segment.id)).list.map((m) => m.customerId)).toEqual(['op-1']);
   });
 });
 
