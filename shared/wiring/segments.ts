@@ -21,6 +21,7 @@ import type { SegmentTimerPayload } from '#shared/domain/timers/model.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
+import { batchReads } from './batch-reads.ts';
 import { systemClock } from './clock.ts';
 
 export const manageSegmentDeps = /* @__PURE__ */ lazy(
@@ -50,27 +51,17 @@ const segmentTimers = () =>
 const batchSegments = /* @__PURE__ */ lazy(() => {
   const segments = dynamoSegments();
   const states = dynamoSegmentStates();
-  let lists = new Map<string, Promise<Segment[]>>();
-  let stateMaps = new Map<string, Promise<Map<string, SegmentState>>>();
-  const memo = <T>(map: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
-    let found = map.get(key);
-    if (!found) {
-      found = read();
-      map.set(key, found);
-      // A failed read is not remembered: the next message of the batch reads again.
-      found.catch(() => map.delete(key));
-    }
-    return found;
-  };
+  const lists = batchReads<Segment[]>();
+  const stateMaps = batchReads<Map<string, SegmentState>>();
   return {
-    segments: { list: (storeId: string) => memo(lists, storeId, () => segments.list(storeId)) },
+    segments: { list: (storeId: string) => lists.read(storeId, () => segments.list(storeId)) },
+    // Always asked for all the store's segments (refreshContact), so the store keys the answer.
     states: {
-      getMany: (storeId: string, ids: readonly string[]) =>
-        memo(stateMaps, storeId, () => states.getMany(storeId, ids)),
+      getMany: (storeId: string, ids: readonly string[]) => stateMaps.read(storeId, () => states.getMany(storeId, ids)),
     },
     forget: () => {
-      lists = new Map();
-      stateMaps = new Map();
+      lists.forget();
+      stateMaps.forget();
     },
   };
 });

@@ -49,6 +49,28 @@ export const dynamoSegments = (): SegmentRepository => {
   };
 };
 
+/** Changes the build of `revision`; nothing when a newer build (an edit) replaced it. */
+const updateBuild = async (
+  storeId: string,
+  segmentId: string,
+  revision: number,
+  update: string,
+  values: Record<string, unknown>,
+): Promise<void> => {
+  await dynamo()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.segmentState(storeId, segmentId),
+        UpdateExpression: update,
+        ConditionExpression: '#build.revision = :revision',
+        ExpressionAttributeNames: { '#build': 'build', ...(update.includes('#status') ? { '#status': 'status' } : {}) },
+        ExpressionAttributeValues: { ...values, ':revision': revision },
+      }),
+    )
+    .catch(ignoreConditionFailure);
+};
+
 const stateOf = (item: Record<string, unknown>): SegmentState => ({
   members: Number(item.members ?? 0),
   build: item.build as SegmentState['build'],
@@ -87,34 +109,13 @@ export const dynamoSegmentStates = (): SegmentStates => ({
       )
       .catch(ignoreConditionFailure);
   },
-  async progress(storeId, segmentId, revision, scanned) {
-    await dynamo()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.segmentState(storeId, segmentId),
-          UpdateExpression: 'ADD #build.scanned :n',
-          ConditionExpression: '#build.revision = :revision',
-          ExpressionAttributeNames: { '#build': 'build' },
-          ExpressionAttributeValues: { ':n': scanned, ':revision': revision },
-        }),
-      )
-      .catch(ignoreConditionFailure);
-  },
-  async finishBuild(storeId, segmentId, revision, at) {
-    await dynamo()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.segmentState(storeId, segmentId),
-          UpdateExpression: 'SET #build.#status = :ready, #build.finishedAt = :at',
-          ConditionExpression: '#build.revision = :revision',
-          ExpressionAttributeNames: { '#build': 'build', '#status': 'status' },
-          ExpressionAttributeValues: { ':ready': 'ready', ':at': at, ':revision': revision },
-        }),
-      )
-      .catch(ignoreConditionFailure);
-  },
+  progress: (storeId, segmentId, revision, scanned) =>
+    updateBuild(storeId, segmentId, revision, 'ADD #build.scanned :n', { ':n': scanned }),
+  finishBuild: (storeId, segmentId, revision, at) =>
+    updateBuild(storeId, segmentId, revision, 'SET #build.#status = :ready, #build.finishedAt = :at', {
+      ':ready': 'ready',
+      ':at': at,
+    }),
 });
 
 /** Moves the segment's live count; a segment deleted meanwhile (no state item) is left alone. */

@@ -16,6 +16,7 @@ import {
   newStore,
   SENDER,
   settled,
+  subscribedCustomer,
   type TestStore,
   uid,
 } from '#test/integration/flows/engine-support.ts';
@@ -72,15 +73,7 @@ const members = async (store: TestStore, id: string, query = '') => {
 };
 
 const customer = (store: TestStore, id: string, email: string, extra: Record<string, unknown> = {}) =>
-  event(runtime, store, 'customers/create', {
-    id,
-    email,
-    first_name: 'Ada',
-    created_at: 1_700_000_000,
-    email_marketing_consent: { state: 'subscribed' },
-    ignore_flow: 'Y',
-    ...extra,
-  });
+  subscribedCustomer(runtime, store, id, email, extra);
 
 const order = (store: TestStore, endpoint: string, customerId: string, email: string, id: string, total: string) =>
   event(runtime, store, endpoint, {

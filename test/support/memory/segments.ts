@@ -15,6 +15,7 @@ import {
 } from '#shared/domain/segments/model.ts';
 import type { ContactStatsRepository, SegmentMessage } from '#shared/domain/segments/ports.ts';
 import type { Timer } from '#shared/domain/timers/model.ts';
+import { customerOf } from './flow-engine.ts';
 
 export const SEGMENT_STORE = 'st_segments_unit';
 
@@ -29,19 +30,9 @@ export const segmentOf = (id: string, conditions: Segment['conditions'], extra: 
   ...extra,
 });
 
-export const contactOf = (originId: string, extra: Partial<Customer> = {}): Customer => ({
-  storeId: SEGMENT_STORE,
-  id: `ct_${originId}`,
-  originId,
-  email: `${originId}@example.com`,
-  platformTags: [],
-  categoryTags: [],
-  attributes: {},
-  createdAt: 1,
-  updatedAt: 1,
-  revision: 1,
-  ...extra,
-});
+/** A contact of the segments' store, with an address of its own (`<originId>@example.com`). */
+export const contactOf = (originId: string, extra: Partial<Customer> = {}): Customer =>
+  customerOf(originId, { storeId: SEGMENT_STORE, email: `${originId}@example.com`, ...extra });
 
 const copy = <T>(value: T): T => structuredClone(value);
 
