@@ -11,6 +11,7 @@ import { segmentsAfterEngagement } from '#shared/domain/segments/after-event.ts'
 import { countEmailEvent } from '#shared/observability/email-metrics.ts';
 import { logger } from '#shared/observability.ts';
 import { queueWorker } from '#shared/queue/batch.ts';
+import { followUp } from '#shared/queue/follow-up.ts';
 import { emailEventDeps, flushEmailEventCounters } from '#shared/wiring/email-events.ts';
 import { forgetBatchSegments, segmentEventDeps } from '#shared/wiring/segments.ts';
 
@@ -20,12 +21,19 @@ export const handler = queueWorker({
   handle: async (event, { attempt }) => {
     const outcome = await handleSesEvent(emailEventDeps(), event, { redelivered: attempt > 1 });
     // An open, a click or an opt-out may move the recipient's contacts into or out of segments (issue 19).
+    const { engaged, storeId } = outcome;
     const segments =
-      outcome.engaged && outcome.storeId
-        ? await segmentsAfterEngagement(segmentEventDeps(), outcome.storeId, {
-            ...outcome.engaged,
-            kind: outcome.emitted === 'initial_open' ? 'open' : outcome.emitted === 'click' ? 'click' : 'unsubscribe',
-          })
+      engaged && storeId
+        ? await followUp(
+            'Segment step',
+            () =>
+              segmentsAfterEngagement(segmentEventDeps(), storeId, {
+                ...engaged,
+                kind:
+                  outcome.emitted === 'initial_open' ? 'open' : outcome.emitted === 'click' ? 'click' : 'unsubscribe',
+              }),
+            { storeId, messageId: event.mail.messageId },
+          )
         : undefined;
     logger.info('Email event handled', {
       sesType: event.type,

@@ -8,6 +8,7 @@ import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
 import { segmentsAfterEvent } from '#shared/domain/segments/after-event.ts';
 import { logger } from '#shared/observability.ts';
 import { fifoQueueWorker } from '#shared/queue/batch.ts';
+import { followUp } from '#shared/queue/follow-up.ts';
 import { systemClock } from '#shared/wiring/clock.ts';
 import { applyDeps, eventCounters, failEventDeps, flushEventCounters } from '#shared/wiring/ingest.ts';
 import { forgetBatchSegments, segmentEventDeps } from '#shared/wiring/segments.ts';
@@ -18,7 +19,10 @@ export const handler = fifoQueueWorker({
   handle: async (message) => {
     const outcome = await applyEvent(applyDeps(), message);
     // Segments the changed contact entered or left (issue 19), within the same delivery: seconds after the event.
-    const segments = await segmentsAfterEvent(segmentEventDeps(), message, outcome);
+    const segments = await followUp('Segment step', () => segmentsAfterEvent(segmentEventDeps(), message, outcome), {
+      storeId: message.storeId,
+      sourceId: message.sourceId,
+    });
     await countEventApplied(eventCounters(), message, systemClock.now());
     logger.info('Event applied', {
       storeId: message.storeId,

@@ -269,9 +269,13 @@ describe('segment_entered', () => {
     await customer(store, 'f-1', email);
     await settled(runtime);
     expect(await mailsTo(runtime, email)).toEqual([]);
+    const sent = Date.now();
     await event(runtime, store, 'customers/update', { id: 'f-1', tags: ['vip'] });
     const [mail] = await awaitMails(runtime, email);
     expect(mail?.subject).toBe('Welcome to VIP, Ada');
+    // "Within seconds": event → membership → trigger → flow → email, on the local runtime (idle, it takes well under
+    // one; the bound leaves room for a loaded machine running other suites).
+    expect(Date.now() - sent).toBeLessThan(5_000);
     expect((await readSegment(store, segment.id)).count).toBe(2);
     await settled(runtime);
     expect(await mailsTo(runtime, before)).toEqual([]);
