@@ -187,10 +187,12 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route('batch-job', ['GET', 'main', '/api/v1/batch/{jobId}'], { table: 'read' }),
     // Five minutes a run; an import that needs longer continues in a new message from where it stopped (it watches
     // its remaining time), so the timeout bounds only how long a crashed run holds its message.
+    // Each contact written is evaluated against the store's segments: time-window re-evaluations go on the timer
+    // wheel (its schedules); an import starts no flow, so no trigger is sent.
     consumer(
       'import-worker',
       'imports',
-      { table: 'readWrite', importsBucket: 'read', sendTo: ['imports', 'webhooks'] },
+      { table: 'readWrite', importsBucket: 'read', sendTo: ['imports', 'webhooks'], scheduler: true },
       { timeoutSeconds: 300, memoryMb: 512, batchSize: 1, maxConcurrency: 5 },
     ),
   ]),

@@ -16,11 +16,13 @@ import { sqsSegmentQueue } from '#shared/adapters/sqs/segment-queue.ts';
 import type { AfterEventDeps } from '#shared/domain/segments/after-event.ts';
 import type { SegmentWorkerDeps } from '#shared/domain/segments/build.ts';
 import type { ManageSegmentDeps } from '#shared/domain/segments/manage-segments.ts';
+import { refreshContact } from '#shared/domain/segments/membership.ts';
 import type { Segment, SegmentState } from '#shared/domain/segments/model.ts';
 import type { SegmentTimerPayload } from '#shared/domain/timers/model.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
+import { followUp } from '#shared/queue/follow-up.ts';
 import { batchReads } from './batch-reads.ts';
 import { systemClock } from './clock.ts';
 
@@ -83,6 +85,18 @@ export const segmentEventDeps = /* @__PURE__ */ lazy(
     clock: systemClock,
   }),
 );
+
+/**
+ * The import worker's segment step for one written contact: evaluated as an event's contact is, firing nothing (a
+ * batch import starts no flow). A failure no retry can fix is logged and the line stays imported.
+ */
+export const segmentsAfterImport = async (storeId: string, customerId: string, lineId: string): Promise<void> => {
+  await followUp(
+    'Segment step',
+    () => refreshContact(segmentEventDeps(), storeId, customerId, { id: lineId, trigger: {}, fire: false }),
+    { storeId, customerId },
+  );
+};
 
 /** The segments queue's worker: builds, purges, timed re-evaluations. */
 export const segmentWorkerDeps = /* @__PURE__ */ lazy(

@@ -20,6 +20,7 @@ import {
   type TestStore,
   uid,
 } from '#test/integration/flows/engine-support.ts';
+import { importAndWait } from '#test/integration/imports/support.ts';
 import { api } from '#test/support/webhooks.ts';
 
 let runtime: LocalRuntime;
@@ -226,6 +227,38 @@ describe('membership', () => {
     await runtime.advanceClock(DAY + 120);
     await awaitSegment(store, segment.id, 0);
     expect((await members(store, segment.id)).list).toEqual([]);
+  });
+});
+
+describe('batch import', () => {
+  it('evaluates imported contacts against the segments, and starts no flow', async () => {
+    const store = await newStore('Segments import');
+    const segment = await createSegment(store, 'VIP', {
+      match: 'all',
+      conditions: [{ field: 'contact.tags', op: 'contains', value: 'vip' }],
+    });
+    await awaitSegment(store, segment.id, 0);
+    await definedFlow(runtime, store, {
+      name: 'Welcome to VIP',
+      trigger: 'segment_entered',
+      segmentId: segment.id,
+      steps: [{ type: 'email', from: SENDER, subject: 'Welcome', text: 'Hi' }],
+    });
+    const lines = [1, 2, 3].map((n) =>
+      JSON.stringify({
+        id: `im-${n}`,
+        email: `im-${n}-${store.storeId.toLowerCase()}@example.com`,
+        created_at: 1_700_000_000,
+        email_marketing_consent: { state: 'subscribed' },
+        tags: n === 2 ? [] : ['vip'],
+      }),
+    );
+    const job = await importAndWait(runtime, store.apiKey, `${lines.join('\n')}\n`);
+    expect(job).toMatchObject({ result: 'SUCCESS', counts: { imported: 3 } });
+    await awaitSegment(store, segment.id, 2);
+    expect((await members(store, segment.id)).list.map((m) => m.customerId)).toEqual(['im-1', 'im-3']);
+    await settled(runtime);
+    expect(await mailsTo(runtime, `im-1-${store.storeId.toLowerCase()}@example.com`)).toEqual([]);
   });
 });
 
