@@ -111,6 +111,8 @@ export const dynamoSegmentStates = (): SegmentStates => ({
   },
   progress: (storeId, segmentId, revision, scanned) =>
     updateBuild(storeId, segmentId, revision, 'ADD #build.scanned :n', { ':n': scanned }),
+  carryBuild: (storeId, segmentId, from, to) =>
+    updateBuild(storeId, segmentId, from, 'SET #build.revision = :to', { ':to': to }),
   finishBuild: (storeId, segmentId, revision, at) =>
     updateBuild(storeId, segmentId, revision, 'SET #build.#status = :ready, #build.finishedAt = :at', {
       ':ready': 'ready',

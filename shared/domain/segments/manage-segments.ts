@@ -159,11 +159,12 @@ export const updateSegment = async (
     }
     const state = await deps.states.get(storeId, next.id);
     const rebuild =
-      JSON.stringify(current.conditions) !== JSON.stringify(next.conditions) || state?.build.status !== 'ready';
+      JSON.stringify(current.conditions) !== JSON.stringify(next.conditions) ||
+      state?.build.status !== 'ready' ||
+      state.build.revision !== current.revision;
     if (!rebuild) {
       // Same conditions, same members: the finished build still holds for the new revision.
-      await deps.states.startBuild(storeId, next.id, next.revision, next.updatedAt);
-      await deps.states.finishBuild(storeId, next.id, next.revision, next.updatedAt);
+      await deps.states.carryBuild(storeId, next.id, current.revision, next.revision);
     } else {
       try {
         await startBuild(deps, next);

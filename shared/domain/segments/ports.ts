@@ -33,6 +33,11 @@ export interface SegmentStates {
   progress(storeId: string, segmentId: string, revision: number, scanned: number): Promise<void>;
   /** The build of `revision` is done (`ready`); nothing when a newer build replaced it. */
   finishBuild(storeId: string, segmentId: string, revision: number, at: number): Promise<void>;
+  /**
+   * A new revision with the same conditions (a rename) keeps the finished build of `from`: it holds for `to` too.
+   * Nothing when the build is of another revision by then.
+   */
+  carryBuild(storeId: string, segmentId: string, from: number, to: number): Promise<void>;
 }
 
 /**

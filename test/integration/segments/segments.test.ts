@@ -101,6 +101,16 @@ describe('segment definitions', () => {
     const list = await api(runtime, store.apiKey, 'GET', '/api/v1/segments');
     expect(list.body).toMatchObject({ code: 200, data: { total: 1, list: [{ id: created.id }] } });
 
+    // A new name alone keeps the built membership: ready at once.
+    const renamed = await api(runtime, store.apiKey, 'PUT', `/api/v1/segments/${created.id}`, {
+      name: 'Gold members',
+      conditions: {
+        match: 'all',
+        conditions: [{ field: 'contact.category_tags', op: 'contains', value: 'level:gold' }],
+      },
+    });
+    expect(renamed.body).toMatchObject({ code: 200, data: { name: 'Gold members', revision: 2, status: 'ready' } });
+
     const replaced = await api(runtime, store.apiKey, 'PUT', `/api/v1/segments/${created.id}`, {
       name: 'Gold or silver',
       conditions: {
@@ -110,11 +120,11 @@ describe('segment definitions', () => {
           { field: 'contact.category_tags', op: 'contains', value: 'level:silver' },
         ],
       },
-      revision: 1,
+      revision: 2,
     });
     expect(replaced.body).toMatchObject({
       code: 200,
-      data: { name: 'Gold or silver', revision: 2, status: 'building' },
+      data: { name: 'Gold or silver', revision: 3, status: 'building' },
     });
     const stale = await api(runtime, store.apiKey, 'PUT', `/api/v1/segments/${created.id}`, {
       name: 'Late',

@@ -104,6 +104,11 @@ export const segmentFakes = () => {
         if (state?.build.revision !== revision) return;
         states.set(key(storeId, id), { ...state, build: { ...state.build, scanned: state.build.scanned + scanned } });
       },
+      async carryBuild(storeId, id, from, to) {
+        const state = states.get(key(storeId, id));
+        if (state?.build.revision !== from) return;
+        states.set(key(storeId, id), { ...state, build: { ...state.build, revision: to } });
+      },
       async finishBuild(storeId, id, revision, at) {
         const state = states.get(key(storeId, id));
         if (state?.build.revision !== revision) return;

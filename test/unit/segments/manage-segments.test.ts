@@ -73,6 +73,7 @@ describe('segment management', () => {
       definition: { ...definition(), name: 'Very important' },
     });
     expect(renamed).toMatchObject({ name: 'Very important', revision: 2, status: 'ready' });
+    expect(renamed.build.finishedAt).toBeDefined();
     expect(fakes.queued).toEqual([]);
 
     const changed = await updateSegment(fakes.deps, SEGMENT_STORE, created.id, {
