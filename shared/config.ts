@@ -27,6 +27,7 @@ export const ENV = {
   flowQueueUrl: 'FLOW_QUEUE_URL',
   sendQueueUrl: 'SEND_QUEUE_URL',
   emailEventsQueueUrl: 'EMAIL_EVENTS_QUEUE_URL',
+  segmentQueueUrl: 'SEGMENT_QUEUE_URL',
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   sesSendRatePerSecond: OPERATOR_SETTINGS.sesSendRatePerSecond.env,
   storeDailySendCap: OPERATOR_SETTINGS.storeDailySendCap.env,
@@ -65,6 +66,7 @@ const ConfigSchema = v.object({
   [ENV.flowQueueUrl]: v.optional(v.string()),
   [ENV.sendQueueUrl]: v.optional(v.string()),
   [ENV.emailEventsQueueUrl]: v.optional(v.string()),
+  [ENV.segmentQueueUrl]: v.optional(v.string()),
   [ENV.sesConfigurationSet]: v.optional(v.string()),
   [ENV.sesSendRatePerSecond]: intFromString(OPERATOR_SETTINGS.sesSendRatePerSecond.default),
   [ENV.storeDailySendCap]: intFromString(OPERATOR_SETTINGS.storeDailySendCap.default),
@@ -110,6 +112,8 @@ export interface Config {
   readonly sendQueueUrl: string | undefined;
   /** SES events (delivery, bounce, complaint, open, click, subscription) published by the configuration set. */
   readonly emailEventsQueueUrl: string | undefined;
+  /** Segment builds, purges and timed re-evaluations (issue 19). */
+  readonly segmentQueueUrl: string | undefined;
   /** The SES configuration set every message is sent with (event publishing). */
   readonly sesConfigurationSet: string | undefined;
   /** Messages per second the SES account allows (its sending quota); bulk chunks are paced to stay under it. */
@@ -182,6 +186,7 @@ const parsedConfig = (): Config => {
     flowQueueUrl: env[ENV.flowQueueUrl],
     sendQueueUrl: env[ENV.sendQueueUrl],
     emailEventsQueueUrl: env[ENV.emailEventsQueueUrl],
+    segmentQueueUrl: env[ENV.segmentQueueUrl],
     sesConfigurationSet: env[ENV.sesConfigurationSet],
     sesSendRatePerSecond: env[ENV.sesSendRatePerSecond],
     storeDailySendCap: env[ENV.storeDailySendCap],

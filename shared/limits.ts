@@ -39,4 +39,13 @@ export const LIMITS = {
   waitingRunsPerStore: 1_000_000,
   /** Event status reads per second per store (`GET /api/v1/events`): for checking events, not for polling each one. */
   eventStatusPerSecond: 10,
+  /**
+   * Segments per store (issue 19): every event that changes a contact evaluates all of the store's segments for it,
+   * and its memberships are read in one `BatchGetItem` (at most 100 keys), so this bounds the work one event causes.
+   */
+  segmentsPerStore: 50,
+  /** Conditions in one segment, counted over its nested groups: what one evaluation of it may read and test. */
+  conditionsPerSegment: 20,
+  /** Segment management and member pages per second per store (the flows API's pace, a bucket of its own). */
+  segmentManagementPerSecond: 10,
 } as const;

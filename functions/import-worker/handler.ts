@@ -6,6 +6,7 @@ import { runImport } from '#shared/domain/imports/run-import.ts';
 import { logger } from '#shared/observability.ts';
 import { queueWorker } from '#shared/queue/batch.ts';
 import { runImportDeps } from '#shared/wiring/imports.ts';
+import { forgetBatchSegments } from '#shared/wiring/segments.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.imports,
@@ -16,4 +17,6 @@ export const handler = queueWorker({
     });
     logger.info('Import run', { ...message, outcome });
   },
+  // The store's segments the run read (its contacts' segment step), forgotten.
+  afterBatch: async () => forgetBatchSegments(),
 });

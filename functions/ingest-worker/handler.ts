@@ -5,16 +5,24 @@ import { countEventApplied, countEventFailed } from '#shared/domain/console/acti
 import { applyEvent } from '#shared/domain/ingest/apply-event.ts';
 import { failEvent } from '#shared/domain/ingest/fail-event.ts';
 import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
+import { segmentsAfterEvent } from '#shared/domain/segments/after-event.ts';
 import { logger } from '#shared/observability.ts';
 import { fifoQueueWorker } from '#shared/queue/batch.ts';
+import { followUp } from '#shared/queue/follow-up.ts';
 import { systemClock } from '#shared/wiring/clock.ts';
 import { applyDeps, eventCounters, failEventDeps, flushEventCounters } from '#shared/wiring/ingest.ts';
+import { forgetBatchSegments, segmentEventDeps } from '#shared/wiring/segments.ts';
 
 export const handler = fifoQueueWorker({
   queue: QUEUES.ingest,
   parse: parseIngestMessage,
   handle: async (message) => {
     const outcome = await applyEvent(applyDeps(), message);
+    // Segments the changed contact entered or left (issue 19), within the same delivery: seconds after the event.
+    const segments = await followUp('Segment step', () => segmentsAfterEvent(segmentEventDeps(), message, outcome), {
+      storeId: message.storeId,
+      sourceId: message.sourceId,
+    });
     await countEventApplied(eventCounters(), message, systemClock.now());
     logger.info('Event applied', {
       storeId: message.storeId,
@@ -22,6 +30,7 @@ export const handler = fifoQueueWorker({
       endpoint: message.endpoint,
       interface: message.interface,
       ...outcome,
+      segments,
     });
   },
   // An event that can never apply is recorded as failed on the store's event record, then acknowledged.
@@ -29,6 +38,9 @@ export const handler = fifoQueueWorker({
     await failEvent(failEventDeps(), message, error);
     await countEventFailed(eventCounters(), message.storeId, systemClock.now());
   },
-  // The batch's event counts (the console's overview), one write per store and day.
-  afterBatch: flushEventCounters,
+  // The batch's event counts (the console's overview), one write per store and day; the segments it read forgotten.
+  afterBatch: async () => {
+    forgetBatchSegments();
+    await flushEventCounters();
+  },
 });

@@ -21,7 +21,9 @@ export const handler = queueWorker({
         ? { runId: timer.runId, step: timer.step }
         : timer.kind === 'tick'
           ? { minute: new Date(timer.minute).toISOString() }
-          : { token: timer.token };
+          : timer.kind === 'segment'
+            ? { customerId: timer.customerId }
+            : { token: timer.token };
     logger.info('Timer fired', { storeId: timer.storeId, timer: timer.kind, ...subject, ...outcome });
   },
 });

@@ -48,7 +48,7 @@ export interface Uses {
  * The areas of the service. Each deploys as a stack of its own (`Storeflow-<stage>-<Area>`), so that no stack nears
  * CloudFormation's 500-resource limit as areas grow; a new area (the console, segments, campaigns) is a new stack.
  */
-export const AREAS = ['events', 'imports', 'webhooks', 'email', 'flows', 'accounts'] as const;
+export const AREAS = ['events', 'imports', 'webhooks', 'email', 'flows', 'accounts', 'segments'] as const;
 export type Area = (typeof AREAS)[number];
 
 interface FunctionBase {
@@ -162,7 +162,8 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     consumer(
       'timer-worker',
       'timers',
-      { table: 'readWrite', sendTo: ['flows'] },
+      // Flow waits go to the flows queue; contacts whose segment time window flipped to the segments queue.
+      { table: 'readWrite', sendTo: ['flows', 'segments'] },
       { timeoutSeconds: 30, memoryMb: 512, batchSize: 10, maxConcurrency: 10 },
     ),
   ]),
@@ -186,10 +187,12 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     route('batch-job', ['GET', 'main', '/api/v1/batch/{jobId}'], { table: 'read' }),
     // Five minutes a run; an import that needs longer continues in a new message from where it stopped (it watches
     // its remaining time), so the timeout bounds only how long a crashed run holds its message.
+    // Each contact written is evaluated against the store's segments: time-window re-evaluations go on the timer
+    // wheel (its schedules); an import starts no flow, so no trigger is sent.
     consumer(
       'import-worker',
       'imports',
-      { table: 'readWrite', importsBucket: 'read', sendTo: ['imports', 'webhooks'] },
+      { table: 'readWrite', importsBucket: 'read', sendTo: ['imports', 'webhooks'], scheduler: true },
       { timeoutSeconds: 300, memoryMb: 512, batchSize: 1, maxConcurrency: 5 },
     ),
   ]),
@@ -246,10 +249,12 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     // SES events, each a few reads and writes and at most a webhook to queue, handled side by side: 100 fit well within
     // 30 s. Nobody waits on them by the second, so Lambda gathers them for up to 2 s: a busy store's delivery, open and
     // click counters and its bounce guard are then written once per batch for up to 100 events (issue 16).
+    // Opens, clicks and opt-outs also move the recipient's segments: segment flow triggers (flows queue) and
+    // time-window re-evaluations (the timer wheel's schedules).
     consumer(
       'email-events-worker',
       'emailEvents',
-      { table: 'readWrite', sendTo: ['webhooks'] },
+      { table: 'readWrite', sendTo: ['webhooks', 'flows'], scheduler: true },
       { timeoutSeconds: 30, memoryMb: 256, batchSize: 100, maxConcurrency: 10, batchingWindowSeconds: 2 },
     ),
     // Public (the link in every email): the token is the credential. GET only shows a page, so it only reads.
@@ -284,6 +289,31 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     // Attribution (docs/attribution.md): kept counters, read per day.
     route('stats', ['GET', 'main', '/api/v1/stats'], READ_ROUTE_USES),
     route('flow-stats', ['GET', 'main', '/api/v1/flows/{flowId}/stats'], READ_ROUTE_USES),
+  ]),
+  // ── Segments (issue 19): definitions, live counts, members; their builds and timed re-evaluations ──
+  ...area('segments', [
+    // Like flow management, the routes rate-limit per store in the table; create and edit queue a build.
+    route('segments-create', ['POST', 'main', '/api/v1/segments'], { table: 'readWrite', sendTo: ['segments'] }),
+    route('segments-list', ['GET', 'main', '/api/v1/segments'], READ_ROUTE_USES),
+    route('segments-get', ['GET', 'main', '/api/v1/segments/{segmentId}'], READ_ROUTE_USES),
+    route('segments-update', ['PUT', 'main', '/api/v1/segments/{segmentId}'], {
+      table: 'readWrite',
+      sendTo: ['segments'],
+    }),
+    route('segments-delete', ['DELETE', 'main', '/api/v1/segments/{segmentId}'], {
+      table: 'readWrite',
+      sendTo: ['segments'],
+    }),
+    route('segment-members', ['GET', 'main', '/api/v1/segments/{segmentId}/members'], READ_ROUTE_USES),
+    // A build pass runs at most a minute (then queues its continuation), so two minutes bound a crashed one; ten
+    // messages a batch: time-window re-evaluations are a few reads and writes each. Entries fire flow triggers and
+    // re-evaluations are set on the timer wheel.
+    consumer(
+      'segment-worker',
+      'segments',
+      { table: 'readWrite', sendTo: ['segments', 'flows'], scheduler: true },
+      { timeoutSeconds: 120, memoryMb: 512, batchSize: 10, maxConcurrency: 5 },
+    ),
   ]),
   // ── Accounts: OAuth sign-in, the back office (issue 7), and the API description (issue 9) ──
   ...area('accounts', [

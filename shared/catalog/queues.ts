@@ -78,5 +78,16 @@ export const QUEUES = {
     maxReceiveCount: 5,
     urlEnv: ENV.emailEventsQueueUrl,
   },
+  /**
+   * Segments (issue 19): a segment's build and its continuations, a deleted segment's purge, and contacts whose time
+   * window flipped (from the timer wheel).
+   */
+  segments: {
+    fifo: false,
+    // Six times the worker's 2 minutes.
+    visibilityTimeoutSeconds: 720,
+    maxReceiveCount: 5,
+    urlEnv: ENV.segmentQueueUrl,
+  },
 } as const satisfies Record<string, QueueSpec>;
 export type QueueName = keyof typeof QUEUES;

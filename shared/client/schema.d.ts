@@ -556,6 +556,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List segments
+         * @description The store's segments with their live counts, oldest first. At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        get: operations["segmentsList"];
+        put?: never;
+        /**
+         * Create a segment
+         * @description Answers at once with `status: building`; the membership is computed in the background and kept current by events from then on. At most 50 segments per store (409 beyond). At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        post: operations["segmentsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/segments/{segmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a segment and its live count
+         * @description Another store's segment answers like a missing one. At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        get: operations["segmentsGet"];
+        /**
+         * Replace a segment
+         * @description Full replace of name and conditions; changed conditions build the membership again (`status: building`). With `revision`, only if the segment is still at that revision (409 otherwise). At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        put: operations["segmentsUpdate"];
+        post?: never;
+        /**
+         * Delete a segment
+         * @description Its members are removed in the background. At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        delete: operations["segmentsDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/segments/{segmentId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a segment's members
+         * @description Members in customer id order, 100 a page by default (at most 1000); follow `nextCursor` until it is absent to walk them all. At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        get: operations["segmentMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/oauth": {
         parameters: {
             query?: never;
@@ -1394,7 +1478,7 @@ export interface components {
                 flowId: string | null;
                 triggerId: string;
                 /** @enum {string} */
-                triggerKind: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification";
+                triggerKind: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification" | "segment_entered" | "segment_exited";
                 /** @description What the trigger is about (a cart, an order, a customer, …) */
                 subject: {
                     type: string;
@@ -1430,7 +1514,7 @@ export interface components {
                     email: string;
                     triggerId: string;
                     /** @enum {string} */
-                    triggerKind: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification";
+                    triggerKind: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification" | "segment_entered" | "segment_exited";
                     /** @description What the trigger is about (a cart, an order, a customer, …) */
                     subject: {
                         type: string;
@@ -1482,16 +1566,20 @@ export interface components {
         FlowDefinition: {
             name: string;
             /** @enum {string} */
-            trigger: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification";
+            trigger: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification" | "segment_entered" | "segment_exited";
             /** @default true */
             enabled: boolean;
             entry?: components["schemas"]["FlowConditionGroup"] | null;
+            /** @description Required for segment_entered and segment_exited (a segment of the store, `seg_…`), refused for other kinds. */
+            segmentId?: string;
             reentry?: components["schemas"]["FlowReentry"];
             /** @enum {string} */
             consent?: "subscribed" | "not_unsubscribed" | "transactional";
             steps: components["schemas"]["FlowStep"][];
             /** @description PUT only: replace only if the flow is still at this revision. */
             revision?: number;
+            /** @description The same as segmentId (either may be given). */
+            segment_id?: string;
             /** @description Read-only: ignored. */
             id?: unknown;
             /** @description Read-only: ignored when steps are given. */
@@ -1543,10 +1631,12 @@ export interface components {
             id: string;
             name: string;
             /** @enum {string} */
-            trigger: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification";
+            trigger: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification" | "segment_entered" | "segment_exited";
             /** @default true */
             enabled: boolean;
             entry?: components["schemas"]["FlowConditionGroup"] | null;
+            /** @description Required for segment_entered and segment_exited (a segment of the store, `seg_…`), refused for other kinds. */
+            segmentId?: string;
             reentry: components["schemas"]["FlowReentry"];
             /** @enum {string} */
             consent: "subscribed" | "not_unsubscribed" | "transactional";
@@ -1555,7 +1645,7 @@ export interface components {
              * @description The preset the flow was created from.
              * @enum {string}
              */
-            preset?: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification";
+            preset?: "customer_created" | "order_paid" | "order_fulfilled" | "order_status_changed" | "order_refunded" | "abandoned_cart" | "checkout_recovery" | "browse_recovery" | "subscription_welcome" | "back_in_stock" | "custom_notification" | "segment_entered" | "segment_exited";
             /** @description Epoch seconds. */
             createdAt: number;
             /** @description Epoch seconds. */
@@ -2164,6 +2254,63 @@ export interface components {
             product_id: string | number;
             variant_id?: (string | number) | null;
             ignore_flow?: ("Y" | "N") | null;
+        };
+        SegmentDefinition: {
+            name: string;
+            /** @description The flows' condition group, at most 20 conditions in all. Fields: contact.email, contact.phone, contact.customer_id, contact.first_name, contact.last_name, contact.country, contact.country_code, contact.locale, contact.city, contact.created_at, contact.tags, contact.category_tags, contact.email_consent, contact.sms_consent, contact.total_spent, contact.orders_placed, activity.days_since_last_order, activity.days_since_last_open, activity.days_since_last_click and contact.attributes.<path>. The activity.days_since_* fields are whole days (absent when it never happened): "ordered in the last 30 days" is `activity.days_since_last_order less_than 30`. */
+            conditions: components["schemas"]["FlowConditionGroup"];
+            /** @description PUT only: replace only if the segment is still at this revision. */
+            revision?: number;
+            /** @description Read-only: ignored. */
+            id?: unknown;
+            /** @description Read-only: ignored. */
+            status?: unknown;
+            /** @description Read-only: ignored. */
+            count?: unknown;
+            /** @description Read-only: ignored. */
+            build?: unknown;
+            /** @description Read-only: ignored. */
+            createdAt?: unknown;
+            /** @description Read-only: ignored. */
+            updatedAt?: unknown;
+        };
+        SegmentMemberPage: {
+            list: {
+                /** @description The customer's id in the store's system. */
+                customerId: string;
+                /** @description The address when the contact entered, lower case. */
+                email?: string;
+                /** @description Epoch seconds. */
+                enteredAt: number;
+            }[];
+            /** @description Absent on the last page. */
+            nextCursor?: string;
+        };
+        SegmentRecord: {
+            id: string;
+            name: string;
+            /** @description The flows' condition group, at most 20 conditions in all. Fields: contact.email, contact.phone, contact.customer_id, contact.first_name, contact.last_name, contact.country, contact.country_code, contact.locale, contact.city, contact.created_at, contact.tags, contact.category_tags, contact.email_consent, contact.sms_consent, contact.total_spent, contact.orders_placed, activity.days_since_last_order, activity.days_since_last_open, activity.days_since_last_click and contact.attributes.<path>. The activity.days_since_* fields are whole days (absent when it never happened): "ordered in the last 30 days" is `activity.days_since_last_order less_than 30`. */
+            conditions: components["schemas"]["FlowConditionGroup"];
+            /**
+             * @description `building` while the background pass computes the membership of this revision; then `ready`.
+             * @enum {string}
+             */
+            status: "building" | "ready";
+            /** @description Members now (kept live by each entry and exit). */
+            count: number;
+            build: {
+                /** @description Contacts the build evaluated so far. */
+                scanned: number;
+                /** @description Epoch seconds. */
+                startedAt: number;
+                /** @description Epoch seconds (once ready). */
+                finishedAt?: number;
+            };
+            /** @description Epoch seconds. */
+            createdAt: number;
+            /** @description Epoch seconds. */
+            updatedAt: number;
+            revision: number;
         };
         SenderList: {
             list: {
@@ -5572,6 +5719,597 @@ export interface operations {
                         /** @constant */
                         code: 404;
                         /** @example Flow not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    segmentsList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            list: components["schemas"]["SegmentRecord"][];
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    segmentsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentDefinition"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["SegmentRecord"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example conditions.conditions[0].field event.total is not a segment field: … */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this call */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 409;
+                        /** @example The store already has 50 segments, the most allowed; delete one first */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 413;
+                        /** @example Request body is larger than 262144 bytes */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    segmentsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The segment id (`id` of the segment record, `seg_` and 20 letters and digits) */
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["SegmentRecord"];
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Segment not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    segmentsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The segment id (`id` of the segment record, `seg_` and 20 letters and digits) */
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SegmentDefinition"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["SegmentRecord"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example data.email is required */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Segment not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this call */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 409;
+                        /** @example The segment is at revision 3, not at revision 2: it was changed meanwhile; GET it and apply your change again */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 413;
+                        /** @example Request body is larger than 262144 bytes */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    segmentsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The segment id (`id` of the segment record, `seg_` and 20 letters and digits) */
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        /** @constant */
+                        data: true;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Segment not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    segmentMembers: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 1000 (default 100) */
+                limit?: string;
+                /** @description The `nextCursor` of the previous page (one of another list answers 400) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The segment id (`id` of the segment record, `seg_` and 20 letters and digits) */
+                segmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["SegmentMemberPage"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example limit must be an integer from 1 to 1000 */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Segment not found */
                         message: string;
                     };
                 };

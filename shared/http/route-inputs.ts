@@ -9,6 +9,7 @@ import { EXPORT_PAGE_SIZE, parseExportQuery } from '#shared/domain/contacts/expo
 import { SOURCE_ID_MAX_CHARS } from '#shared/domain/events/endpoints.ts';
 import { EXPLAIN_PAGE } from '#shared/domain/flows/explain.ts';
 import { MAX_UPLOAD_BYTES } from '#shared/domain/imports/model.ts';
+import { SEGMENT_MEMBERS_PAGE } from '#shared/domain/segments/manage-segments.ts';
 import { specMessage } from '#shared/domain/validation.ts';
 import { DELIVERY_PAGE } from '#shared/domain/webhooks/manage-webhooks.ts';
 
@@ -168,6 +169,12 @@ const pageQuery = (page: { readonly default: number; readonly max: number }) => 
 
 /** A page of a flow's evaluations and runs. */
 export const FlowRunsQuery = v.object(pageQuery(EXPLAIN_PAGE));
+
+export const SegmentPath = v.object({
+  segmentId: text('The segment id (`id` of the segment record, `seg_` and 20 letters and digits)'),
+});
+/** A page of a segment's members (a campaign walks them all with `nextCursor`). */
+export const SegmentMembersQuery = v.object(pageQuery(SEGMENT_MEMBERS_PAGE));
 
 /** A page of a subscription's deliveries. */
 export const DeliveryPageQuery = v.object(pageQuery(DELIVERY_PAGE));

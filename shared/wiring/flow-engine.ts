@@ -32,6 +32,7 @@ import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
+import { batchReads } from './batch-reads.ts';
 import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
 import { PACING_HORIZON_SECONDS, senderDeps, storeDailySendCap, storeStanding } from './sending.ts';
@@ -49,28 +50,18 @@ const flowCounters = /* @__PURE__ */ lazy(() => batchCounters('Flow'));
  */
 const batchFlows = /* @__PURE__ */ lazy(() => {
   const repository = dynamoFlows();
-  let lists = new Map<string, Promise<Flow[]>>();
-  let flows = new Map<string, Promise<Flow | undefined>>();
-  const memo = <T>(map: Map<string, Promise<T>>, key: string, read: () => Promise<T>) => {
-    let found = map.get(key);
-    if (!found) {
-      found = read();
-      map.set(key, found);
-      // A failed read is not remembered: the next message of the batch reads again.
-      found.catch(() => map.delete(key));
-    }
-    return found;
-  };
+  const lists = batchReads<Flow[]>();
+  const flows = batchReads<Flow | undefined>();
   const memoized: FlowRepository = {
     ...repository,
-    list: (storeId) => memo(lists, storeId, () => repository.list(storeId)),
-    get: (storeId, flowId) => memo(flows, `${storeId}#${flowId}`, () => repository.get(storeId, flowId)),
+    list: (storeId) => lists.read(storeId, () => repository.list(storeId)),
+    get: (storeId, flowId) => flows.read(`${storeId}#${flowId}`, () => repository.get(storeId, flowId)),
   };
   return {
     repository: memoized,
     forget: () => {
-      lists = new Map();
-      flows = new Map();
+      lists.forget();
+      flows.forget();
     },
   };
 });

@@ -11,6 +11,7 @@ import type { ImportDeps } from '#shared/domain/imports/start-import.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
+import { segmentsAfterImport } from './segments.ts';
 import { emitDeps } from './webhooks.ts';
 
 /** Reading an import job: the jobs table only (no S3 client loaded by the status route). */
@@ -35,5 +36,6 @@ export const runImportDeps = /* @__PURE__ */ lazy(
     webhooks: webhookEmitter(emitDeps()),
     clock: systemClock,
     newContactId: () => newId('ct'),
+    afterContact: (storeId, customerId, lineId) => segmentsAfterImport(storeId, customerId, lineId),
   }),
 );

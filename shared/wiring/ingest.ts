@@ -32,6 +32,7 @@ import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
+import { segmentRechecks } from './segments.ts';
 import { emitDeps } from './webhooks.ts';
 
 /** Events applied and failed, per store and day (the console's overview), written at the end of each worker batch. */
@@ -91,6 +92,7 @@ export const fireTimerDeps = /* @__PURE__ */ lazy(
     triggers: queuedFlowTriggers(),
     flowQueue: sqsFlowQueue(),
     buckets: dynamoTimerBuckets(),
+    segmentRechecks: segmentRechecks(),
     clock: systemClock,
   }),
 );

@@ -1,7 +1,7 @@
 /**
  * Hostile input on the JSON management and sending interfaces: webhooks (`POST`/`PUT /api/v1/webhooks`, ids in
  * `DELETE /webhooks/{id}`, `GET /webhooks/{id}/deliveries`, `POST /webhooks/deliveries/{id}/retry`), flows
- * (`POST /api/v1/flows`, `PUT/GET/DELETE /flows/{id}`), senders (`POST /api/v1/senders`, `/senders/{domain}`) and bulk
+ * (`POST /api/v1/flows`, `PUT/GET/DELETE /flows/{id}`), segments (`POST /api/v1/segments`, ids in `/segments/{id}`), senders (`POST /api/v1/senders`, `/senders/{domain}`) and bulk
  * sending (`POST {sending}/api/v1/sending`, `GET /sending/{id}`): random JSON, mutations of valid bodies, invalid
  * UTF-8, truncation, hostile path ids. Never a 5xx, a refused request stores nothing, no prototype pollution (see
  * support.ts); and CR/LF in any field that becomes an email header is refused.
@@ -106,6 +106,23 @@ const INTERFACES: readonly JsonInterface[] = [
     known: ['preset', 'from', 'email', 'name', 'replyTo', 'enabled', 'trigger', 'steps', 'entry', 'conditions'],
   },
   {
+    name: 'segments create',
+    method: 'POST',
+    host: 'main',
+    path: '/api/v1/segments',
+    valid: () => ({
+      name: 'Recent buyers',
+      conditions: {
+        match: 'all',
+        conditions: [
+          { field: 'activity.days_since_last_order', op: 'less_than', value: 30 },
+          { match: 'any', conditions: [{ field: 'contact.tags', op: 'contains', value: 'vip' }] },
+        ],
+      },
+    }),
+    known: ['name', 'conditions', 'match', 'field', 'op', 'value', 'revision'],
+  },
+  {
     name: 'senders create',
     method: 'POST',
     host: 'main',
@@ -168,6 +185,9 @@ const ID_ROUTES: readonly { method: Request['method']; host: Host; path: (id: st
   { method: 'GET', host: 'main', path: (id) => `/api/v1/flows/${id}` },
   { method: 'DELETE', host: 'main', path: (id) => `/api/v1/flows/${id}` },
   { method: 'GET', host: 'main', path: (id) => `/api/v1/flows/${id}/runs` },
+  { method: 'GET', host: 'main', path: (id) => `/api/v1/segments/${id}` },
+  { method: 'DELETE', host: 'main', path: (id) => `/api/v1/segments/${id}` },
+  { method: 'GET', host: 'main', path: (id) => `/api/v1/segments/${id}/members` },
   { method: 'GET', host: 'main', path: (id) => `/api/v1/senders/${id}` },
   { method: 'DELETE', host: 'main', path: (id) => `/api/v1/senders/${id}` },
   { method: 'GET', host: 'sending', path: (id) => `/api/v1/sending/${id}` },

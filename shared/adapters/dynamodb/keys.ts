@@ -51,6 +51,10 @@
  * | reputation | STORE#<storeId>#REPUTATION#<day>  | COUNT     |                                         |                                      |
  * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
  * | contactActivity | STORE#<storeId>#ACTIVITY#<email> | <at>#<triggerId> |                           |                                      |
+ * | segment  | STORE#<storeId>#SEGMENTS             | SEGMENT#<segmentId> |                               |                                      |
+ * | segmentState | STORE#<storeId>#SEGMENT#<segmentId> | STATE (live count, build progress) |          |                                      |
+ * | segmentMember | STORE#<storeId>#SEGMENT#<segmentId>#MEMBERS | <customer originId> |            |                                      |
+ * | contactStats | STORE#<storeId>#CONTACT-STATS#<originId> | STATS (orders, last open/click) |      |                                      |
  * | recoveryMark | STORE#<storeId>#RECOVERY#<email>#<productId> | MARK |                             |                                      |
  * | account  | ACCOUNT#<username>                   | ACCOUNT   | ACCOUNT-OF#<mainAccountId> / <username>  |                                      |
  * | mainAccount | MAIN#<mainAccountId>              | MAIN      | MAINS / <createdAt>#<mainAccountId>     |                                      |
@@ -102,6 +106,10 @@ export type Entity =
   | 'flowEvaluation'
   | 'contactActivity'
   | 'recoveryMark'
+  | 'segment'
+  | 'segmentState'
+  | 'segmentMember'
+  | 'contactStats'
   | 'account'
   | 'mainAccount'
   | 'signInFailures'
@@ -329,6 +337,22 @@ export const keys = {
   recoveryMark: (storeId: string, email: string, productId: string) => ({
     pk: `STORE#${storeId}#RECOVERY#${email.toLowerCase()}#${productId}`,
     sk: 'MARK',
+  }),
+  // ── Segments (issue 19): definitions, live count and build progress, members, the facts they read ──
+  segments: (storeId: string) => ({ pk: `STORE#${storeId}#SEGMENTS` }),
+  segment: (storeId: string, segmentId: string) => ({ pk: `STORE#${storeId}#SEGMENTS`, sk: `SEGMENT#${segmentId}` }),
+  /** The segment's live member count (atomic ADD) and its build's progress, apart from the revisioned definition. */
+  segmentState: (storeId: string, segmentId: string) => ({ pk: `STORE#${storeId}#SEGMENT#${segmentId}`, sk: 'STATE' }),
+  /** A segment's members in customer id order: one partition, paged by `Query` (campaigns iterate it). */
+  segmentMembers: (storeId: string, segmentId: string) => ({ pk: `STORE#${storeId}#SEGMENT#${segmentId}#MEMBERS` }),
+  segmentMember: (storeId: string, segmentId: string, customerId: string) => ({
+    pk: `STORE#${storeId}#SEGMENT#${segmentId}#MEMBERS`,
+    sk: customerId,
+  }),
+  /** A contact's order totals and last email engagement, kept by the ingest and email-events workers. */
+  contactStats: (storeId: string, customerId: string) => ({
+    pk: `STORE#${storeId}#CONTACT-STATS#${customerId}`,
+    sk: 'STATS',
   }),
   // ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions ──
   account: (username: string) => ({ pk: `ACCOUNT#${username.toLowerCase()}`, sk: 'ACCOUNT' }),

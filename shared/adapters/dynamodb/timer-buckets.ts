@@ -7,7 +7,7 @@
  */
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import type { FlowTimerPayload, Timer } from '#shared/domain/timers/model.ts';
+import type { Timer, WheelPayload } from '#shared/domain/timers/model.ts';
 import type { DuePage, TimerBuckets } from '#shared/domain/timers/ports.ts';
 import { batchDelete } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
@@ -40,7 +40,7 @@ const RETENTION_MS = 2 * 24 * 3600_000;
 const PAGE = 500;
 
 export const dynamoTimerBuckets = (): TimerBuckets => ({
-  async add(minute: number, timer: Timer & { readonly payload: FlowTimerPayload }, cap: number) {
+  async add(minute: number, timer: Timer & { readonly payload: WheelPayload }, cap?: number) {
     const key = keys.wheelEntry(timer.payload.storeId, minute, timer.name);
     const item = {
       ...key,
@@ -53,7 +53,7 @@ export const dynamoTimerBuckets = (): TimerBuckets => ({
     const { Attributes } = await dynamo().send(
       new PutCommand({ TableName: tableName(), Item: item, ReturnValues: 'ALL_OLD' }),
     );
-    if (Attributes) return true;
+    if (Attributes || cap === undefined) return true;
     if (await count(timer.payload.storeId, 1, cap)) return true;
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: key }));
     return false;
@@ -71,11 +71,11 @@ export const dynamoTimerBuckets = (): TimerBuckets => ({
       }),
     );
     return {
-      items: (page.Items ?? []).map((item) => ({ name: String(item.sk), payload: item.payload as FlowTimerPayload })),
+      items: (page.Items ?? []).map((item) => ({ name: String(item.sk), payload: item.payload as WheelPayload })),
     };
   },
-  async remove(storeId: string, minute: number, names: readonly string[]) {
+  async remove(storeId: string, minute: number, names: readonly string[], counted: number) {
     await batchDelete(names.map((name) => keys.wheelEntry(storeId, minute, name)));
-    if (names.length > 0) await count(storeId, -names.length);
+    if (counted > 0) await count(storeId, -counted);
   },
 });

@@ -56,6 +56,8 @@ export interface EmailEventOutcome {
   readonly suppressed?: 'hard_bounce' | 'complaint' | 'unsubscribed';
   /** Why nothing was emitted, when nothing was. */
   readonly skipped?: string;
+  /** Opens, clicks and opt-outs: the recipient and when (epoch ms), whose segments may change (issue 19). */
+  readonly engaged?: { readonly email: string; readonly at: number; readonly messageId: string };
 }
 
 /** Who a message was for and from, and which store and transmission it belongs to. */
@@ -141,6 +143,7 @@ export const handleSesEvent = async (
     );
   };
   const done = { storeId, transmissionId };
+  const engaged = { email: rcptTo, at: event.at || deps.clock.now(), messageId };
   /** Counted for the email's flow, step or batch (docs/attribution.md), once per SES event. */
   const counted = (counter: Parameters<typeof emailEventCounted>[3], eventId: string) =>
     emailEventCounted(deps.attribution, storeId, touchOf(origin, event.at || deps.clock.now()), counter, eventId);
@@ -222,7 +225,7 @@ export const handleSesEvent = async (
         { msg_from: msgFrom, rcpt_to: rcptTo, transmission_id: transmissionId, user_agent: event.userAgent, timestamp },
         `email#${messageId}#initial_open`,
       );
-      return { ...done, emitted: 'initial_open' };
+      return { ...done, emitted: 'initial_open', engaged };
     }
 
     case 'click':
@@ -247,7 +250,7 @@ export const handleSesEvent = async (
         },
         eventIdOf('click', `#${shortHash(event.link)}`),
       );
-      return { ...done, emitted: 'click' };
+      return { ...done, emitted: 'click', engaged };
 
     case 'complaint':
     case 'subscription': {
@@ -257,7 +260,7 @@ export const handleSesEvent = async (
       if (event.type === 'complaint') await deps.reputation.count(storeId, day, 'complained');
       await counted('unsubscribed', `email#${messageId}#unsubscribed`);
       await unsubscribe(deps, { storeId, email: rcptTo, transmissionId, reason });
-      return { ...done, emitted: 'list_unsubscribe', suppressed: reason };
+      return { ...done, emitted: 'list_unsubscribe', suppressed: reason, engaged };
     }
   }
 };

@@ -13,7 +13,7 @@ import type {
 } from './ports.ts';
 import { type FlowEvaluation, type FlowRun, runIdOf, type SkipReason } from './run.ts';
 import { startingRun } from './transition.ts';
-import type { FlowKind, FlowTrigger } from './trigger.ts';
+import { type FlowKind, type FlowTrigger, isSegmentKind } from './trigger.ts';
 
 export interface EnterDeps extends AdvanceDeps {
   /** The store's run-start budget (a trigger over it is put off, whole); without it, no bound. */
@@ -63,7 +63,10 @@ const candidatesOf = async (
     const flow = await deps.flows.get(trigger.storeId, flowId);
     return flow?.trigger === 'custom_notification' ? { flows: [flow] } : { none: { partition: flowId, flowId } };
   }
-  const flows = (await deps.flows.list(trigger.storeId)).filter((flow) => flow.trigger === trigger.kind);
+  // A segment flow answers only its own segment's changes (the trigger's subject is the segment).
+  const flows = (await deps.flows.list(trigger.storeId)).filter(
+    (flow) => flow.trigger === trigger.kind && (!isSegmentKind(trigger.kind) || flow.segmentId === trigger.subject.id),
+  );
   return flows.length > 0 ? { flows } : { none: { partition: noFlowPartition(trigger.kind) } };
 };
 

@@ -94,17 +94,21 @@ const eventFact = (trigger: FlowTrigger, path: string[]): unknown => {
   return pathValue(context, path);
 };
 
-const contactFact = (trigger: FlowTrigger, contact: Customer | undefined, path: string[]): unknown => {
+/**
+ * A `contact.<path>` fact of the contact record alone (no trigger): flows read it through `contactFact`, segments
+ * (`shared/domain/segments/facts.ts`) directly, so both speak of the same fields.
+ */
+export const contactRecordFact = (contact: Customer | undefined, path: readonly string[]): unknown => {
   const [head, ...rest] = path;
   if (head === 'attributes') return pathValue(contact?.attributes, rest);
   if (rest.length > 0) return undefined;
   switch (head) {
     case 'email':
-      return trigger.contact.email ?? contact?.email;
+      return contact?.email;
     case 'phone':
-      return trigger.contact.phone ?? contact?.phone;
+      return contact?.phone;
     case 'customer_id':
-      return trigger.contact.customerId ?? contact?.originId;
+      return contact?.originId;
     case 'first_name':
       return contact?.firstName;
     case 'last_name':
@@ -131,6 +135,21 @@ const contactFact = (trigger: FlowTrigger, contact: Customer | undefined, path: 
     default:
       return undefined;
   }
+};
+
+/** Who the trigger names comes first (email, phone, customer id), then the contact record. */
+const contactFact = (trigger: FlowTrigger, contact: Customer | undefined, path: string[]): unknown => {
+  if (path.length === 1) {
+    switch (path[0]) {
+      case 'email':
+        return trigger.contact.email ?? contact?.email;
+      case 'phone':
+        return trigger.contact.phone ?? contact?.phone;
+      case 'customer_id':
+        return trigger.contact.customerId ?? contact?.originId;
+    }
+  }
+  return contactRecordFact(contact, path);
 };
 
 const isPaidOrderEntry = (entry: ContactActivityEntry) =>

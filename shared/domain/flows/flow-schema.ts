@@ -16,7 +16,7 @@ import {
 } from './flow.ts';
 import { SAFE_ID } from './flow-id.ts';
 import { validateTemplates } from './render.ts';
-import { FLOW_KINDS, type FlowKind } from './trigger.ts';
+import { FLOW_KINDS, type FlowKind, isSegmentKind, PRESET_KINDS } from './trigger.ts';
 
 /** What a definition sets; the service sets the rest (store, id, times, revision, preset). */
 export type FlowDefinition = Omit<Flow, 'storeId' | 'id' | 'createdAt' | 'updatedAt' | 'revision' | 'preset'>;
@@ -59,6 +59,8 @@ export const DEFAULT_CONSENT: Record<FlowKind, ConsentRequirement> = {
   order_refunded: 'transactional',
   back_in_stock: 'transactional',
   custom_notification: 'subscribed',
+  segment_entered: 'subscribed',
+  segment_exited: 'subscribed',
 };
 
 /** Kinds that may be `transactional`: the customer asked for these messages. Recovery and welcome mail is marketing. */
@@ -88,6 +90,10 @@ export const DEFAULT_REENTRY: Record<FlowKind, ReentryPolicy> = {
   order_refunded: { type: 'once_per_subject' },
   back_in_stock: { type: 'cooldown', seconds: 60 },
   custom_notification: { type: 'cooldown', seconds: 60 },
+  // A contact enters a segment flow the first time they join (or leave) its segment, as the hosted tools do; a
+  // cool-down lets them in again on a later change.
+  segment_entered: { type: 'once_per_contact' },
+  segment_exited: { type: 'once_per_contact' },
 };
 
 // ---- field schemas ---------------------------------------------------------------------------------------------------
@@ -96,7 +102,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** An object of known fields: an unknown one (often a typo, `exitIf`) is named instead of silently dropped. */
-const known = <E extends v.ObjectEntries>(entries: E, ignored: readonly string[] = []) =>
+export const known = <E extends v.ObjectEntries>(entries: E, ignored: readonly string[] = []) =>
   v.pipe(
     v.looseObject(entries, 'must be an object'),
     v.rawCheck(({ dataset, addIssue }) => {
@@ -118,7 +124,7 @@ const known = <E extends v.ObjectEntries>(entries: E, ignored: readonly string[]
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** One line of text: CR/LF in a header field would let it write other headers. */
-const line = (max: number) =>
+export const line = (max: number) =>
   v.pipe(
     v.string('must be a string'),
     v.check((text) => !CONTROL.test(text), 'must be one line without control characters (CR, LF, tab…)'),
@@ -200,9 +206,12 @@ const ConditionSchema = v.pipe(
   ),
 );
 
-/** A group at nesting `depth` (1: the top group); deeper groups than `FLOW_RULES.groupDepth` are refused. */
+/**
+ * A group at nesting `depth` (1: the top group); deeper groups than `FLOW_RULES.groupDepth` are refused. Segments
+ * (`shared/domain/segments/`) take their conditions through `groupAt(1)` too: one condition language.
+ */
 const groupSchemas = new Map<number, v.GenericSchema<unknown, ConditionGroup>>();
-const groupAt = (depth: number): v.GenericSchema<unknown, ConditionGroup> => {
+export const groupAt = (depth: number): v.GenericSchema<unknown, ConditionGroup> => {
   const cached = groupSchemas.get(depth);
   if (cached) return cached;
   const member = v.lazy((input: unknown) => {
@@ -271,6 +280,13 @@ const ExitStep = known({
 
 const StepSchema = v.variant('type', [WaitStep, EmailStep, ExitStep], 'must be one of: wait, email, exit_if');
 
+const segmentIdSchema = () =>
+  v.pipe(
+    v.string('must be a string'),
+    v.regex(SAFE_ID, 'must be a segment id (letters, digits, "_" and "-")'),
+    v.maxLength(64, 'must be at most 64 characters'),
+  );
+
 /** Read-only fields of a flow record: a client may send back what `GET` answered; they are ignored. */
 const READ_ONLY = ['id', 'preset', 'createdAt', 'updatedAt'];
 
@@ -281,6 +297,9 @@ export const FlowDefinitionSchema = known(
     trigger: v.picklist(FLOW_KINDS, `must be one of: ${FLOW_KINDS.join(', ')}`),
     enabled: v.optional(v.boolean('must be true or false')),
     entry: v.optional(v.nullable(groupAt(1))),
+    /** `segment_entered` / `segment_exited`: the segment (`seg_…`); `segment_id` is accepted for it too. */
+    segmentId: v.optional(segmentIdSchema()),
+    segment_id: v.optional(segmentIdSchema()),
     reentry: v.optional(ReentrySchema),
     consent: v.optional(
       v.picklist(
@@ -301,7 +320,7 @@ export const FlowDefinitionSchema = known(
 
 /** The body of a create-from-preset request; exported for the API description. */
 export const PresetRequestSchema = known({
-  preset: v.picklist(FLOW_KINDS, `must be one of: ${FLOW_KINDS.join(', ')}`),
+  preset: v.picklist(PRESET_KINDS, `must be one of: ${PRESET_KINDS.join(', ')}`),
   from: known({ email: email(), name: v.optional(line(FLOW_RULES.fromNameMaxChars)) }),
   replyTo: v.optional(email()),
   name: v.optional(v.pipe(line(FLOW_RULES.nameMaxChars), v.trim(), v.nonEmpty('must not be empty'))),
@@ -336,6 +355,20 @@ const checkDefinition = (definition: FlowDefinition): FlowDefinition => {
   definition.steps.forEach((step, index) => {
     if (step.type === 'email') validateTemplates(step, `steps[${index}]`);
   });
+  if (isSegmentKind(definition.trigger)) {
+    if (definition.segmentId === undefined) {
+      throw validationError(
+        `segmentId is required for ${definition.trigger}: the segment whose changes start the flow`,
+      );
+    }
+    if (definition.reentry.type === 'once_per_subject') {
+      throw validationError(
+        `reentry once_per_subject would let one contact in per segment; ${definition.trigger} takes once_per_contact or cooldown`,
+      );
+    }
+  } else if (definition.segmentId !== undefined) {
+    throw validationError(`segmentId is only for segment_entered and segment_exited, not ${definition.trigger}`);
+  }
   if (definition.consent === 'transactional' && !TRANSACTIONAL_KINDS.has(definition.trigger)) {
     throw validationError(
       `consent transactional is only for ${[...TRANSACTIONAL_KINDS].join(', ')}; ${definition.trigger} is marketing (use subscribed or not_unsubscribed)`,
@@ -353,6 +386,7 @@ export const parseFlowDefinition = (body: unknown): { definition: FlowDefinition
       trigger: parsed.trigger,
       enabled: parsed.enabled ?? true,
       entry: parsed.entry ?? undefined,
+      segmentId: parsed.segmentId ?? parsed.segment_id,
       reentry: (parsed.reentry ?? DEFAULT_REENTRY[parsed.trigger]) as ReentryPolicy,
       consent: parsed.consent ?? DEFAULT_CONSENT[parsed.trigger],
       steps: withStepIds(parsed.steps as unknown as FlowStep[]),

@@ -75,6 +75,8 @@ export interface Flow {
   readonly reentry: ReentryPolicy;
   readonly consent: ConsentRequirement;
   readonly steps: readonly FlowStep[];
+  /** `segment_entered` / `segment_exited` flows: the segment whose changes start it (and only those). */
+  readonly segmentId?: string;
   /** The preset it was created from, if any. */
   readonly preset?: string;
   /** Epoch milliseconds. */

@@ -17,7 +17,17 @@ import { buildSteps, PRESETS, presetSummaries } from './presets/index.ts';
 export interface ManageFlowDeps {
   readonly flows: FlowRepository;
   readonly clock: Clock;
+  /** Whether the store has the segment a `segment_entered` / `segment_exited` flow names (without it: not checked). */
+  readonly segmentExists?: (storeId: string, segmentId: string) => Promise<boolean>;
 }
+
+/** A segment flow must name a segment of its own store: another store's segment reads as none. */
+const checkSegment = async (deps: ManageFlowDeps, storeId: string, definition: FlowDefinition) => {
+  if (definition.segmentId === undefined || !deps.segmentExists) return;
+  if (!(await deps.segmentExists(storeId, definition.segmentId))) {
+    throw validationError(`segmentId ${definition.segmentId} names no segment of this store`);
+  }
+};
 
 /** Flow ids: `fl_` and 20 base62 characters (URL- and SES-tag-safe). */
 export const newFlowId = () => `fl_${randomBase62(20)}`;
@@ -29,6 +39,7 @@ export const flowRecord = (flow: Flow) => ({
   trigger: flow.trigger,
   enabled: flow.enabled,
   ...(flow.entry ? { entry: flow.entry } : {}),
+  ...(flow.segmentId ? { segmentId: flow.segmentId } : {}),
   reentry: flow.reentry,
   consent: flow.consent,
   steps: flow.steps,
@@ -84,6 +95,7 @@ export const createFlow = async (
   storeId: string,
   { definition, preset }: FlowCreateInput,
 ): Promise<FlowRecord> => {
+  await checkSegment(deps, storeId, definition);
   const existing = await deps.flows.list(storeId);
   if (existing.length >= LIMITS.flowsPerStore) {
     throw conflict(`The store already has ${LIMITS.flowsPerStore} flows, the most allowed; delete one first`);
@@ -143,6 +155,7 @@ export const updateFlow = async (
   flowId: string | undefined,
   { definition, revision }: FlowUpdateInput,
 ): Promise<FlowRecord> => {
+  await checkSegment(deps, storeId, definition);
   for (let attempt = 1; ; attempt++) {
     const current = await ownFlow(deps, storeId, flowId);
     if (revision !== undefined && revision !== current.revision) throw staleRevision(revision, current.revision);

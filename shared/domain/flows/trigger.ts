@@ -15,8 +15,24 @@ export const FLOW_KINDS = [
   'subscription_welcome',
   'back_in_stock',
   'custom_notification',
+  'segment_entered',
+  'segment_exited',
 ] as const;
 export type FlowKind = (typeof FLOW_KINDS)[number];
+
+/**
+ * Kinds started by a contact entering or leaving a segment (issue 19): a flow of these kinds names its segment
+ * (`segmentId`), and only that segment's changes start it.
+ */
+export const SEGMENT_FLOW_KINDS = ['segment_entered', 'segment_exited'] as const;
+export type SegmentFlowKind = (typeof SEGMENT_FLOW_KINDS)[number];
+export const isSegmentKind = (kind: FlowKind): kind is SegmentFlowKind =>
+  (SEGMENT_FLOW_KINDS as readonly FlowKind[]).includes(kind);
+
+/** Kinds that have a preset: every kind but the segment ones, which need a segment to be named. */
+export const PRESET_KINDS = FLOW_KINDS.filter(
+  (kind): kind is Exclude<FlowKind, SegmentFlowKind> => !isSegmentKind(kind),
+);
 
 /** Who a flow would message. */
 export interface TriggerContact {

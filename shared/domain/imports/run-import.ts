@@ -20,6 +20,8 @@ export interface RunImportDeps extends ContactWriteDeps {
   readonly files: ImportFiles;
   readonly jobs: ImportJobRepository;
   readonly queue: ImportQueue;
+  /** After each contact written: its segments evaluated again (issue 19); an import starts no flow, so none fire. */
+  readonly afterContact?: (storeId: string, customerId: string, lineId: string) => Promise<void>;
 }
 
 /** Lines written concurrently; a line repeating an id waits for the earlier one (the file's order wins). */
@@ -53,6 +55,7 @@ const importLine = async (deps: RunImportDeps, job: ImportJob, lineNo: number, t
       { storeId: job.storeId, storeType: job.storeType, eventId: `import#${job.id}#${lineNo}` },
       parsed.output,
     );
+    await deps.afterContact?.(job.storeId, write.customer.originId, `import#${job.id}#${lineNo}`);
     return { created: write.created };
   } catch (error) {
     // DynamoDB refuses this contact for good (e.g. over its 400 KB item size): the line fails, the import goes on.

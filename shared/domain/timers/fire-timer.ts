@@ -8,6 +8,7 @@
  * checkout or its customer → checkout-recovery trigger.
  * Flow wait (a run's wait step ended): handed to the flows queue, where the flow worker resumes the run.
  * Wheel tick (a store's due minute): every flow wait of that minute handed to the flows queue (`wheel.ts`).
+ * Segment (a contact's time window flipped): handed to the segments queue, which evaluates the contact again.
  */
 
 import type { CartRepository } from '#shared/domain/carts/ports.ts';
@@ -16,7 +17,7 @@ import type { Clock } from '#shared/domain/clock.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
 import type { FlowQueue, FlowTriggers } from '#shared/domain/flows/ports.ts';
 import type { FlowKind } from '#shared/domain/flows/trigger.ts';
-import type { TimerPayload } from './model.ts';
+import type { SegmentTimerPayload, TimerPayload } from './model.ts';
 import type { TimerBuckets } from './ports.ts';
 import { releaseTick } from './wheel.ts';
 
@@ -29,6 +30,8 @@ export interface FireTimerDeps {
   readonly flowQueue: FlowQueue;
   /** The timer wheel's buckets, released by a tick. */
   readonly buckets: Pick<TimerBuckets, 'due' | 'remove'>;
+  /** Segment re-evaluations (a time window flipped): handed to the segments queue. */
+  readonly segmentRechecks?: { recheck(timer: SegmentTimerPayload): Promise<void> };
   readonly clock: Clock;
 }
 
@@ -37,6 +40,7 @@ export type FireOutcome =
   | { readonly started: FlowKind }
   | { readonly skipped: string }
   | { readonly resumed: string }
+  | { readonly rechecked: string }
   | { readonly released: number };
 
 export const fireTimer = async (
@@ -45,6 +49,10 @@ export const fireTimer = async (
   hasTime?: () => boolean,
 ): Promise<FireOutcome> => {
   if (timer.kind === 'tick') return { released: await releaseTick(deps, timer, hasTime) };
+  if (timer.kind === 'segment') {
+    await deps.segmentRechecks?.recheck(timer);
+    return { rechecked: timer.customerId };
+  }
   if (timer.kind === 'flow') {
     await deps.flowQueue.resume(timer.storeId, timer.runId, timer.step);
     return { resumed: timer.runId };

@@ -32,6 +32,22 @@ export interface FlowTimerPayload {
 }
 
 /**
+ * A contact's segment re-evaluation (issue 19): a time-window condition ("ordered in the last 30 days") may flip at
+ * `at`, so the contact is evaluated again as of then (`shared/domain/segments/membership.ts`).
+ */
+export interface SegmentTimerPayload {
+  readonly v: 1;
+  readonly kind: 'segment';
+  readonly storeId: string;
+  readonly customerId: string;
+  /** The flip moment, epoch milliseconds. */
+  readonly at: number;
+}
+
+/** What the timer wheel keeps in its buckets: flow waits and segment re-evaluations. */
+export type WheelPayload = FlowTimerPayload | SegmentTimerPayload;
+
+/**
  * A tick of the timer wheel: the one schedule of a store's due minute, releasing every flow wait kept for that minute
  * (see `wheel.ts`).
  */
@@ -43,7 +59,12 @@ export interface WheelTickPayload {
   readonly minute: number;
 }
 
-export type TimerPayload = CartTimerPayload | CheckoutTimerPayload | FlowTimerPayload | WheelTickPayload;
+export type TimerPayload =
+  | CartTimerPayload
+  | CheckoutTimerPayload
+  | FlowTimerPayload
+  | SegmentTimerPayload
+  | WheelTickPayload;
 
 export interface Timer {
   /** Deterministic per subject, so re-setting moves the one timer instead of adding another. */

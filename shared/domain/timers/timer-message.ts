@@ -7,6 +7,13 @@ const TimerMessage = v.variant('kind', [
   v.object({ v: v.literal(1), kind: v.literal('checkout'), storeId: v.string(), token: v.string() }),
   v.object({ v: v.literal(1), kind: v.literal('flow'), storeId: v.string(), runId: v.string(), step: v.string() }),
   v.object({ v: v.literal(1), kind: v.literal('tick'), storeId: v.string(), minute: v.number() }),
+  v.object({
+    v: v.literal(1),
+    kind: v.literal('segment'),
+    storeId: v.string(),
+    customerId: v.string(),
+    at: v.number(),
+  }),
 ]);
 
 /** Reads a fired timer off the timers queue; anything else is permanent (no retry can fix it). */

@@ -12,7 +12,7 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import type { FlowQueue } from '#shared/domain/flows/ports.ts';
 import { RetryLater } from '#shared/errors.ts';
-import type { FlowTimerPayload, Timer, WheelTickPayload } from './model.ts';
+import type { SegmentTimerPayload, Timer, WheelPayload, WheelTickPayload } from './model.ts';
 import type { TimerBuckets, Timers } from './ports.ts';
 
 export const WHEEL_MINUTE_MS = 60_000;
@@ -48,17 +48,21 @@ export interface WheelDeps {
 /** Ticks remembered per instance, so a busy minute costs one schedule call per instance, not one per wait. */
 const REMEMBERED_TICKS = 10_000;
 
-const isFlowTimer = (timer: Timer): timer is Timer & { readonly payload: FlowTimerPayload } =>
-  timer.payload.kind === 'flow';
+const onTheWheel = (timer: Timer): timer is Timer & { readonly payload: WheelPayload } =>
+  timer.payload.kind === 'flow' || timer.payload.kind === 'segment';
 
-/** `Timers` through the wheel: flow waits of two minutes or more into their bucket, everything else as is. */
+/**
+ * `Timers` through the wheel: flow waits and segment re-evaluations of two minutes or more into their bucket,
+ * everything else as is. Only flow waits count against the store's cap of waiting runs.
+ */
 export const wheelTimers = (deps: WheelDeps): Timers => {
   const ticked = new Set<string>();
   return {
     async set(timer) {
-      if (!isFlowTimer(timer) || timer.at - deps.clock.now() < WHEEL_MIN_WAIT_MS) return deps.schedules.set(timer);
+      if (!onTheWheel(timer) || timer.at - deps.clock.now() < WHEEL_MIN_WAIT_MS) return deps.schedules.set(timer);
       const minute = dueMinute(timer.at);
-      if (!(await deps.buckets.add(minute, timer, deps.waitingRunsCap))) {
+      const cap = timer.payload.kind === 'flow' ? deps.waitingRunsCap : undefined;
+      if (!(await deps.buckets.add(minute, timer, cap))) {
         throw new WaitingRunsCapReached(deps.waitingRunsCap);
       }
       const { storeId } = timer.payload;
@@ -75,6 +79,8 @@ export const wheelTimers = (deps: WheelDeps): Timers => {
 export interface ReleaseDeps {
   readonly buckets: Pick<TimerBuckets, 'due' | 'remove'>;
   readonly flowQueue: Pick<FlowQueue, 'resume'>;
+  /** Where a segment re-evaluation goes (the segments queue); without it, such entries are dropped. */
+  readonly segmentRechecks?: { recheck(timer: SegmentTimerPayload): Promise<void> };
 }
 
 /**
@@ -94,12 +100,17 @@ export const releaseTick = async (
     if (page.items.length === 0) return released;
     if (released > 0 && !hasTime()) throw new RetryLater(`tick released ${released} waits; the rest on the retry`);
     await Promise.all(
-      page.items.map(({ payload }) => deps.flowQueue.resume(payload.storeId, payload.runId, payload.step)),
+      page.items.map(({ payload }) =>
+        payload.kind === 'flow'
+          ? deps.flowQueue.resume(payload.storeId, payload.runId, payload.step)
+          : deps.segmentRechecks?.recheck(payload),
+      ),
     );
     await deps.buckets.remove(
       tick.storeId,
       tick.minute,
       page.items.map((item) => item.name),
+      page.items.filter((item) => item.payload.kind === 'flow').length,
     );
     released += page.items.length;
   }

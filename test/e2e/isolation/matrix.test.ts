@@ -34,6 +34,7 @@ interface Resources {
   deliveryId: string;
   jobId: string;
   flowId: string;
+  segmentId: string;
   domain: string;
   batchId: string;
   username: string;
@@ -99,6 +100,23 @@ beforeAll(async () => {
       'flow',
     ),
   );
+  const segment = dataOf(
+    await ok(
+      call(a, 'POST', 'main', '/api/v1/segments', {
+        name: 'A subscribers',
+        conditions: {
+          match: 'all',
+          conditions: [{ field: 'contact.email_consent', op: 'equals', value: 'subscribed' }],
+        },
+      }),
+      'segment',
+    ),
+  );
+  // Its build done, so that A's snapshots before and after B's calls compare what B could have changed.
+  await eventually('A segment built', async () => {
+    const got = dataOf(await ok(call(a, 'GET', 'main', `/api/v1/segments/${segment.id}`), 'segment read'));
+    return got.status === 'ready' ? got : undefined;
+  });
   const batch = (await ok(
     call(a, 'POST', 'sending', '/api/v1/sending', {
       from: { email: `news@${domain}`, name: 'A' },
@@ -122,6 +140,7 @@ beforeAll(async () => {
     deliveryId: delivery.id,
     jobId: String(job.jobId),
     flowId: String(flow.id),
+    segmentId: String(segment.id),
     domain,
     batchId,
     username,
@@ -149,6 +168,8 @@ const snapshotOfA = async () => {
     deliveries: await read('GET', 'main', `/api/v1/webhooks/${res.webhookId}/deliveries`),
     job: await read('GET', 'main', `/api/v1/batch/${res.jobId}`),
     flow: await read('GET', 'main', `/api/v1/flows/${res.flowId}`),
+    segment: await read('GET', 'main', `/api/v1/segments/${res.segmentId}`),
+    members: await read('GET', 'main', `/api/v1/segments/${res.segmentId}/members`),
     senders: await read('GET', 'main', '/api/v1/senders'),
     batch: await read('GET', 'sending', `/api/v1/sending/${res.batchId}`),
   };
@@ -184,7 +205,16 @@ interface PublicRow {
 }
 type Row = IdRow | StoreRow | PublicRow;
 
-const A_IDS = (r: Resources) => [r.webhookId, r.deliveryId, r.jobId, r.flowId, r.domain, r.batchId, a.storeId];
+const A_IDS = (r: Resources) => [
+  r.webhookId,
+  r.deliveryId,
+  r.jobId,
+  r.flowId,
+  r.segmentId,
+  r.domain,
+  r.batchId,
+  a.storeId,
+];
 
 /** One row per catalog route: `METHOD host path`. */
 const MATRIX: Record<string, Row> = {
@@ -286,6 +316,23 @@ const MATRIX: Record<string, Row> = {
   'GET main /api/v1/flows/{flowId}/runs': { kind: 'id', id: (r) => r.flowId },
   'GET main /api/v1/flows/{flowId}/stats': { kind: 'id', id: (r) => r.flowId },
   'GET main /api/v1/stats': { kind: 'store', mustNotShow: A_IDS },
+  'POST main /api/v1/segments': {
+    kind: 'store',
+    body: () => ({
+      name: 'B segment',
+      conditions: { match: 'all', conditions: [{ field: 'contact.email', op: 'exists' }] },
+    }),
+    mustNotShow: A_IDS,
+  },
+  'GET main /api/v1/segments': { kind: 'store', mustNotShow: A_IDS },
+  'GET main /api/v1/segments/{segmentId}': { kind: 'id', id: (r) => r.segmentId },
+  'PUT main /api/v1/segments/{segmentId}': {
+    kind: 'id',
+    id: (r) => r.segmentId,
+    body: { name: 'taken over', conditions: { match: 'all', conditions: [{ field: 'contact.email', op: 'exists' }] } },
+  },
+  'DELETE main /api/v1/segments/{segmentId}': { kind: 'id', id: (r) => r.segmentId },
+  'GET main /api/v1/segments/{segmentId}/members': { kind: 'id', id: (r) => r.segmentId },
   'GET main /api/v1/flow-activity': {
     kind: 'store',
     path: '/api/v1/flow-activity?email=ada%40example.com',

@@ -7,7 +7,7 @@ import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { getItem } from '#shared/adapters/dynamodb/table.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
-import type { FlowTimerPayload, Timer } from '#shared/domain/timers/model.ts';
+import type { FlowTimerPayload, Timer, WheelPayload } from '#shared/domain/timers/model.ts';
 
 let runtime: LocalRuntime;
 beforeAll(async () => {
@@ -24,6 +24,8 @@ const wait = (storeId: string, runId: string): Timer & { payload: FlowTimerPaylo
   payload: { v: 1, kind: 'flow', storeId, runId, step: 'w' },
 });
 
+const runIdOf = (payload: WheelPayload) => (payload.kind === 'flow' ? payload.runId : undefined);
+
 const waiting = async (storeId: string) => (await getItem(keys.waitingRuns(storeId), true))?.waiting;
 
 describe('dynamoTimerBuckets', () => {
@@ -35,11 +37,27 @@ describe('dynamoTimerBuckets', () => {
     expect(await buckets.add(MINUTE, wait(store, 'a'), 3)).toBe(true);
     expect(await waiting(store)).toBe(3);
     const due = await buckets.due(store, MINUTE);
-    expect(due.items.map((item) => item.payload.runId).sort()).toEqual(['a', 'b', 'c']);
+    expect(due.items.map((item) => runIdOf(item.payload)).sort()).toEqual(['a', 'b', 'c']);
 
-    await buckets.remove(store, MINUTE, [`flow-${store}-a`, `flow-${store}-b`]);
+    await buckets.remove(store, MINUTE, [`flow-${store}-a`, `flow-${store}-b`], 2);
     expect(await waiting(store)).toBe(1);
     expect(await buckets.add(MINUTE, wait(store, 'd'), 3)).toBe(true);
-    expect((await buckets.due(store, MINUTE)).items.map((item) => item.payload.runId).sort()).toEqual(['c', 'd']);
+    expect((await buckets.due(store, MINUTE)).items.map((item) => runIdOf(item.payload)).sort()).toEqual(['c', 'd']);
+  });
+
+  it('keeps a segment re-evaluation without counting it among the waiting runs', async () => {
+    const buckets = dynamoTimerBuckets();
+    const store = `st_wheel_seg_${Date.now()}`;
+    const recheck = {
+      name: `segment-${store}-c1`,
+      at: MINUTE,
+      payload: { v: 1, kind: 'segment', storeId: store, customerId: 'c1', at: MINUTE } as const,
+    };
+    expect(await buckets.add(MINUTE, recheck)).toBe(true);
+    expect(await waiting(store)).toBeUndefined();
+    expect((await buckets.due(store, MINUTE)).items).toEqual([{ name: recheck.name, payload: recheck.payload }]);
+    await buckets.remove(store, MINUTE, [recheck.name], 0);
+    expect((await buckets.due(store, MINUTE)).items).toEqual([]);
+    expect(await waiting(store)).toBeUndefined();
   });
 });

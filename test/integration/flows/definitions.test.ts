@@ -9,7 +9,7 @@ import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import { type EmailStep, renderEmail } from '#shared/domain/flows/render.ts';
 import { buildTemplateContext } from '#shared/domain/flows/template-context.ts';
-import { FLOW_KINDS, type FlowKind } from '#shared/domain/flows/trigger.ts';
+import { type FlowKind, PRESET_KINDS } from '#shared/domain/flows/trigger.ts';
 import { RevisionConflict } from '#shared/domain/repository.ts';
 import { LIMITS } from '#shared/limits.ts';
 import { newStore, type TestStore } from '#test/support/local.ts';
@@ -525,8 +525,8 @@ describe('presets', () => {
     const answer = await api(runtime, store.apiKey, 'GET', '/api/v1/flows/presets');
     expect(answer.status).toBe(200);
     const data = (answer.body as { data: { list: Record<string, unknown>[]; total: number } }).data;
-    expect(data.total).toBe(FLOW_KINDS.length);
-    expect(data.list.map((preset) => preset.preset).sort()).toEqual([...FLOW_KINDS].sort());
+    expect(data.total).toBe(PRESET_KINDS.length);
+    expect(data.list.map((preset) => preset.preset).sort()).toEqual([...PRESET_KINDS].sort());
     for (const preset of data.list) {
       expect(preset).toMatchObject({
         trigger: preset.preset,
@@ -539,7 +539,7 @@ describe('presets', () => {
     }
   });
 
-  it.each([...FLOW_KINDS])('creates a working %s flow in one call', async (kind) => {
+  it.each([...PRESET_KINDS])('creates a working %s flow in one call', async (kind) => {
     const store = await newStore(`Flows preset ${kind}`);
     const flow = await create(store, {
       preset: kind,

@@ -96,7 +96,13 @@ export const headlessEvent = async (
 };
 
 /** A customer with subscribed email consent (marketing flows mail only those by default). */
-export const subscribedCustomer = (runtime: LocalRuntime, store: TestStore, id: string, email: string) =>
+export const subscribedCustomer = (
+  runtime: LocalRuntime,
+  store: TestStore,
+  id: string,
+  email: string,
+  extra: Record<string, unknown> = {},
+) =>
   event(runtime, store, 'customers/create', {
     id,
     email,
@@ -105,6 +111,7 @@ export const subscribedCustomer = (runtime: LocalRuntime, store: TestStore, id: 
     email_marketing_consent: { state: 'subscribed' },
     // Not the subject of these tests: no customer-created flow for it.
     ignore_flow: 'Y',
+    ...extra,
   });
 
 export interface StoredMail {

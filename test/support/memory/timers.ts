@@ -1,5 +1,5 @@
 /** In-memory doubles of the timers area's ports (`shared/domain/timers/ports.ts`), for unit tests. */
-import type { FlowTimerPayload, Timer } from '#shared/domain/timers/model.ts';
+import type { Timer, WheelPayload } from '#shared/domain/timers/model.ts';
 import type { DuePage, TimerBuckets, Timers } from '#shared/domain/timers/ports.ts';
 
 /** One-time schedules by name, as the Scheduler keeps them: setting a name again moves it. `calls` counts every set. */
@@ -18,7 +18,7 @@ export class MemorySchedules implements Timers {
  * store's count of kept waits, held under the cap `add` is given.
  */
 export class MemoryTimerBuckets implements TimerBuckets {
-  readonly buckets = new Map<string, Map<string, FlowTimerPayload>>();
+  readonly buckets = new Map<string, Map<string, WheelPayload>>();
   readonly waiting = new Map<string, number>();
   readonly pageSize: number;
 
@@ -26,11 +26,11 @@ export class MemoryTimerBuckets implements TimerBuckets {
     this.pageSize = pageSize;
   }
 
-  async add(minute: number, timer: Timer & { readonly payload: FlowTimerPayload }, cap: number) {
+  async add(minute: number, timer: Timer & { readonly payload: WheelPayload }, cap?: number) {
     const { storeId } = timer.payload;
     const key = `${storeId}\n${minute}`;
-    const bucket = this.buckets.get(key) ?? new Map<string, FlowTimerPayload>();
-    if (!bucket.has(timer.name)) {
+    const bucket = this.buckets.get(key) ?? new Map<string, WheelPayload>();
+    if (!bucket.has(timer.name) && cap !== undefined) {
       const waiting = this.waiting.get(storeId) ?? 0;
       if (waiting >= cap) return false;
       this.waiting.set(storeId, waiting + 1);
@@ -45,9 +45,9 @@ export class MemoryTimerBuckets implements TimerBuckets {
     return { items: entries.slice(0, this.pageSize).map(([name, payload]) => ({ name, payload })) };
   }
 
-  async remove(storeId: string, minute: number, names: readonly string[]) {
+  async remove(storeId: string, minute: number, names: readonly string[], counted: number) {
     const bucket = this.buckets.get(`${storeId}\n${minute}`);
     for (const name of names) bucket?.delete(name);
-    this.waiting.set(storeId, (this.waiting.get(storeId) ?? 0) - names.length);
+    this.waiting.set(storeId, (this.waiting.get(storeId) ?? 0) - counted);
   }
 }

@@ -10,7 +10,9 @@ import { checkBuiltDefinition } from '#shared/domain/flows/flow-schema.ts';
 import { buildSteps, PRESETS } from '#shared/domain/flows/presets/index.ts';
 import { type EmailStep, renderEmail, TemplateError, validateTemplates } from '#shared/domain/flows/render.ts';
 import { buildTemplateContext } from '#shared/domain/flows/template-context.ts';
-import type { FlowKind, FlowTrigger } from '#shared/domain/flows/trigger.ts';
+import type { FlowKind, FlowTrigger, PRESET_KINDS } from '#shared/domain/flows/trigger.ts';
+
+type PresetKind = (typeof PRESET_KINDS)[number];
 
 const STORE = { id: 'st_render', name: 'Acme Outfitters' };
 const UNSUBSCRIBE = 'https://send.example.com/unsubscribe/tok_123';
@@ -67,7 +69,7 @@ const orderDetails = {
 };
 
 /** One trigger per kind, with the context its producer really puts in it (see ingest/apply and timers). */
-const TRIGGERS: Record<FlowKind, FlowTrigger> = {
+const TRIGGERS: Record<PresetKind, FlowTrigger> = {
   customer_created: trigger('customer_created', {
     customer: { id: 'ct_1', originId: 'c-1', email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee' },
   }),
@@ -153,7 +155,7 @@ const TRIGGERS: Record<FlowKind, FlowTrigger> = {
 };
 
 /** What each preset's first email must show, in HTML and in text. */
-const MUST_SHOW: Record<FlowKind, string[]> = {
+const MUST_SHOW: Record<PresetKind, string[]> = {
   customer_created: ['Ann', 'Acme Outfitters'],
   subscription_welcome: ['Ann', 'Acme Outfitters'],
   abandoned_cart: [
@@ -175,12 +177,12 @@ const MUST_SHOW: Record<FlowKind, string[]> = {
   custom_notification: ['Points update', 'You earned points.', 'Points balance', '1200', 'gold'],
 };
 
-const contextOf = (kind: FlowKind, contact: Customer | undefined = customer) =>
+const contextOf = (kind: PresetKind, contact: Customer | undefined = customer) =>
   buildTemplateContext({ trigger: TRIGGERS[kind], contact, store: STORE, unsubscribeUrl: UNSUBSCRIBE });
 
 const emailSteps = (steps: readonly FlowStep[]) => steps.filter((step): step is EmailStep => step.type === 'email');
 
-const presetSteps = (kind: FlowKind) =>
+const presetSteps = (kind: PresetKind) =>
   buildSteps(PRESETS[kind], { from: { email: 'hello@acme.example', name: 'Acme' } });
 
 const step = (parts: Partial<EmailStep>): EmailStep => ({
@@ -192,7 +194,7 @@ const step = (parts: Partial<EmailStep>): EmailStep => ({
 });
 
 describe('presets', () => {
-  it.each(Object.keys(PRESETS) as FlowKind[])('%s: passes the API rules and renders every email', async (kind) => {
+  it.each(Object.keys(PRESETS) as PresetKind[])('%s: passes the API rules and renders every email', async (kind) => {
     const preset = PRESETS[kind];
     expect(preset.trigger).toBe(kind);
     const definition = checkBuiltDefinition({
@@ -441,7 +443,7 @@ describe('validateTemplates', () => {
   });
 
   it('accepts every preset template', () => {
-    for (const kind of Object.keys(PRESETS) as FlowKind[]) {
+    for (const kind of Object.keys(PRESETS) as PresetKind[]) {
       for (const email of emailSteps(presetSteps(kind))) expect(() => validateTemplates(email)).not.toThrow();
     }
   });

@@ -130,4 +130,33 @@ describe('the timer wheel', () => {
     expect(new Set(resumed).size).toBe(250);
     expect(await releaseTick(deps, tick.payload)).toBe(0);
   });
+
+  it('keeps segment re-evaluations on the wheel without counting them as waiting runs, and releases them to the segments queue', async () => {
+    const { schedules, buckets, timers } = setup(1);
+    const at = NOW + 30 * DAY;
+    await timers.set(flowWait('st_seg', 'r1', at));
+    for (const customerId of ['c1', 'c2']) {
+      await timers.set({
+        name: timerName('segment', 'st_seg', customerId),
+        at,
+        payload: { v: 1, kind: 'segment', storeId: 'st_seg', customerId, at },
+      });
+    }
+    // Two contacts and a wait in one minute: one schedule; the cap of one waiting run is not reached by the contacts.
+    expect([...schedules.live.keys()]).toEqual([tickName('st_seg', dueMinute(at))]);
+    expect(buckets.waiting.get('st_seg')).toBe(1);
+    const resumed: string[] = [];
+    const rechecked: string[] = [];
+    await releaseTick(
+      {
+        buckets,
+        flowQueue: { resume: async (_storeId, runId) => void resumed.push(runId) },
+        segmentRechecks: { recheck: async (timer) => void rechecked.push(timer.customerId) },
+      },
+      { v: 1, kind: 'tick', storeId: 'st_seg', minute: dueMinute(at) },
+    );
+    expect(resumed).toEqual(['r1']);
+    expect(rechecked.sort()).toEqual(['c1', 'c2']);
+    expect(buckets.waiting.get('st_seg')).toBe(0);
+  });
 });

@@ -1,5 +1,8 @@
-/** Every preset, one per flow kind, so a new store gets a working flow of any kind in one call. */
-import type { FlowKind } from '#shared/domain/flows/trigger.ts';
+/**
+ * Every preset, one per flow kind, so a new store gets a working flow of any kind in one call; the segment kinds have
+ * none (a segment flow names a segment of the store, which a preset cannot know).
+ */
+import type { FlowKind, SegmentFlowKind } from '#shared/domain/flows/trigger.ts';
 import { backInStock, customerCreated, customNotification, subscriptionWelcome } from './contacts.ts';
 import { orderFulfilled, orderPaid, orderRefunded, orderStatusChanged } from './orders.ts';
 import type { FlowPreset } from './preset.ts';
@@ -7,7 +10,7 @@ import { abandonedCart, browseRecovery, checkoutRecovery } from './recovery.ts';
 
 export { buildSteps, type FlowPreset, ORDER_PAID_SINCE_TRIGGER, type Sender } from './preset.ts';
 
-export const PRESETS: Readonly<Record<FlowKind, FlowPreset>> = {
+export const PRESETS: Readonly<Record<Exclude<FlowKind, SegmentFlowKind>, FlowPreset>> = {
   customer_created: customerCreated,
   order_paid: orderPaid,
   order_fulfilled: orderFulfilled,

@@ -42,6 +42,14 @@ export interface ApplyOutcome {
   /** The entity written, e.g. `customer`, `cart`, or `none`. */
   readonly applied: string;
   readonly triggers: readonly FlowKind[];
+  /** The contact whose segment facts the event changed (a customer written, an order placed), if any. */
+  readonly contact?: { readonly customerId?: string; readonly email?: string };
+  /** The order written, as segment facts count it. */
+  readonly order?: {
+    readonly id: string;
+    readonly status?: string;
+    readonly details: Readonly<Record<string, unknown>>;
+  };
 }
 
 const MAX_CONFLICT_RETRIES = 5;

@@ -42,12 +42,13 @@ export const applyGeneralCustomer = async (deps: ApplyDeps, message: IngestMessa
   const data = message.data as CustomerCreateData | CustomerUpdateData;
   const { customer, created } = await upsertCustomer(deps, message, data);
   const startsFlow = message.endpoint !== 'customers/update' && created && !flowsIgnored(message.data);
-  if (!startsFlow) return { applied: 'customer', triggers: [] };
+  const contact = { customerId: customer.originId };
+  if (!startsFlow) return { applied: 'customer', triggers: [], contact };
   const kind = await fireFromEvent(deps, message, {
     kind: 'customer_created',
     ...aboutCustomer(customer),
   });
-  return { applied: 'customer', triggers: [kind] };
+  return { applied: 'customer', triggers: [kind], contact };
 };
 
 /**
@@ -81,5 +82,5 @@ export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMess
     kind: 'subscription_welcome',
     ...aboutCustomer(customer),
   });
-  return { applied: 'customer', triggers: [kind] };
+  return { applied: 'customer', triggers: [kind], contact: { customerId: customer.originId } };
 };

@@ -9,7 +9,14 @@ import type { OrderChangeData, OrderData } from '#shared/domain/events/payloads/
 import { type FlowKind, flowsIgnored } from '#shared/domain/flows/trigger.ts';
 import type { IngestMessage } from '#shared/domain/ingest/model.ts';
 import { applyOrderData, type Order } from '#shared/domain/orders/model.ts';
-import { type ApplyDeps, type ApplyOutcome, deleteCart, fireFromEvent, withRetry } from './context.ts';
+import {
+  type ApplyDeps,
+  type ApplyOutcome,
+  deleteCart,
+  fireFromEvent,
+  withoutUndefined,
+  withRetry,
+} from './context.ts';
 
 /** The flow each order endpoint starts (rule 5); `orders/update` only when the status changed. */
 const FLOW_OF: Partial<Record<string, FlowKind>> = {
@@ -63,12 +70,17 @@ export const applyOrder = async (deps: ApplyDeps, message: IngestMessage): Promi
   const kind = FLOW_OF[message.endpoint];
   const starts =
     kind !== undefined && (kind !== 'order_status_changed' || statusChanged) && !flowsIgnored(message.data);
-  if (!starts) return { applied: 'order', triggers: [] };
+  // The contact's order facts (segments): by the order's customer id, else by its address.
+  const facts = {
+    contact: withoutUndefined({ customerId: order.customerId, email: order.email }),
+    order: withoutUndefined({ id: order.id, status: order.status, details: order.details }),
+  };
+  if (!starts) return { applied: 'order', triggers: [], ...facts };
   await fireFromEvent(deps, message, {
     kind,
     subject: { type: 'order', id: order.id },
     contact: { email: order.email, customerId: order.customerId },
     context: { order: { id: order.id, status: order.status, previousStatus, ...order.details } },
   });
-  return { applied: 'order', triggers: [kind] };
+  return { applied: 'order', triggers: [kind], ...facts };
 };

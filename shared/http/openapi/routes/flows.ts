@@ -6,7 +6,7 @@
 
 import { CONDITION_OPERATORS } from '#shared/domain/flows/flow.ts';
 import { FLOW_RULES } from '#shared/domain/flows/flow-schema.ts';
-import { FLOW_KINDS } from '#shared/domain/flows/trigger.ts';
+import { FLOW_KINDS, PRESET_KINDS } from '#shared/domain/flows/trigger.ts';
 import { ref } from '#shared/http/openapi/components.ts';
 import type { JsonSchema } from '#shared/http/openapi/json-schema.ts';
 import { route } from '#shared/http/openapi/registry.ts';
@@ -145,6 +145,13 @@ const definitionProperties = {
   trigger: kind,
   enabled: { type: 'boolean', default: true },
   entry: { anyOf: [{ $ref: '#/components/schemas/FlowConditionGroup' }, { type: 'null' }] },
+  segmentId: {
+    type: 'string',
+    pattern: '^[A-Za-z0-9_-]+$',
+    maxLength: 64,
+    description:
+      'Required for segment_entered and segment_exited (a segment of the store, `seg_…`), refused for other kinds.',
+  },
   reentry: { $ref: '#/components/schemas/FlowReentry' },
   consent: { type: 'string', enum: ['subscribed', 'not_unsubscribed', 'transactional'] },
   steps: {
@@ -173,6 +180,7 @@ const FlowDefinition: JsonSchema = {
       minimum: 1,
       description: 'PUT only: replace only if the flow is still at this revision.',
     },
+    segment_id: { type: 'string', description: 'The same as segmentId (either may be given).' },
     id: { description: 'Read-only: ignored.' },
     preset: { description: 'Read-only: ignored when steps are given.' },
     createdAt: { description: 'Read-only: ignored.' },
@@ -181,12 +189,14 @@ const FlowDefinition: JsonSchema = {
   additionalProperties: false,
 };
 
+const presetKind: JsonSchema = { type: 'string', enum: [...PRESET_KINDS] };
+
 const PresetRequest: JsonSchema = {
   type: 'object',
   required: ['preset', 'from'],
   additionalProperties: false,
   properties: {
-    preset: kind,
+    preset: presetKind,
     from,
     replyTo: email,
     name: definitionProperties.name,
@@ -217,8 +227,8 @@ const PresetList: JsonSchema = {
         type: 'object',
         required: ['preset', 'trigger', 'name', 'description', 'consent', 'reentry', 'steps'],
         properties: {
-          preset: kind,
-          trigger: kind,
+          preset: presetKind,
+          trigger: presetKind,
           name: { type: 'string' },
           description: { type: 'string' },
           consent: { type: 'string' },

@@ -9,6 +9,7 @@ import { FLOW_RUN_ROUTES } from './flow-runs.ts';
 import { FLOW_ROUTES } from './flows.ts';
 import { META_ROUTES } from './meta.ts';
 import { OAUTH_ROUTES } from './oauth.ts';
+import { SEGMENT_ROUTES } from './segments.ts';
 import { SENDING_ROUTES } from './sending.ts';
 import { STATS_ROUTES } from './stats.ts';
 import { WEBHOOK_ROUTES } from './webhooks.ts';
@@ -19,6 +20,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   ...WEBHOOK_ROUTES,
   ...FLOW_ROUTES,
   ...FLOW_RUN_ROUTES,
+  ...SEGMENT_ROUTES,
   ...STATS_ROUTES,
   ...SENDING_ROUTES,
   ...OAUTH_ROUTES,

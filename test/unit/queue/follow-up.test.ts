@@ -1,0 +1,24 @@
+/** A follow-up step (the segments an applied event changed) never turns a handled message into a failed one. */
+import { describe, expect, it } from 'vitest';
+import { PermanentError } from '#shared/errors.ts';
+import { followUp } from '#shared/queue/follow-up.ts';
+
+describe('followUp', () => {
+  it('answers what the step answers', async () => {
+    expect(await followUp('Step', async () => 42, {})).toBe(42);
+  });
+
+  it('answers nothing for a failure no retry can fix, so the message stays handled', async () => {
+    const tooLarge = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+      $fault: 'client',
+    });
+    expect(await followUp('Step', () => Promise.reject(new PermanentError('never')), {})).toBeUndefined();
+    expect(await followUp('Step', () => Promise.reject(tooLarge), {})).toBeUndefined();
+  });
+
+  it('throws a transient failure, so the queue retries the message', async () => {
+    const throttled = Object.assign(new Error('slow down'), { name: 'ThrottlingException', $retryable: {} });
+    await expect(followUp('Step', () => Promise.reject(throttled), {})).rejects.toBe(throttled);
+  });
+});
