@@ -7,5 +7,6 @@ import { batchingSender, sqsSafeJson } from './batching-sender.ts';
 export const sqsSegmentQueue = (): SegmentQueue => {
   const send = batchingSender(sqs, () => required('segmentQueueUrl'));
   // Customer ids are the store's own and may hold any character.
-  return { send: (message) => send({ MessageBody: sqsSafeJson(message) }) };
+  // The store is the message's group: a fair queue's tenant (docs/limits.md "Shared queues and workers").
+  return { send: (message) => send({ MessageBody: sqsSafeJson(message), MessageGroupId: message.storeId }) };
 };

@@ -1,5 +1,5 @@
 /**
- * The standard queues (flows, sends, webhooks, imports) are shared by every store: each message names its store as its
+ * The standard queues (flows, sends, webhooks, imports, segments) are shared by every store: each message names its store as its
  * MessageGroupId, which makes a deployed standard queue an SQS fair queue (one store's backlog no longer delays the
  * others' messages: SQS hands quiet stores' messages out first). The local SQS accepts the attribute and ignores it.
  */
@@ -9,6 +9,7 @@ import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { sqsDeliveryQueue } from '#shared/adapters/sqs/delivery-queue.ts';
 import { sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
 import { sqsImportQueue } from '#shared/adapters/sqs/import-queue.ts';
+import { sqsSegmentQueue } from '#shared/adapters/sqs/segment-queue.ts';
 import { sqsSendQueue } from '#shared/adapters/sqs/send-queue.ts';
 import { addClientMiddleware, type MiddlewareArgs } from '#test/support/aws-faults.ts';
 
@@ -48,8 +49,9 @@ describe('messages of the shared standard queues', () => {
     await sqsSendQueue().enqueueChunks('st_sends', 'sb_1', [0, 1, 2]);
     await sqsDeliveryQueue().enqueue('st_hooks', 'dl_1');
     await sqsImportQueue().enqueue('st_imports', 'im_1');
+    await sqsSegmentQueue().send({ v: 1, type: 'purge', storeId: 'st_segments', segmentId: 'sg_1' });
 
-    expect(sent).toHaveLength(8);
+    expect(sent).toHaveLength(9);
     for (const message of sent) {
       expect(message.groupId).toBe((JSON.parse(message.body) as { storeId: string }).storeId);
     }
@@ -58,6 +60,7 @@ describe('messages of the shared standard queues', () => {
       [runtime.queueUrls.sends, 4],
       [runtime.queueUrls.webhooks, 1],
       [runtime.queueUrls.imports, 1],
+      [runtime.queueUrls.segments, 1],
     ]);
     for (const [queueUrl, count] of queues) {
       expect(sent.filter((m) => m.queue === queueUrl)).toHaveLength(count);
