@@ -13,7 +13,7 @@ import {
   dynamoRecoveryMarks,
   dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
-import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { dynamoRunBudget } from '#shared/adapters/dynamodb/run-budget.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
@@ -23,7 +23,7 @@ import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
 import { config } from '#shared/config.ts';
 import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
-import { limiterAdmission } from '#shared/domain/flows/admission.ts';
+import { budgetAdmission } from '#shared/domain/flows/admission.ts';
 import type { EngineDeps } from '#shared/domain/flows/engine.ts';
 import type { ExplainDeps } from '#shared/domain/flows/explain.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
@@ -73,8 +73,8 @@ export const afterFlowBatch = async (): Promise<void> => {
 };
 
 export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
-  // One store's run starts are bounded (LIMITS.flowRunsPerSecond); a trigger over it goes back on the queue.
-  admission: limiterAdmission(dynamoRateLimiter(systemClock), LIMITS.flowRunsPerSecond),
+  // One store's run starts are bounded (LIMITS.flowRunsPerSecond); a trigger over it waits for its reserved time.
+  admission: budgetAdmission(dynamoRunBudget(), systemClock, LIMITS.flowRunsPerSecond),
   flowQueue: sqsFlowQueue(),
   flows: batchFlows().repository,
   triggers: dynamoTriggerLog(),

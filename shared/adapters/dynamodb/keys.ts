@@ -33,6 +33,7 @@
  * | stats (months kept) | STORE#<storeId>#STATS     | MONTHS    |                                         |                                      |
  * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    | STORE#<storeId>#IMPORTS / <createdAt>#<jobId> |                                |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
+ * | runBudget | STORE#<storeId>#RUN-BUDGET         | BUDGET    |                                         |                                      |
  * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
  * | sentMessage | MESSAGE#<sesMessageId>            | MESSAGE   |                                         |                                      |
  * | contactEmail | STORE#<storeId>#EMAILS#<email>   | <sentAt>#<sesMessageId> |                           |                                      |
@@ -87,6 +88,7 @@ export type Entity =
   | 'stats'
   | 'importJob'
   | 'importSlot'
+  | 'runBudget'
   | 'suppression'
   | 'sentMessage'
   | 'contactEmail'
@@ -196,6 +198,8 @@ export const keys = {
     gsi1sk: `${pad(createdAt, 15)}#${jobId}`,
   }),
   importSlot: (storeId: string) => ({ pk: `STORE#${storeId}#IMPORT-SLOT`, sk: 'SLOT' }),
+  /** The store's flow-run start reservations (`shared/domain/flows/admission.ts`). */
+  runBudget: (storeId: string) => ({ pk: `STORE#${storeId}#RUN-BUDGET`, sk: 'BUDGET' }),
   /** Contacts by email address (flows, suppression and unsubscribe look people up by address). */
   customerByEmail: (storeId: string, email: string, originId: string) => ({
     gsi2pk: `STORE#${storeId}#EMAIL#${email.toLowerCase()}`,

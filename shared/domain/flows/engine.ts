@@ -25,18 +25,11 @@ import { type EnterDeps, handleTrigger, RunsDeferred } from './enter-run.ts';
 import type { FlowMessage } from './flow-message.ts';
 import type { FlowQueue, TriggerLog } from './ports.ts';
 
-/** How long a trigger over its store's run-start budget first waits before it is evaluated again. */
-export const RUN_DEFER_SECONDS = 2;
-/** The longest it waits: each further deferral doubles the wait up to this. */
-export const RUN_DEFER_MAX_SECONDS = 64;
+/** SQS's longest delay: a trigger reserved further ahead waits in hops of it. */
+const MAX_DELAY_SECONDS = 900;
 
-/**
- * The wait after the `deferrals`-th deferral (1 for the first): 2, 4, 8 … 64 s. A store over its budget for long (a
- * flood of triggers of many flows) has a backlog re-evaluated ever more rarely, not every 2 s, so its deferred
- * triggers cost the shared flow worker little; a burst that fits in the next seconds still starts within them.
- */
-export const deferSeconds = (deferrals: number): number =>
-  Math.min(RUN_DEFER_MAX_SECONDS, RUN_DEFER_SECONDS * 2 ** Math.max(0, Math.min(deferrals, 16) - 1));
+/** Seconds from `now` until `at`, as an SQS delay (rounded up, so the trigger never comes back early; at most 900). */
+const delayUntil = (at: number, now: number) => Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil((at - now) / 1000)));
 
 /** Everything the engine reads and writes: entering runs (which advances them) needs every port of the flows area. */
 export type EngineDeps = EnterDeps;
@@ -54,15 +47,21 @@ export const handleFlowMessage = async (
   const trigger = await deps.triggers.get(message.storeId, message.triggerId);
   // The record is written before the message is sent, so a missing one was removed (TTL): nothing to evaluate.
   if (!trigger) throw new PermanentError(`Flow trigger ${message.triggerId} is not recorded`);
+  const { reservedAt } = message;
+  const now = deps.clock.now();
+  if (reservedAt !== undefined && reservedAt > now && deps.flowQueue) {
+    // Reserved further ahead than one SQS delay: another hop, keeping its place.
+    await deps.flowQueue.trigger(message.storeId, message.triggerId, delayUntil(reservedAt, now), reservedAt);
+    return { triggerId: trigger.id, kind: trigger.kind, deferredUntil: reservedAt };
+  }
   try {
-    const outcome = await handleTrigger(deps, trigger, options);
+    const outcome = await handleTrigger(deps, trigger, { ...options, admitted: reservedAt !== undefined });
     return { triggerId: trigger.id, kind: trigger.kind, ...outcome };
   } catch (error) {
     if (!(error instanceof RunsDeferred) || !deps.flowQueue) throw error;
-    // Over the store's run-start budget: back on the queue for a while (nothing of it was written).
-    const deferrals = (message.deferrals ?? 0) + 1;
-    const seconds = deferSeconds(deferrals);
-    await deps.flowQueue.trigger(message.storeId, message.triggerId, seconds, deferrals);
-    return { triggerId: trigger.id, kind: trigger.kind, deferredSeconds: seconds, deferrals };
+    // Over the store's run-start budget: its runs' starts are reserved; back on the queue until then (nothing of it
+    // was written).
+    await deps.flowQueue.trigger(message.storeId, message.triggerId, delayUntil(error.at, now), error.at);
+    return { triggerId: trigger.id, kind: trigger.kind, deferredUntil: error.at };
   }
 };

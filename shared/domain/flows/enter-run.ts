@@ -39,11 +39,15 @@ const entryGuard = (policy: ReentryPolicy, trigger: FlowTrigger, email: string) 
   }
 };
 
-/** A trigger whose runs do not fit in the store's run-start budget now (the caller queues it again, later). */
+/** A trigger whose runs do not fit in the store's run-start budget now: reserved for `at` (the caller queues it). */
 export class RunsDeferred extends Error {
-  constructor(storeId: string) {
-    super(`Store ${storeId} is over its flow-run start budget; the trigger is evaluated again shortly`);
+  readonly at: number;
+  constructor(storeId: string, at: number) {
+    super(
+      `Store ${storeId} is over its flow-run start budget; the trigger's runs start at ${new Date(at).toISOString()}`,
+    );
     this.name = 'RunsDeferred';
+    this.at = at;
   }
 }
 
@@ -77,17 +81,17 @@ const candidatesOf = async (
 export const handleTrigger = async (
   deps: EnterDeps,
   trigger: FlowTrigger,
-  options: Pick<AdvanceOptions, 'lastAttempt'> = {},
+  options: Pick<AdvanceOptions, 'lastAttempt'> & {
+    /** Its runs' starts were reserved already (a trigger put off, now at its time): not counted again. */
+    readonly admitted?: boolean;
+  } = {},
 ): Promise<TriggerOutcome> => {
   const given = normalEmail(trigger.contact.email);
   const candidates = await candidatesOf(deps, trigger);
-  // Counted before anything is written: a trigger over the store's budget is put off whole, to be evaluated again.
-  if (
-    'flows' in candidates &&
-    deps.admission &&
-    !(await deps.admission.admit(trigger.storeId, candidates.flows.length))
-  ) {
-    throw new RunsDeferred(trigger.storeId);
+  // Counted before anything is written: a trigger over the store's budget is put off whole, until its reserved time.
+  if ('flows' in candidates && deps.admission && !options.admitted) {
+    const at = await deps.admission.admit(trigger.storeId, candidates.flows.length);
+    if (at > deps.clock.now()) throw new RunsDeferred(trigger.storeId, at);
   }
   // With no flow to evaluate, the contact is read only to learn an address the trigger did not give.
   const contact =

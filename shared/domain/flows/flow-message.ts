@@ -8,8 +8,8 @@ const FlowMessage = v.variant('type', [
     type: v.literal('trigger'),
     storeId: v.string(),
     triggerId: v.string(),
-    /** How many times the trigger was put off over its store's run-start budget (absent: never). */
-    deferrals: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    /** When the trigger's runs may start, reserved in its store's run-start budget (absent: not put off). */
+    reservedAt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   }),
   v.object({ v: v.literal(1), type: v.literal('resume'), storeId: v.string(), runId: v.string(), step: v.string() }),
 ]);

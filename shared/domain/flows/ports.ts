@@ -107,10 +107,10 @@ export interface RecoveryMarks {
 /** The flows queue: triggers to evaluate and runs to resume. */
 export interface FlowQueue {
   /**
-   * Queues a recorded trigger for evaluation, after `delaySeconds` (0–900) when given; `deferrals` counts the times it
-   * was put off over its store's run-start budget (the next delay grows with it).
+   * Queues a recorded trigger for evaluation, after `delaySeconds` (0–900) when given; `reservedAt` is the time its
+   * runs' starts are reserved for in the store's budget (a trigger put off over the budget: it then needs no other).
    */
-  trigger(storeId: string, triggerId: string, delaySeconds?: number, deferrals?: number): Promise<void>;
+  trigger(storeId: string, triggerId: string, delaySeconds?: number, reservedAt?: number): Promise<void>;
   /** Continues a run after its wait step `stepId` ended. */
   resume(storeId: string, runId: string, stepId: string): Promise<void>;
 }
@@ -145,6 +145,9 @@ export interface FlowRepository {
  * the flows queue every store shares.
  */
 export interface RunAdmission {
-  /** True when the store may start `runs` more runs now (they are counted); false when it must wait. */
-  admit(storeId: string, runs: number): Promise<boolean>;
+  /**
+   * Reserves `runs` run starts of the store's budget; answers when they may start (epoch ms): at once when that is not
+   * after now, else at the reserved time (the trigger waits until then and does not ask again).
+   */
+  admit(storeId: string, runs: number): Promise<number>;
 }

@@ -3,12 +3,11 @@
  * slot of its class (transactional flows first) and marketing flow email counts against the store's daily cap.
  */
 import { describe, expect, it } from 'vitest';
-import { limiterAdmission } from '#shared/domain/flows/admission.ts';
+import { budgetAdmission, nextTat, type RunBudget } from '#shared/domain/flows/admission.ts';
 import { handleFlowMessage } from '#shared/domain/flows/engine.ts';
 import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import { runIdOf } from '#shared/domain/flows/run.ts';
 import { fakes, flowOf, STORE, triggerOf } from '#test/support/memory/flow-engine.ts';
-import { MemoryRateLimiter } from '#test/support/memory/stores.ts';
 
 describe('flow email and the pacer', () => {
   it('takes a send slot for every flow email, of the class its consent rule gives', async () => {
@@ -41,67 +40,88 @@ describe('flow email and the pacer', () => {
   });
 });
 
+/** The store budget's reservations in memory, as the table keeps them. */
+const memoryRunBudget = (): RunBudget => {
+  const tats = new Map<string, number>();
+  return {
+    async reserve(storeId, costMs, now) {
+      const tat = nextTat(tats.get(storeId), now, costMs);
+      tats.set(storeId, tat);
+      return tat;
+    },
+  };
+};
+
 describe("a store's run-start budget", () => {
-  it('puts a trigger over the budget back on the queue, whole, writing nothing; within it, the runs start', async () => {
+  it('puts a trigger over the budget off until its reserved time, whole, writing nothing; then it starts its runs', async () => {
     const f = fakes();
     for (let i = 0; i < 3; i++) f.flows.set(`fl_${i}`, flowOf(`fl_${i}`, 'order_paid'));
     const trigger = triggerOf('order_paid');
     f.triggers.set(trigger.id, trigger);
-    const requeued: { triggerId: string; delay: number | undefined; deferrals: number | undefined }[] = [];
-    let budget = 2;
+    const requeued: { triggerId: string; delay: number | undefined; reservedAt: number | undefined }[] = [];
+    let reserveAt = f.clock.now + 4_500;
+    let asked = 0;
     const deps = {
       ...f.deps,
       admission: {
-        admit: async (_storeId: string, runs: number) => {
-          if (runs > budget) return false;
-          budget -= runs;
-          return true;
+        admit: async () => {
+          asked++;
+          return reserveAt;
         },
       },
       flowQueue: {
-        trigger: async (_storeId: string, triggerId: string, delay?: number, deferrals?: number) => {
-          requeued.push({ triggerId, delay, deferrals });
+        trigger: async (_storeId: string, triggerId: string, delay?: number, reservedAt?: number) => {
+          requeued.push({ triggerId, delay, reservedAt });
         },
       },
     };
     const message = { v: 1, type: 'trigger', storeId: STORE, triggerId: trigger.id } as const;
-    expect(await handleFlowMessage(deps, message)).toMatchObject({ deferredSeconds: 2 });
-    expect(requeued).toEqual([{ triggerId: trigger.id, delay: 2, deferrals: 1 }]);
+    expect(await handleFlowMessage(deps, message)).toMatchObject({ deferredUntil: reserveAt });
+    // Back on the queue for the whole seconds until its time (rounded up: never early), carrying the reservation.
+    expect(requeued).toEqual([{ triggerId: trigger.id, delay: 5, reservedAt: reserveAt }]);
     expect(f.runs.size).toBe(0);
     expect(f.sent).toHaveLength(0);
 
-    // Put off again and again, it waits longer each time (so a long backlog is not re-read every 2 s), up to 64 s.
-    for (const [deferrals, delay] of [
-      [1, 4],
-      [2, 8],
-      [5, 64],
-      [40, 64],
-    ] as const) {
-      requeued.length = 0;
-      await handleFlowMessage(deps, { ...message, deferrals });
-      expect(requeued).toEqual([{ triggerId: trigger.id, delay, deferrals: deferrals + 1 }]);
-    }
-    expect(f.runs.size).toBe(0);
+    // Reserved further ahead than SQS can delay: another hop of 900 s, the reservation kept, the budget not asked.
+    requeued.length = 0;
+    const far = f.clock.now + 2_000_000;
+    await handleFlowMessage(deps, { ...message, reservedAt: far });
+    expect(requeued).toEqual([{ triggerId: trigger.id, delay: 900, reservedAt: far }]);
+    expect(asked).toBe(1);
 
-    budget = 3;
-    await handleFlowMessage(deps, message);
+    // At its time it starts its runs without asking the budget again (its starts were counted when it was put off).
+    reserveAt = Number.POSITIVE_INFINITY;
+    await handleFlowMessage(deps, { ...message, reservedAt: f.clock.now });
+    expect(asked).toBe(1);
     expect(f.runs.size).toBe(3);
     expect(f.sent).toHaveLength(3);
   });
 });
 
-describe('limiterAdmission', () => {
-  it('lets a trigger of one flow through 50 times a second and one of 50 flows once, all or nothing', async () => {
-    const limiter = new MemoryRateLimiter();
-    limiter.honourLimits = true;
-    const admission = limiterAdmission(limiter, 50);
-    expect(await admission.admit('st_a', 50)).toBe(true);
-    expect(await admission.admit('st_a', 50)).toBe(false);
+describe('budgetAdmission', () => {
+  const clockAt = (now: { value: number }) => ({ now: () => now.value });
 
-    const other = new MemoryRateLimiter();
-    other.honourLimits = true;
-    const single = limiterAdmission(other, 50);
-    const answers = await Promise.all(Array.from({ length: 51 }, () => single.admit('st_b', 1)));
-    expect(answers.filter(Boolean)).toHaveLength(50);
+  it('lets one second of runs start at once, then reserves each trigger its turn at 50 runs a second', async () => {
+    const now = { value: 1_000_000 };
+    const admission = budgetAdmission(memoryRunBudget(), clockAt(now), 50);
+    // 50 single-flow triggers fit in the burst; the next ones are reserved 20 ms apart.
+    const single = await Promise.all(Array.from({ length: 53 }, () => admission.admit('st_b', 1)));
+    expect(single.filter((at) => at <= now.value)).toHaveLength(51);
+    expect(single.slice(51)).toEqual([now.value + 20, now.value + 40]);
+
+    // A trigger of 49 flows costs 980 ms: two start now, then one a little under a second apart.
+    const many = [];
+    for (let i = 0; i < 5; i++) many.push(await admission.admit('st_a', 49));
+    expect(many.map((at) => at - now.value)).toEqual([0, 0, 960, 1940, 2920]);
+    // Another store's budget is its own.
+    expect(await admission.admit('st_c', 100)).toBe(now.value);
+  });
+
+  it('forgets reservations that have passed: an idle store starts at once again', async () => {
+    const now = { value: 1_000_000 };
+    const admission = budgetAdmission(memoryRunBudget(), clockAt(now), 50);
+    for (let i = 0; i < 4; i++) await admission.admit('st_a', 50);
+    now.value += 10_000;
+    expect(await admission.admit('st_a', 50)).toBe(now.value);
   });
 });

@@ -1,0 +1,47 @@
+/**
+ * A store's flow-run start reservations on the embedded DynamoDB (`dynamoRunBudget`): reservations made at once by
+ * several workers all count (none lost, none twice), a store with none ahead starts afresh, and stores are apart.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoRunBudget } from '#shared/adapters/dynamodb/run-budget.ts';
+import { budgetAdmission } from '#shared/domain/flows/admission.ts';
+
+let runtime: LocalRuntime;
+beforeAll(async () => {
+  runtime = await startLocalRuntime({ gateways: false, pollers: false, logLevel: 'ERROR' });
+});
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+const newStore = () => `st_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+
+describe('the flow-run budget', () => {
+  it('counts every reservation of several workers at once, each exactly once', async () => {
+    const now = 1_700_000_000_000;
+    const storeId = newStore();
+    // Three workers (each its own instance, with its own memory of the store), 30 reservations of 100 ms at once.
+    const workers = [dynamoRunBudget(), dynamoRunBudget(), dynamoRunBudget()];
+    const ends = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (workers[i % 3] ?? workers[0])?.reserve(storeId, 100, now)),
+    );
+    // The ends are the 30 slots after now, each given out once.
+    expect(ends.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => now + 100 * (i + 1)));
+    // Another store's budget is its own.
+    expect(await workers[0]?.reserve(newStore(), 100, now)).toBe(now + 100);
+  });
+
+  it('starts afresh once the reservations have passed, and answers when a trigger over it may start', async () => {
+    let now = 1_700_000_000_000;
+    const storeId = newStore();
+    const admission = budgetAdmission(dynamoRunBudget(), { now: () => now }, 50);
+    // Triggers of 50 flows: one second each; two start now (the burst), the third a second later.
+    expect(await admission.admit(storeId, 50)).toBe(now);
+    expect(await admission.admit(storeId, 50)).toBe(now);
+    expect(await admission.admit(storeId, 50)).toBe(now + 1000);
+    now += 60_000;
+    expect(await admission.admit(storeId, 50)).toBe(now);
+  });
+});
