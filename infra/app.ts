@@ -4,7 +4,7 @@
  * spec's `{front_test_url}`.
  */
 import { App, type Environment, Tags } from 'aws-cdk-lib';
-import { AREAS, type Area } from '#shared/catalog/functions.ts';
+import { AREAS, type Area } from '#shared/catalog/function-spec.ts';
 import { OPERATOR_SETTINGS, type OperatorSetting, type OperatorSettingName } from '#shared/catalog/settings.ts';
 import { parseStage } from '#shared/catalog/stage.ts';
 import { AreaStack } from './area-stack.ts';

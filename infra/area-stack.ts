@@ -1,6 +1,6 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import type { Area } from '#shared/catalog/functions.ts';
+import type { Area } from '#shared/catalog/function-spec.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
 import { catalogFunctions, type OperatorSettingValues } from './constructs/catalog-functions.ts';
 import { StageReferences } from './constructs/references.ts';

@@ -1,5 +1,5 @@
 import type { Stack } from 'aws-cdk-lib';
-import type { Area } from '#shared/catalog/functions.ts';
+import type { Area } from '#shared/catalog/function-spec.ts';
 import type { AreaStack } from './area-stack.ts';
 import type { EdgeStack } from './edge-stack.ts';
 import type { OpsStack } from './ops-stack.ts';

@@ -11,7 +11,8 @@
 import { type App, type PolicyValidationPluginReport, type Stack, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { EXPORT_PAGES_PREFIX, FUNCTIONS } from '#shared/catalog/functions.ts';
+import { EXPORT_PAGES_PREFIX } from '#shared/catalog/function-spec.ts';
+import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import type { AreaStack } from './area-stack.ts';
 import type { StoreflowStacks } from './deployment.ts';
 

@@ -5,7 +5,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
-import { EXPORT_PAGES_PREFIX } from '#shared/catalog/functions.ts';
+import { EXPORT_PAGES_PREFIX } from '#shared/catalog/function-spec.ts';
 import type { QueueName } from '#shared/catalog/queues.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
 import { emailEvents } from './constructs/email-events.ts';

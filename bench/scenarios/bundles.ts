@@ -28,7 +28,8 @@ import { build, type Metafile } from 'esbuild';
 import { formatNumber, round } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '#infra/bundling.ts';
-import { FUNCTIONS, type FunctionSpec } from '#shared/catalog/functions.ts';
+import type { FunctionSpec } from '#shared/catalog/function-spec.ts';
+import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { ENV } from '#shared/config.ts';
 

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy, type Stack } from 'aws-cdk-lib';
 import { HttpMethod, HttpRoute, HttpRouteKey, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { Area, FunctionSpec, QueueFunction } from '#shared/catalog/functions.ts';
+import type { Area, FunctionSpec, QueueFunction } from '#shared/catalog/function-spec.ts';
 import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import type { Host } from '#shared/catalog/hosts.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';

@@ -12,7 +12,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '#infra/bundling.ts';
 import { RATE_KEY_PREFIX } from '#shared/adapters/dynamodb/keys.ts';
-import { EXPORT_PAGES_PREFIX, type Uses } from '#shared/catalog/functions.ts';
+import { EXPORT_PAGES_PREFIX, type Uses } from '#shared/catalog/function-spec.ts';
 import { STAGE_TAG_KEY } from '#shared/catalog/stage.ts';
 import { ENV } from '#shared/config.ts';
 

@@ -11,7 +11,7 @@ import { pascalCase, queueNames } from '#infra/constructs/names.ts';
 import { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { allStacks } from '#infra/deployment.ts';
 import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
-import { AREAS, type QueueFunction } from '#shared/catalog/functions.ts';
+import { AREAS, type QueueFunction } from '#shared/catalog/function-spec.ts';
 import { HOST_THROTTLE, HOSTS } from '#shared/catalog/hosts.ts';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
 import { OPERATOR_SETTINGS, type OperatorSetting, type OperatorSettingName } from '#shared/catalog/settings.ts';

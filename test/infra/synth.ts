@@ -10,7 +10,8 @@ import { buildApp } from '#infra/app.ts';
 import { queueNames } from '#infra/constructs/names.ts';
 import type { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { allStacks, type StoreflowStacks } from '#infra/deployment.ts';
-import { AREAS, type Area, FUNCTIONS, type FunctionSpec } from '#shared/catalog/functions.ts';
+import { AREAS, type Area, type FunctionSpec } from '#shared/catalog/function-spec.ts';
+import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { QUEUES, type QueueName } from '#shared/catalog/queues.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { EXPORT_PAGES_PREFIX } from '#shared/catalog/functions.ts';
+import { EXPORT_PAGES_PREFIX } from '#shared/catalog/function-spec.ts';
 import { required } from '#shared/config.ts';
 import type { LargePages } from '#shared/domain/contacts/export-contacts.ts';
 import { s3 } from './client.ts';

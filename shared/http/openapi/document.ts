@@ -4,7 +4,8 @@
  * AWS, no I/O. `npm run openapi` writes it to docs/openapi.json; each host serves it at `GET /api/v1/openapi.json`.
  */
 import * as v from 'valibot';
-import { type HttpFunction, httpFunctions } from '#shared/catalog/functions.ts';
+import type { HttpFunction } from '#shared/catalog/function-spec.ts';
+import { httpFunctions } from '#shared/catalog/functions.ts';
 import type { Host } from '#shared/catalog/hosts.ts';
 import type { ErrorKind } from '#shared/errors.ts';
 import type { Reply } from '#shared/http/reply.ts';

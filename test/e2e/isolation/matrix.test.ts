@@ -1,5 +1,5 @@
 /**
- * The tenant-isolation matrix, driven by shared/catalog/functions.ts: every HTTP route of the catalog has a row in `MATRIX` saying
+ * The tenant-isolation matrix, driven by the function catalog (shared/catalog/functions.ts and its areas/): every HTTP route of the catalog has a row in `MATRIX` saying
  * how store B (its own valid key) is turned against store A's resources, and a separate test fails naming any catalog
  * route without a row. Three kinds of row:
  *

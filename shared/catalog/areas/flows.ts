@@ -1,0 +1,27 @@
+/** Flows: definitions, presets, the engine, runs and explain (issue 4). */
+import { area, consumer, READ_ROUTE_USES, route } from '#shared/catalog/function-spec.ts';
+
+export const FLOWS_FUNCTIONS = area('flows', [
+  // Like webhook management, the routes rate-limit per store in the table. `presets` is declared before `{flowId}`:
+  // API Gateway prefers the literal path anyway; the local gateway takes the first match.
+  route('flow-presets', ['GET', 'main', '/api/v1/flows/presets'], READ_ROUTE_USES),
+  route('flows-create', ['POST', 'main', '/api/v1/flows'], { table: 'readWrite' }),
+  route('flows-list', ['GET', 'main', '/api/v1/flows'], READ_ROUTE_USES),
+  route('flows-get', ['GET', 'main', '/api/v1/flows/{flowId}'], READ_ROUTE_USES),
+  route('flows-update', ['PUT', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+  route('flows-delete', ['DELETE', 'main', '/api/v1/flows/{flowId}'], { table: 'readWrite' }),
+  // Ten messages, each a few reads and writes and at most one SES call, in parallel. The timeout stays well under
+  // the engine's email-claim takeover (150 s), itself under the queue's visibility timeout.
+  consumer(
+    'flow-worker',
+    'flows',
+    { table: 'readWrite', sendTo: ['flows'], scheduler: true, mailer: true, masterKey: true },
+    { timeoutSeconds: 60, memoryMb: 512, batchSize: 10, maxConcurrency: 20 },
+  ),
+  // Explain: reads, and the flows API's rate counters.
+  route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], READ_ROUTE_USES),
+  route('flow-activity', ['GET', 'main', '/api/v1/flow-activity'], READ_ROUTE_USES),
+  // Attribution (docs/attribution.md): kept counters, read per day.
+  route('stats', ['GET', 'main', '/api/v1/stats'], READ_ROUTE_USES),
+  route('flow-stats', ['GET', 'main', '/api/v1/flows/{flowId}/stats'], READ_ROUTE_USES),
+]);
