@@ -4,8 +4,8 @@
  * cannot say — which fields a segment can read, how many conditions it holds — is checked here in the same style.
  */
 import * as v from 'valibot';
+import { groupAt, known, line } from '#shared/domain/flows/condition-schema.ts';
 import type { ConditionGroup } from '#shared/domain/flows/flow.ts';
-import { groupAt, known, line } from '#shared/domain/flows/flow-schema.ts';
 import { parseOrThrow } from '#shared/domain/validation.ts';
 import { validationError } from '#shared/errors.ts';
 import { LIMITS } from '#shared/limits.ts';

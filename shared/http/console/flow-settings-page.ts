@@ -1,7 +1,7 @@
 /** A flow's settings form: its name, entry conditions (JSON, the language beside it), waits and exit conditions. */
 import { type FieldKey, type SettingsForm, WAIT_UNITS } from '#shared/domain/console/flow-settings.ts';
 import { CONDITION_OPERATORS } from '#shared/domain/flows/flow.ts';
-import { FLOW_RULES } from '#shared/domain/flows/flow-schema.ts';
+import { FLOW_RULES } from '#shared/domain/flows/flow-rules.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
 import type { Reply } from '#shared/http/reply.ts';
 import { duration, STYLE, storeBase } from './layout.ts';

@@ -5,7 +5,7 @@
  */
 
 import { CONDITION_OPERATORS } from '#shared/domain/flows/flow.ts';
-import { FLOW_RULES } from '#shared/domain/flows/flow-schema.ts';
+import { FLOW_RULES } from '#shared/domain/flows/flow-rules.ts';
 import { FLOW_KINDS, PRESET_KINDS } from '#shared/domain/flows/trigger.ts';
 import { ref } from '#shared/http/openapi/components.ts';
 import type { JsonSchema } from '#shared/http/openapi/json-schema.ts';
