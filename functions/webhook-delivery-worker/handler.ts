@@ -21,18 +21,24 @@ export const handler = queueWorker({
   handle: async (message, { record, attempt }) => {
     const outcome = await deliver(deliverDeps(), message, attempt);
     logger.info('Webhook delivery attempt', { ...message, attempt, ...outcome });
+    const url = required('webhookQueueUrl');
+    // A copy of the message that came before its retry was due made no attempt: it waits for the due time.
+    if ('waitSeconds' in outcome) return holdBack(url, record, outcome.waitSeconds);
     // Skipped and cancelled deliveries made no attempt; a retry or the last failure did, and failed.
-    const attempted = 'retryInSeconds' in outcome || outcome.done === 'delivered' || outcome.done === 'failed';
-    if (attempted) {
-      metrics.count(BUSINESS_METRICS.webhookAttempts);
-      const result = 'retryInSeconds' in outcome ? 'retried' : outcome.done === 'delivered' ? 'delivered' : 'failed';
-      await countDeliveryAttempt(attemptCounters(), message.storeId, result, systemClock.now());
-    }
-    if ('retryInSeconds' in outcome || outcome.done === 'failed') metrics.count(BUSINESS_METRICS.webhookFailures);
-    if ('done' in outcome && outcome.done === 'failed') metrics.count(BUSINESS_METRICS.webhookExhausted);
-    if ('retryInSeconds' in outcome) await holdBack(required('webhookQueueUrl'), record, outcome.retryInSeconds);
+    const result =
+      'retryInSeconds' in outcome
+        ? 'retried'
+        : outcome.done === 'delivered' || outcome.done === 'failed'
+          ? outcome.done
+          : undefined;
+    if (!result) return;
+    metrics.count(BUSINESS_METRICS.webhookAttempts);
+    await countDeliveryAttempt(attemptCounters(), message.storeId, result, systemClock.now());
+    if (result !== 'delivered') metrics.count(BUSINESS_METRICS.webhookFailures);
+    if (result === 'failed') metrics.count(BUSINESS_METRICS.webhookExhausted);
+    if ('retryInSeconds' in outcome) await holdBack(url, record, outcome.retryInSeconds);
     // After the last attempt, make it visible at once so the redrive moves it to the DLQ now.
-    else if (outcome.done === 'failed') await holdBack(required('webhookQueueUrl'), record, 0);
+    else if (result === 'failed') await holdBack(url, record, 0);
   },
   // The batch's attempt counts (the console's overview), one write per store and day.
   afterBatch: flushAttemptCounters,

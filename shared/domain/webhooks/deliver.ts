@@ -4,6 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { Clock } from '#shared/domain/clock.ts';
+import { RevisionConflict } from '#shared/domain/repository.ts';
 import { type Delivery, type DeliveryAttempt, MAX_ATTEMPTS, retryDelaySeconds } from './delivery.ts';
 import type { DeliveryRepository, StoreKeys, WebhookRepository, WebhookSender } from './ports.ts';
 
@@ -17,10 +18,24 @@ export interface DeliverDeps {
 }
 
 export type DeliverOutcome =
-  /** Nothing more to do: delivered, or stopped (subscription gone or changed, unknown delivery). */
+  /**
+   * Nothing more to do: delivered, or stopped (subscription gone or changed, unknown delivery), or `skipped`: not
+   * pending, or another copy of the message holds the attempt (its own message carries the delivery on).
+   */
   | { readonly done: 'delivered' | 'cancelled' | 'skipped' | 'failed' }
   /** Failed this time: hold the message back this long before the next attempt. */
-  | { readonly retryInSeconds: number };
+  | { readonly retryInSeconds: number }
+  /** Arrived before its retry is due (a duplicate of the message): hold it back this long, no attempt made. */
+  | { readonly waitSeconds: number };
+
+/**
+ * How long an attempt holds its delivery (`claimedUntil`): the receiver's 10 s, the writes around it, and room. A
+ * worker that dies mid-attempt leaves its message on the queue, which comes back after the visibility timeout (longer
+ * than this) and attempts again.
+ */
+export const CLAIM_MS = 30_000;
+/** A retry's message may come back this much before `nextAttemptAt` (SQS visibility is kept to about a second). */
+const EARLY_MS = 1_000;
 
 /** Base64 HMAC-SHA256 of the exact raw body, keyed with the store's API key. */
 export const signature = (body: string, key: string): string =>
@@ -36,20 +51,46 @@ export const deliveryHeaders = (delivery: Delivery, key: string): Record<string,
   'x-service-delivery-id': delivery.id,
 });
 
+/** Writes the delivery changed (conditional on the revision read); the attempt's claim goes unless `claimedUntil`. */
 const settle = async (
   deps: DeliverDeps,
   delivery: Delivery,
-  change: { status?: Delivery['status']; attempt?: DeliveryAttempt; reason?: string },
-) => {
+  change: {
+    status?: Delivery['status'];
+    attempt?: DeliveryAttempt;
+    reason?: string;
+    claimedUntil?: number;
+    nextAttemptAt?: number;
+  },
+): Promise<Delivery> => {
+  const { claimedUntil: _claim, nextAttemptAt: _next, ...rest } = delivery;
   const next: Delivery = {
-    ...delivery,
+    ...rest,
     ...(change.status ? { status: change.status } : {}),
     ...(change.reason ? { reason: change.reason } : {}),
+    ...(change.claimedUntil ? { claimedUntil: change.claimedUntil } : {}),
+    ...(change.nextAttemptAt ? { nextAttemptAt: change.nextAttemptAt } : {}),
     attempts: change.attempt ? [...delivery.attempts, change.attempt] : delivery.attempts,
     updatedAt: deps.clock.now(),
     revision: delivery.revision + 1,
   };
   await deps.deliveries.save(next, delivery.revision);
+  return next;
+};
+
+/**
+ * Claims the attempt before anything is sent, so two copies of one message (SQS delivers at least once) cannot both
+ * post: the claim is a conditional write, and the copy that loses it, or finds a live claim, is `skipped`.
+ */
+const claim = async (deps: DeliverDeps, delivery: Delivery): Promise<Delivery | undefined> => {
+  try {
+    return await settle(deps, delivery, { claimedUntil: deps.clock.now() + CLAIM_MS });
+  } catch (error) {
+    if (!(error instanceof RevisionConflict)) throw error;
+    const now = await deps.deliveries.get(delivery.storeId, delivery.id);
+    if (now?.status !== 'pending' || (now.claimedUntil ?? 0) > deps.clock.now()) return undefined;
+    throw error;
+  }
 };
 
 /**
@@ -61,21 +102,28 @@ export const deliver = async (
   message: { storeId: string; deliveryId: string },
   attempt: number,
 ): Promise<DeliverOutcome> => {
-  const delivery = await deps.deliveries.get(message.storeId, message.deliveryId);
-  if (delivery?.status !== 'pending') return { done: 'skipped' };
+  const read = await deps.deliveries.get(message.storeId, message.deliveryId);
+  if (read?.status !== 'pending') return { done: 'skipped' };
+  const now = deps.clock.now();
+  if ((read.claimedUntil ?? 0) > now) return { done: 'skipped' };
+  if ((read.nextAttemptAt ?? 0) - EARLY_MS > now) {
+    return { waitSeconds: Math.ceil(((read.nextAttemptAt ?? 0) - now) / 1000) };
+  }
 
   // Removing or changing a topic's webhook stops deliveries to the old URL.
-  const webhook = await deps.webhooks.getByTopic(message.storeId, delivery.topic);
-  if (!webhook || webhook.id !== delivery.webhookId || webhook.url !== delivery.url) {
-    await settle(deps, delivery, { status: 'cancelled', reason: 'the webhook was removed or changed' });
+  const webhook = await deps.webhooks.getByTopic(message.storeId, read.topic);
+  if (!webhook || webhook.id !== read.webhookId || webhook.url !== read.url) {
+    await settle(deps, read, { status: 'cancelled', reason: 'the webhook was removed or changed' });
     return { done: 'cancelled' };
   }
   const key = await deps.keys.keyOf(message.storeId);
   if (!key) {
-    await settle(deps, delivery, { status: 'cancelled', reason: 'the store no longer exists' });
+    await settle(deps, read, { status: 'cancelled', reason: 'the store no longer exists' });
     return { done: 'cancelled' };
   }
 
+  const delivery = await claim(deps, read);
+  if (!delivery) return { done: 'skipped' };
   const result = await deps.sender.post(delivery.url, delivery.body, deliveryHeaders(delivery, key));
   const record: DeliveryAttempt = { at: deps.clock.now(), ...result };
   if (result.outcome === 'delivered') {
@@ -90,6 +138,7 @@ export const deliver = async (
     });
     return { done: 'failed' };
   }
-  await settle(deps, delivery, { attempt: record });
-  return { retryInSeconds: retryDelaySeconds(attempt, deps.backoffBaseSeconds) };
+  const retryInSeconds = retryDelaySeconds(attempt, deps.backoffBaseSeconds);
+  await settle(deps, delivery, { attempt: record, nextAttemptAt: record.at + retryInSeconds * 1000 });
+  return { retryInSeconds };
 };

@@ -39,6 +39,10 @@ export interface Delivery {
   readonly attempts: readonly DeliveryAttempt[];
   /** Why a delivery stopped without being delivered (`cancelled`, `failed`). */
   readonly reason?: string;
+  /** Epoch milliseconds: an attempt is under way until then (the worker's claim; see `deliver`). */
+  readonly claimedUntil?: number;
+  /** Epoch milliseconds: when the next retry is due (a copy of the message arriving earlier waits). */
+  readonly nextAttemptAt?: number;
   /** Epoch milliseconds. */
   readonly createdAt: number;
   readonly updatedAt: number;
