@@ -33,6 +33,7 @@ import {
   REGION,
   TABLE_NAME,
 } from './resources.ts';
+import { unsignedClients } from './unsigned-clients.ts';
 
 // aws-ses-v2-local is CommonJS with `exports.default`: under Node's ESM that default sits one level down, while loaders
 // that apply CJS default interop (vitest) hand over the function itself.
@@ -145,6 +146,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
 
+  // The emulators check no signature: the process's clients skip signing (local/unsigned-clients.ts).
+  unsignedClients();
   try {
     // DynamoDB (dynalite, on a thread of its own): on disk under the state directory, else in memory. Its operation
     // counts (e.g. `PutItem`) are read by the benchmarks to report writes per accepted event.

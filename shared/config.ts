@@ -31,6 +31,7 @@ export const ENV = {
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   sesSendRatePerSecond: OPERATOR_SETTINGS.sesSendRatePerSecond.env,
   storeDailySendCap: OPERATOR_SETTINGS.storeDailySendCap.env,
+  storeFlowRunsPerSecond: OPERATOR_SETTINGS.storeFlowRunsPerSecond.env,
   publicMainUrl: 'PUBLIC_MAIN_URL',
   publicSendingUrl: 'PUBLIC_SENDING_URL',
   publicFrontUrl: 'PUBLIC_FRONT_URL',
@@ -70,6 +71,7 @@ const ConfigSchema = v.object({
   [ENV.sesConfigurationSet]: v.optional(v.string()),
   [ENV.sesSendRatePerSecond]: intFromString(OPERATOR_SETTINGS.sesSendRatePerSecond.default),
   [ENV.storeDailySendCap]: intFromString(OPERATOR_SETTINGS.storeDailySendCap.default),
+  [ENV.storeFlowRunsPerSecond]: intFromString(OPERATOR_SETTINGS.storeFlowRunsPerSecond.default),
   [ENV.publicMainUrl]: v.optional(v.string()),
   [ENV.publicSendingUrl]: v.optional(v.string()),
   [ENV.publicFrontUrl]: v.optional(v.string()),
@@ -120,6 +122,8 @@ export interface Config {
   readonly sesSendRatePerSecond: number;
   /** Marketing emails (bulk and consent flows) one store may send per UTC day; 0 for no cap (`pacing.ts`). */
   readonly storeDailySendCap: number;
+  /** Flow runs one store may start per second (`admission.ts`): sized to what the flow workers carry. */
+  readonly storeFlowRunsPerSecond: number;
   /** Public base URL of the main host (OAuth links, back office). */
   readonly publicMainUrl: string | undefined;
   /** Public base URL of the sending host (unsubscribe links in every email). */
@@ -190,6 +194,7 @@ const parsedConfig = (): Config => {
     sesConfigurationSet: env[ENV.sesConfigurationSet],
     sesSendRatePerSecond: env[ENV.sesSendRatePerSecond],
     storeDailySendCap: env[ENV.storeDailySendCap],
+    storeFlowRunsPerSecond: env[ENV.storeFlowRunsPerSecond],
     publicMainUrl: env[ENV.publicMainUrl],
     publicSendingUrl: env[ENV.publicSendingUrl],
     publicFrontUrl: env[ENV.publicFrontUrl],

@@ -24,12 +24,6 @@ export const LIMITS = {
    * flood is refused before hashing; the per-username lockout (docs/oauth.md) handles guessing, this handles load.
    */
   oauthPerSecond: 20,
-  /**
-   * Flow runs a store may start per second, across its flows: one event can start a run in every flow of its kind
-   * (up to 100), so this bounds the writes one store's events cause on the shared table and flows queue. A trigger
-   * over it is evaluated again 2 s later, whole.
-   */
-  flowRunsPerSecond: 50,
   /** Import upload URLs per second per store: each is a job and a signed URL; more than a script needs. */
   uploadUrlsPerSecond: 2,
   /**

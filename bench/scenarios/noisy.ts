@@ -33,6 +33,8 @@ const DEFAULT_STORES = 20;
 const DEFAULT_SECONDS = 20;
 /** Emails a second the deployment's SES account sends (the victims' order mail needs one per store a second). */
 const SES_RATE = 50;
+/** Flow runs a store may start per second (the operator setting `storeFlowRunsPerSecond`). */
+const RUN_BUDGET = 5;
 /** Batches in flight per queue consumer. */
 const POLLER_CONCURRENCY = 8;
 const DRAIN_MS = 120_000;
@@ -241,6 +243,9 @@ export const noisy: Scenario = {
     // delivery events each email brings (at the local default of 500/s, the attacker's fair share alone, 250 emails
     // and their events a second, is more than the whole runtime handles on two cores).
     process.env[ENV.sesSendRatePerSecond] ??= String(SES_RATE);
+    // Likewise the per-store run budget, as an operator sizes it to the flow workers: this runtime carries about 30
+    // runs a second in all and the victims take 20, so the default of 50 would let one store have the whole machine.
+    process.env[ENV.storeFlowRunsPerSecond] ??= String(RUN_BUDGET);
     // Deployed, each consumer runs up to its maxConcurrency batches at once; two (the runtime's default) would let one
     // slow batch of the attacker's halve a queue's pace.
     const runtime = await startLocalRuntime({

@@ -42,6 +42,15 @@ export const OPERATOR_SETTINGS = {
     description: 'Marketing emails one store may send per UTC day (bulk 429, flows exit daily_send_cap); 0 for none',
     readBy: sendsMail,
   },
+  storeFlowRunsPerSecond: {
+    env: 'STORE_FLOW_RUNS_PER_SECOND',
+    default: 50,
+    min: 1,
+    max: 10_000,
+    description:
+      'Flow runs one store may start per second across its flows (a trigger over it waits for its turn; docs/limits.md)',
+    readBy: (spec) => spec.kind === 'queue' && spec.queue === 'flows',
+  },
   checkoutRecoveryWaitMinutes: {
     env: 'CHECKOUT_RECOVERY_WAIT_MINUTES',
     default: 30,

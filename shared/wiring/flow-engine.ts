@@ -73,8 +73,8 @@ export const afterFlowBatch = async (): Promise<void> => {
 };
 
 export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
-  // One store's run starts are bounded (LIMITS.flowRunsPerSecond); a trigger over it waits for its reserved time.
-  admission: budgetAdmission(dynamoRunBudget(), systemClock, LIMITS.flowRunsPerSecond),
+  // One store's run starts are bounded (an operator setting); a trigger over it waits for its reserved time.
+  admission: budgetAdmission(dynamoRunBudget(), systemClock, config().storeFlowRunsPerSecond),
   flowQueue: sqsFlowQueue(),
   flows: batchFlows().repository,
   triggers: dynamoTriggerLog(),

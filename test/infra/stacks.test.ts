@@ -402,6 +402,7 @@ describe('operator settings', () => {
     }
     expect(envOf(prod, 'send-worker')[ENV.sesSendRatePerSecond]).toBe('14');
     expect(envOf(prod, 'flow-worker')[ENV.storeDailySendCap]).toBe('100000');
+    expect(envOf(prod, 'flow-worker')[ENV.storeFlowRunsPerSecond]).toBe('50');
   });
 
   it('takes a value from -c, and refuses one out of bounds naming the setting', () => {

@@ -1,5 +1,5 @@
 /**
- * A store's flow-run start budget (`LIMITS.flowRunsPerSecond`), kept as reservations (the generic cell rate algorithm):
+ * A store's flow-run start budget (the operator setting `storeFlowRunsPerSecond`), kept as reservations (the generic cell rate algorithm):
  * the store's budget item holds the time its reserved runs take up to ("TAT"), each trigger adds its runs' share of a
  * second, and a trigger may start once the reservations ahead of it end within a second (the burst). A trigger over
  * the budget is told when its turn comes and put off until exactly then, holding its place: it is evaluated twice in
