@@ -36,6 +36,7 @@ import { flows } from './scenarios/flows.ts';
 import { importScenario } from './scenarios/import.ts';
 import { ingest } from './scenarios/ingest.ts';
 import { noisy } from './scenarios/noisy.ts';
+import { segments } from './scenarios/segments.ts';
 import { sending } from './scenarios/sending.ts';
 import { stats } from './scenarios/stats.ts';
 import { webhooks } from './scenarios/webhooks.ts';
@@ -52,6 +53,7 @@ const SCENARIOS: readonly Scenario[] = [
   sending,
   flows,
   noisy,
+  segments,
   stats,
   cost,
 ];
