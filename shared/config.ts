@@ -32,6 +32,7 @@ export const ENV = {
   sesSendRatePerSecond: OPERATOR_SETTINGS.sesSendRatePerSecond.env,
   storeDailySendCap: OPERATOR_SETTINGS.storeDailySendCap.env,
   storeFlowRunsPerSecond: OPERATOR_SETTINGS.storeFlowRunsPerSecond.env,
+  storeBulkRecipientsPerSecond: OPERATOR_SETTINGS.storeBulkRecipientsPerSecond.env,
   publicMainUrl: 'PUBLIC_MAIN_URL',
   publicSendingUrl: 'PUBLIC_SENDING_URL',
   publicFrontUrl: 'PUBLIC_FRONT_URL',
@@ -72,6 +73,7 @@ const ConfigSchema = v.object({
   [ENV.sesSendRatePerSecond]: intFromString(OPERATOR_SETTINGS.sesSendRatePerSecond.default),
   [ENV.storeDailySendCap]: intFromString(OPERATOR_SETTINGS.storeDailySendCap.default),
   [ENV.storeFlowRunsPerSecond]: intFromString(OPERATOR_SETTINGS.storeFlowRunsPerSecond.default),
+  [ENV.storeBulkRecipientsPerSecond]: intFromString(OPERATOR_SETTINGS.storeBulkRecipientsPerSecond.default),
   [ENV.publicMainUrl]: v.optional(v.string()),
   [ENV.publicSendingUrl]: v.optional(v.string()),
   [ENV.publicFrontUrl]: v.optional(v.string()),
@@ -124,6 +126,8 @@ export interface Config {
   readonly storeDailySendCap: number;
   /** Flow runs one store may start per second (`admission.ts`): sized to what the flow workers carry. */
   readonly storeFlowRunsPerSecond: number;
+  /** Bulk recipients one store may have accepted per second (`recipient-budget.ts`). */
+  readonly storeBulkRecipientsPerSecond: number;
   /** Public base URL of the main host (OAuth links, back office). */
   readonly publicMainUrl: string | undefined;
   /** Public base URL of the sending host (unsubscribe links in every email). */
@@ -195,6 +199,7 @@ const parsedConfig = (): Config => {
     sesSendRatePerSecond: env[ENV.sesSendRatePerSecond],
     storeDailySendCap: env[ENV.storeDailySendCap],
     storeFlowRunsPerSecond: env[ENV.storeFlowRunsPerSecond],
+    storeBulkRecipientsPerSecond: env[ENV.storeBulkRecipientsPerSecond],
     publicMainUrl: env[ENV.publicMainUrl],
     publicSendingUrl: env[ENV.publicSendingUrl],
     publicFrontUrl: env[ENV.publicFrontUrl],

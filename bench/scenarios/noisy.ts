@@ -35,6 +35,8 @@ const DEFAULT_SECONDS = 20;
 const SES_RATE = 50;
 /** Flow runs a store may start per second (the operator setting `storeFlowRunsPerSecond`). */
 const RUN_BUDGET = 5;
+/** Bulk recipients a store may have accepted per second (the operator setting `storeBulkRecipientsPerSecond`). */
+const BULK_BUDGET = 200;
 /** Batches in flight per queue consumer. */
 const POLLER_CONCURRENCY = 8;
 const DRAIN_MS = 120_000;
@@ -246,6 +248,9 @@ export const noisy: Scenario = {
     // Likewise the per-store run budget, as an operator sizes it to the flow workers: this runtime carries about 30
     // runs a second in all and the victims take 20, so the default of 50 would let one store have the whole machine.
     process.env[ENV.storeFlowRunsPerSecond] ??= String(RUN_BUDGET);
+    // And the bulk recipients budget, sized to this runtime's table: a 2,000-recipient send is some 4,000 item reads
+    // and writes, several times what the embedded DynamoDB serves in a second.
+    process.env[ENV.storeBulkRecipientsPerSecond] ??= String(BULK_BUDGET);
     // Deployed, each consumer runs up to its maxConcurrency batches at once; two (the runtime's default) would let one
     // slow batch of the attacker's halve a queue's pace.
     const runtime = await startLocalRuntime({

@@ -51,6 +51,15 @@ export const OPERATOR_SETTINGS = {
       'Flow runs one store may start per second across its flows (a trigger over it waits for its turn; docs/limits.md)',
     readBy: (spec) => spec.kind === 'queue' && spec.queue === 'flows',
   },
+  storeBulkRecipientsPerSecond: {
+    env: 'STORE_BULK_RECIPIENTS_PER_SECOND',
+    default: 1000,
+    min: 1,
+    max: 100_000,
+    description:
+      'Bulk recipients one store may have accepted per second, in bursts of 5 s (at least one full send); over it: 429',
+    readBy: (spec) => spec.kind === 'http' && (spec.uses.sendTo ?? []).includes('sends'),
+  },
   checkoutRecoveryWaitMinutes: {
     env: 'CHECKOUT_RECOVERY_WAIT_MINUTES',
     default: 30,

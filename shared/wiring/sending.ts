@@ -1,6 +1,7 @@
 /** Wiring of the senders, bulk sending and send worker use cases to their adapters (built once per warm function). */
 
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
+import { dynamoBulkBudget } from '#shared/adapters/dynamodb/rate-budget.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
@@ -28,6 +29,10 @@ export const acceptBulkDeps = /* @__PURE__ */ lazy(
     senders: senderDeps(),
     dailySends: dynamoDailySends(),
     dailySendCap: storeDailySendCap(),
+    recipientBudget: {
+      budget: dynamoBulkBudget(),
+      perSecond: config().storeBulkRecipientsPerSecond,
+    },
     standing: storeStanding(),
     onPaused: () => metrics.count(BUSINESS_METRICS.marketingSendsPaused, 1, { by: 'bulk' }),
     suppressions: dynamoSuppressions(),

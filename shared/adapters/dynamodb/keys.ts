@@ -34,6 +34,7 @@
  * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    | STORE#<storeId>#IMPORTS / <createdAt>#<jobId> |                                |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
  * | runBudget | STORE#<storeId>#RUN-BUDGET         | BUDGET    |                                         |                                      |
+ * | bulkBudget | STORE#<storeId>#BULK-BUDGET       | BUDGET    |                                         |                                      |
  * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
  * | sentMessage | MESSAGE#<sesMessageId>            | MESSAGE   |                                         |                                      |
  * | contactEmail | STORE#<storeId>#EMAILS#<email>   | <sentAt>#<sesMessageId> |                           |                                      |
@@ -89,6 +90,7 @@ export type Entity =
   | 'importJob'
   | 'importSlot'
   | 'runBudget'
+  | 'bulkBudget'
   | 'suppression'
   | 'sentMessage'
   | 'contactEmail'
@@ -200,6 +202,8 @@ export const keys = {
   importSlot: (storeId: string) => ({ pk: `STORE#${storeId}#IMPORT-SLOT`, sk: 'SLOT' }),
   /** The store's flow-run start reservations (`shared/domain/flows/admission.ts`). */
   runBudget: (storeId: string) => ({ pk: `STORE#${storeId}#RUN-BUDGET`, sk: 'BUDGET' }),
+  /** The store's bulk recipients budget (`shared/domain/email/recipient-budget.ts`). */
+  bulkBudget: (storeId: string) => ({ pk: `STORE#${storeId}#BULK-BUDGET`, sk: 'BUDGET' }),
   /** Contacts by email address (flows, suppression and unsubscribe look people up by address). */
   customerByEmail: (storeId: string, email: string, originId: string) => ({
     gsi2pk: `STORE#${storeId}#EMAIL#${email.toLowerCase()}`,

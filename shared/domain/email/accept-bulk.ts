@@ -13,6 +13,7 @@ import type { BulkRequest } from './bulk-request.ts';
 import { lineBreakInHeaders } from './header-values.ts';
 import { secondsToNextDay, sendDay } from './pacing.ts';
 import type { DailySendCap, DailySends, SendBatchRepository, SendQueue, Suppressions } from './ports.ts';
+import { type RateBudget, takeRecipients } from './recipient-budget.ts';
 import { type StandingCheck, sendingPaused } from './reputation.ts';
 import { requireVerifiedSender, type SenderDeps } from './senders.ts';
 
@@ -25,6 +26,8 @@ export interface AcceptBulkDeps {
   readonly onPaused?: (storeId: string) => void;
   /** Marketing emails per store per UTC day (its own, or the deployment's); 0 for no cap. */
   readonly dailySendCap: DailySendCap;
+  /** Recipients a store may have accepted per second (`recipient-budget.ts`). */
+  readonly recipientBudget: { readonly budget: RateBudget; readonly perSecond: number };
   readonly suppressions: Suppressions;
   readonly batches: SendBatchRepository;
   readonly queue: SendQueue;
@@ -57,6 +60,9 @@ export const acceptBulk = async (
     deps.onPaused?.(storeId);
     throw sendingPaused(paused);
   }
+  // Before anything is read or written for the recipients: the budget bounds that work per store.
+  const { budget, perSecond } = deps.recipientBudget;
+  await takeRecipients(budget, deps.clock, perSecond, storeId, request.recipients.length);
 
   const seen = new Set<string>();
   // Every field that ends up in a header, as a template: checked per recipient after substitution.

@@ -1,10 +1,12 @@
 /**
  * A store's flow-run start reservations on the embedded DynamoDB (`dynamoRunBudget`): reservations made at once by
- * several workers all count (none lost, none twice), a store with none ahead starts afresh, and stores are apart.
+ * several workers all count (none lost, none twice), a store with none ahead starts afresh, and stores are apart; and
+ * the bulk recipients budget (`dynamoBulkBudget`), the same item kept as a limit.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoBulkBudget } from '#shared/adapters/dynamodb/rate-budget.ts';
 import { dynamoRunBudget } from '#shared/adapters/dynamodb/run-budget.ts';
 import { budgetAdmission } from '#shared/domain/flows/admission.ts';
 
@@ -43,5 +45,24 @@ describe('the flow-run budget', () => {
     expect(await admission.admit(storeId, 50)).toBe(now + 1000);
     now += 60_000;
     expect(await admission.admit(storeId, 50)).toBe(now);
+  });
+});
+
+describe('the bulk recipients budget (a GCRA limit)', () => {
+  it('takes what fits in the burst from several instances at once, each exactly once, and says when the rest fits', async () => {
+    const now = 1_700_000_000_000;
+    const storeId = newStore();
+    const instances = [dynamoBulkBudget(), dynamoBulkBudget(), dynamoBulkBudget()];
+    // 30 takes of 100 ms at once against a 1 s burst: ten fit.
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (instances[i % 3] ?? instances[0])?.take(storeId, 100, 1000, now)),
+    );
+    expect(answers.filter((a) => a === undefined)).toHaveLength(10);
+    // The others fit once the first 100 ms have passed.
+    expect(new Set(answers.filter((a) => a !== undefined))).toEqual(new Set([now + 100]));
+    expect(await instances[0]?.take(storeId, 100, 1000, now + 100)).toBeUndefined();
+    // Another store's budget is its own; an idle one starts afresh.
+    expect(await instances[1]?.take(newStore(), 1000, 1000, now)).toBeUndefined();
+    expect(await instances[2]?.take(storeId, 1000, 1000, now + 60_000)).toBeUndefined();
   });
 });
