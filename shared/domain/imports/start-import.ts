@@ -47,14 +47,33 @@ const enqueueOrUndo = async (deps: ImportDeps, job: ImportJob, claimId: string, 
   try {
     await deps.queue.enqueue(job.storeId, job.id);
   } catch (error) {
-    const undone = await deps.jobs.save(undo, job.revision).then(
-      () => true,
-      () => false,
-    );
-    if (undone) await releaseSlot(deps, job.storeId, claimId);
+    if (await undoQueued(deps, job, undo)) await releaseSlot(deps, job.storeId, claimId);
     throw error;
   }
 };
+
+/** Tries of the undo: a dependency failing for a moment must not leave a job `queued` without a message. */
+const UNDO_TRIES = 3;
+
+/** Writes `undo` over the job just queued; false when it changed (a conflict) or the table kept failing. */
+const undoQueued = async (deps: ImportDeps, job: ImportJob, undo: ImportJob): Promise<boolean> => {
+  for (let i = 0; i < UNDO_TRIES; i++) {
+    try {
+      await deps.jobs.save(undo, job.revision);
+      return true;
+    } catch (error) {
+      if (error instanceof RevisionConflict) return false;
+    }
+  }
+  return false;
+};
+
+/**
+ * A job `queued` this long ago that no worker has started may have no message (its enqueue failed, and so did every
+ * try to write it back): a start of it queues it again. A second message for a job that did have one is harmless: the
+ * worker's writes are conditional and its upserts idempotent.
+ */
+export const QUEUED_UNSTARTED_MS = 15 * 60_000;
 
 /** Why a direct upload's job failed before it ran (line 0: the job's, not a line's). */
 const NOT_QUEUED_REASON = 'the import could not be queued; nothing was imported: send the file again';
@@ -157,11 +176,16 @@ const refuseIfStarted = async (deps: ImportDeps, job: ImportJob) => {
  * `POST /batch/customers/uploads/{jobId}/start`: the file was uploaded; import it. Two starts of one job at once queue
  * it once: the other answers as a repeated start does (409 `The job is already queued`), or 429 while the winner holds
  * the slot and has not yet written the job; a start that queued nothing gives back the slot it claimed (and when the
- * enqueue itself fails, the job is put back to `uploading` first, so a retry of the start can queue it).
+ * enqueue itself fails, the job is put back to `uploading` first, so a retry of the start can queue it). A job left
+ * `queued` and never started for `QUEUED_UNSTARTED_MS` (the enqueue and the write back both failed) is queued again.
  */
 export const startUploaded = async (deps: ImportDeps, storeId: string, jobId: string | undefined) => {
   const job = jobId ? await deps.jobs.get(storeId, jobId) : undefined;
   if (!job) throw notFound('Import job not found');
+  if (job.status === 'queued' && !job.startedAt && deps.clock.now() - job.updatedAt >= QUEUED_UNSTARTED_MS) {
+    await deps.queue.enqueue(storeId, job.id);
+    return importJobView(job);
+  }
   if (job.status !== 'uploading') throw alreadyStarted(job);
   const stored = await deps.files.size(job.fileKey);
   if (stored === undefined) throw validationError('dataFile has not been uploaded yet');

@@ -4,10 +4,11 @@
  * read and its conditional write, or the other start took the store's slot) answers as a repeated start does, 409
  * `The job is already <status>`, never an internal error; and a start that queued nothing gives back the import slot it
  * claimed, so the store is not held off for 10 seconds by an import that never began; a start whose enqueue fails puts
- * the job back to `uploading`, so its retry queues it.
+ * the job back to `uploading`, so its retry queues it (trying that write again if it fails), and a job left `queued`
+ * without a message (both failed) is queued again by a start once it has waited `QUEUED_UNSTARTED_MS`.
  */
 import { describe, expect, it } from 'vitest';
-import { startUploaded } from '#shared/domain/imports/start-import.ts';
+import { QUEUED_UNSTARTED_MS, startUploaded } from '#shared/domain/imports/start-import.ts';
 import { AppError } from '#shared/errors.ts';
 import { IMPORT_JOB, IMPORT_STORE, startFakes } from '#test/support/memory/imports.ts';
 
@@ -136,6 +137,47 @@ describe('startUploaded', () => {
     expect(await rejectionOf(startUploaded(fakes.deps, STORE, JOB))).toBe(boom);
     expect(fakes.job()).toMatchObject({ status: 'running', revision: 3 });
     expect(fakes.slotUntil()).toBeDefined();
+  });
+
+  it('when the enqueue fails and the write back fails for a moment too: tries the write back again', async () => {
+    const fakes = startFakes();
+    const save = fakes.deps.jobs.save;
+    let failures = 0;
+    fakes.deps.queue.enqueue = async () => {
+      // From now on the table fails once, as a dependency does for a moment.
+      fakes.deps.jobs.save = async (job, expected) => {
+        if (failures++ === 0) throw new Error('table unavailable');
+        return save(job, expected);
+      };
+      throw new Error('queue unavailable');
+    };
+    await rejectionOf(startUploaded(fakes.deps, STORE, JOB));
+    expect(fakes.job()).toMatchObject({ status: 'uploading', revision: 3 });
+    expect(fakes.slotUntil()).toBeUndefined();
+  });
+
+  it('queues again a job left queued without a message (enqueue and every write back failed) once it has waited 15 minutes', async () => {
+    const fakes = startFakes();
+    fakes.deps.queue.enqueue = async () => {
+      fakes.deps.jobs.save = async () => {
+        throw new Error('table unavailable');
+      };
+      throw new Error('queue unavailable');
+    };
+    await rejectionOf(startUploaded(fakes.deps, STORE, JOB));
+    expect(fakes.job()).toMatchObject({ status: 'queued' });
+    expect(fakes.enqueued).toEqual([]);
+
+    const working = startFakes();
+    fakes.deps.queue.enqueue = working.deps.queue.enqueue;
+    // Soon after, a start is a repeated start; a job never started for 15 minutes is queued again.
+    expect(await rejectionOf(startUploaded(fakes.deps, STORE, JOB))).toMatchObject({
+      kind: 'conflict',
+      message: 'The job is already queued',
+    });
+    fakes.advance(QUEUED_UNSTARTED_MS);
+    expect(await startUploaded(fakes.deps, STORE, JOB)).toMatchObject({ jobId: JOB, status: 'queued' });
+    expect(working.enqueued).toEqual([{ storeId: STORE, jobId: JOB }]);
   });
 
   it('two concurrent starts, however interleaved: one queues the job, the other gets a 409 or 429, one message', async () => {
