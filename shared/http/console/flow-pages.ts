@@ -2,6 +2,7 @@
 import type { EmailPreview, FlowDetail } from '#shared/domain/console/flow-detail.ts';
 import type { NewFlowFields, StepEdit } from '#shared/domain/console/flow-editor.ts';
 import type { ConditionGroup } from '#shared/domain/flows/flow.ts';
+import { flatSteps } from '#shared/domain/flows/split.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
 import type { Reply } from '#shared/http/reply.ts';
 import { count, duration, field, revenue, STYLE, when } from './layout.ts';
@@ -34,6 +35,8 @@ const stepLine = (step: FlowDetail['flow']['steps'][number]) => {
       return `Email <q>${escapeHtml(step.subject)}</q> from ${escapeHtml(step.from.email)}`;
     case 'exit_if':
       return `Exit if <code>${escapeHtml(conditionText(step.condition))}</code>`;
+    case 'split':
+      return `A/B split: ${step.branches.map((b) => `<code>${escapeHtml(b.id)}</code> ${b.percent} %`).join(', ')}`;
   }
 };
 
@@ -92,7 +95,8 @@ export const flowDetailPage = (store: { storeId: string; name: string }, detail:
   const storeBase = `/back-office/stores/${encodeURIComponent(store.storeId)}`;
   const base = `${storeBase}/flows/${encodeURIComponent(flow.id)}`;
   const stepStats = new Map(stats.steps.map((step) => [step.stepId, step]));
-  const steps = flow.steps
+  // Branch steps are listed after their split, each with its own figures and edit link.
+  const steps = flatSteps(flow.steps)
     .map((step) => {
       const s = stepStats.get(step.id);
       const numbers = s
