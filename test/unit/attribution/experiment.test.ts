@@ -167,6 +167,27 @@ describe('the difference in revenue per recipient', () => {
     ]);
   });
 
+  it("counts a holdout without a split against the rest of the runs, whose funnel is the flow's emails", () => {
+    const plain: Pick<Flow, 'steps' | 'holdoutPercent'> = {
+      holdoutPercent: 20,
+      steps: [
+        { type: 'email', id: 'first', from: { email: 's@x.example' }, subject: 'One' },
+        { type: 'wait', id: 'w', seconds: 60 },
+        { type: 'email', id: 'second', from: { email: 's@x.example' }, subject: 'Two' },
+      ],
+    };
+    const totals = new Map([
+      ['group#treated#entered', 8],
+      ['step#first#emailed', 8],
+      ['step#second#emailed', 5],
+      ['group#holdout#entered', 2],
+    ]);
+    expect(experimentStats(plain, totals)?.groups).toEqual([
+      expect.objectContaining({ group: 'holdout', percent: 20, entered: 2, emailed: 0 }),
+      expect.objectContaining({ group: 'treated', kind: 'treated', percent: 80, entered: 8, emailed: 13 }),
+    ]);
+  });
+
   it('compares with the first branch when the flow has no holdout, and leaves plain flows without a section', async () => {
     const noHoldout = experimentStats({ ...flow, holdoutPercent: 0 }, new Map([['group#a#entered', 3]]));
     expect(noHoldout?.groups.map((g) => g.group)).toEqual(['a', 'b']);

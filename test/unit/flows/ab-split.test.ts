@@ -132,6 +132,29 @@ describe('runs through a split with a holdout', () => {
     ]);
   });
 
+  it('holds out a share of a flow without a split and treats the rest as one group', async () => {
+    const f = fakes();
+    f.flows.set('fl_ab', flowOf('fl_ab', 'order_paid', { holdoutPercent: 30 }));
+    await enterAll(f, 300);
+    const runs = runsOf(f);
+    const held = runs.filter((r) => r.group === 'holdout');
+    // 30 % of 300 = 90, sd = √(300·0.3·0.7) ≈ 7.9: ±30 is more than 3 sd.
+    expect(held.length).toBeGreaterThan(60);
+    expect(held.length).toBeLessThan(120);
+    expect(runs.filter((r) => r.group === 'treated')).toHaveLength(300 - held.length);
+    expect(f.sent).toHaveLength(300 - held.length);
+    const mailed = new Set(f.sent.map((m) => m.to.email));
+    expect(held.some((r) => mailed.has(r.email))).toBe(false);
+  });
+
+  it('leaves the runs of a flow without a split or a holdout out of any group', async () => {
+    const f = fakes();
+    f.flows.set('fl_plain', flowOf('fl_plain', 'order_paid'));
+    await enterAll(f, 5);
+    expect(runsOf(f).map((r) => r.group)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(await f.attribution.store.exposuresOf(STORE, contact(0))).toEqual([]);
+  });
+
   it('sends a returning contact down the same branch', async () => {
     const f = fakes();
     f.flows.set('fl_ab', abFlow({ holdoutPercent: 0 }));
