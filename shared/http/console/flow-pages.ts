@@ -145,6 +145,7 @@ ${toggle}
 ${steps}
 </tbody>
 </table></div>
+${experimentSection(stats)}
 <h2 id="runs-heading">Latest evaluations</h2>
 ${
   recent
@@ -163,6 +164,37 @@ ${previewSection(detail)}`;
     headers: FLOW_PAGE_HEADERS,
     body: htmlDocument(`${flow.name} · Storeflow`, `${STYLE}${PREVIEW_STYLE}`, body),
   };
+};
+
+/** A flow with a split or a holdout: each group's figures and its difference against the baseline. */
+const experimentSection = (stats: FlowDetail['stats']): string => {
+  const experiment = stats.experiment;
+  if (!experiment) return '';
+  const perCurrency = (values: Readonly<Record<string, string | null>>) =>
+    Object.entries(values)
+      .map(([currency, value]) => `${escapeHtml(value ?? '—')} ${escapeHtml(currency)}`)
+      .join('<br>') || '—';
+  const groups = experiment.groups
+    .map(
+      (g) =>
+        `<tr data-group="${escapeHtml(g.group)}"><th scope="row"><code>${escapeHtml(g.group)}</code></th><td class="n">${escapeHtml(String(g.percent))} %</td><td class="n">${count(g.entered)}</td><td class="n">${count(g.emailed)}</td><td class="n">${count(g.clicked)}</td><td class="n">${count(g.orders)}</td><td class="n">${perCurrency(g.revenuePerRecipient)}</td></tr>`,
+    )
+    .join('\n');
+  const comparisons = experiment.comparisons
+    .map(
+      (c) =>
+        `<li><code>${escapeHtml(c.group)}</code> − <code>${escapeHtml(c.against)}</code>: ${escapeHtml(c.difference ?? '—')} ${escapeHtml(c.currency)} per recipient${c.ci95 ? ` (95 % interval ${escapeHtml(c.ci95.low)} to ${escapeHtml(c.ci95.high)}${c.significant ? ', significant' : ''})` : ' (too few runs)'}</li>`,
+    )
+    .join('\n');
+  return `<h2 id="experiment-heading">A/B groups</h2>
+<div class="scroll"><table id="experiment">
+<caption>Each group's runs, emails and the orders its contacts paid within the window after entry, mailed or not</caption>
+<thead><tr><th scope="col">Group</th><th scope="col" class="n">Share</th><th scope="col" class="n">Entered</th><th scope="col" class="n">Emailed</th><th scope="col" class="n">Clicked</th><th scope="col" class="n">Orders</th><th scope="col" class="n">Revenue per recipient</th></tr></thead>
+<tbody>
+${groups}
+</tbody>
+</table></div>
+${comparisons ? `<ul id="comparisons">${comparisons}</ul>` : ''}`;
 };
 
 const PREVIEW_STYLE = `

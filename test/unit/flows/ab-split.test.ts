@@ -218,6 +218,37 @@ describe('runs through a split with a holdout', () => {
     ]);
   });
 
+  it('keeps the checks of every email in a branch: suppression after a wait, unsubscribe header, flow tags', async () => {
+    const f = fakes();
+    const flow = abFlow({
+      holdoutPercent: 0,
+      steps: [
+        split(
+          [{ type: 'wait', id: 'a-wait', seconds: 600 }, emailStep('a-mail', { subject: 'A' })],
+          [{ type: 'wait', id: 'b-wait', seconds: 600 }, emailStep('b-mail', { subject: 'B' })],
+        ),
+      ],
+    });
+    f.flows.set('fl_ab', flow);
+    const triggers = [0, 1, 2, 3, 4, 5].map((i) =>
+      triggerOf('order_paid', { contact: { email: contact(i) }, subject: { type: 'order', id: `s-${i}` } }),
+    );
+    for (const t of triggers) await handleTrigger(f.deps, t);
+    f.suppressed.add(contact(0));
+    f.clock.now += 600_000;
+    for (const t of triggers) {
+      const run = f.runs.get(runIdOf(STORE, 'fl_ab', t.id));
+      await advanceRun(f.deps, STORE, run?.id ?? '', { resumeStepId: run?.waitingOn ?? '' });
+    }
+    const first = f.runs.get(runIdOf(STORE, 'fl_ab', triggers[0]?.id ?? ''));
+    expect(first?.events.at(-1)).toMatchObject({ type: 'exited', reason: 'suppressed' });
+    expect(f.sent.map((m) => m.to.email)).toEqual([1, 2, 3, 4, 5].map(contact));
+    for (const m of f.sent) {
+      expect(m.headers['List-Unsubscribe']).toMatch(/^<https:\/\/send\.example\/unsubscribe\//);
+      expect(m.tags).toMatchObject({ 'storeflow-flow': 'fl_ab', 'storeflow-kind': 'flow' });
+    }
+  });
+
   it("finds a step inside a branch, with nothing after the branch's last step", () => {
     const flow = abFlow();
     expect(locateStep(flow.steps, 'mail-a')).toMatchObject({ step: { id: 'mail-a' } });
