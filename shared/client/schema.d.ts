@@ -1510,6 +1510,8 @@ export interface components {
                     flowId: string;
                     /** @enum {string} */
                     status: "active" | "waiting" | "completed" | "exited" | "failed";
+                    /** @description Its A/B group in a flow with a split or a holdout: `holdout`, a branch id or `treated` */
+                    group?: string;
                     /** @description The recipient, lower case */
                     email: string;
                     triggerId: string;
@@ -1533,13 +1535,15 @@ export interface components {
                         /** @description When it happened, Unix epoch milliseconds */
                         at: number;
                         /** @enum {string} */
-                        type: "entered" | "waiting" | "resumed" | "emailed" | "exited" | "completed" | "failed";
+                        type: "entered" | "waiting" | "resumed" | "split" | "emailed" | "exited" | "completed" | "failed";
                         stepId?: string;
+                        /** @description The branch the run took (`split`) */
+                        branch?: string;
                         /** @description SES message id (`emailed`) */
                         messageId?: string;
                         /** @description End of the wait (`waiting`), Unix epoch milliseconds */
                         until?: number;
-                        /** @description Why the run exited (`exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, `recently_mailed`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`) or failed (`send_rejected`, `send_failed`, `render_failed`) */
+                        /** @description Why the run exited (`holdout`, `exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, `recently_mailed`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`) or failed (`send_rejected`, `send_failed`, `render_failed`) */
                         reason?: string;
                         detail?: {
                             [key: string]: unknown;
