@@ -1510,6 +1510,8 @@ export interface components {
                     flowId: string;
                     /** @enum {string} */
                     status: "active" | "waiting" | "completed" | "exited" | "failed";
+                    /** @description Its A/B group in a flow with a split or a holdout: `holdout`, a branch id or `treated` */
+                    group?: string;
                     /** @description The recipient, lower case */
                     email: string;
                     triggerId: string;
@@ -1533,13 +1535,15 @@ export interface components {
                         /** @description When it happened, Unix epoch milliseconds */
                         at: number;
                         /** @enum {string} */
-                        type: "entered" | "waiting" | "resumed" | "emailed" | "exited" | "completed" | "failed";
+                        type: "entered" | "waiting" | "resumed" | "split" | "emailed" | "exited" | "completed" | "failed";
                         stepId?: string;
+                        /** @description The branch the run took (`split`) */
+                        branch?: string;
                         /** @description SES message id (`emailed`) */
                         messageId?: string;
                         /** @description End of the wait (`waiting`), Unix epoch milliseconds */
                         until?: number;
-                        /** @description Why the run exited (`exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, `recently_mailed`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`) or failed (`send_rejected`, `send_failed`, `render_failed`) */
+                        /** @description Why the run exited (`holdout`, `exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, `recently_mailed`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`) or failed (`send_rejected`, `send_failed`, `render_failed`) */
                         reason?: string;
                         detail?: {
                             [key: string]: unknown;
@@ -1549,6 +1553,32 @@ export interface components {
             }[];
             /** @description Pass as `cursor` for the next page; absent on the last */
             nextCursor?: string;
+        };
+        FlowBranchStep: {
+            /** @constant */
+            type: "wait";
+            id?: string;
+            seconds: number;
+        } | ({
+            /** @constant */
+            type: "email";
+            id?: string;
+            from: {
+                /** Format: email */
+                email: string;
+                name?: string;
+            };
+            /** Format: email */
+            replyTo?: string;
+            subject: string;
+            preheader?: string;
+            html?: string;
+            text?: string;
+        } | unknown | unknown) | {
+            /** @constant */
+            type: "exit_if";
+            id?: string;
+            condition: components["schemas"]["FlowConditionGroup"];
         };
         /** @description `value` is absent for exists/not_exists, a number for greater_than/less_than, a string or number for contains, a string, number or boolean for equals/not_equals. */
         FlowCondition: {
@@ -1575,6 +1605,11 @@ export interface components {
             reentry?: components["schemas"]["FlowReentry"];
             /** @enum {string} */
             consent?: "subscribed" | "not_unsubscribed" | "transactional";
+            /**
+             * @description Percent of entering runs held out: they enter, are recorded (explain: exited, reason holdout) and measured, and are never mailed. Chosen by a hash of (flow, contact address).
+             * @default 0
+             */
+            holdoutPercent: number;
             steps: components["schemas"]["FlowStep"][];
             /** @description PUT only: replace only if the flow is still at this revision. */
             revision?: number;
@@ -1640,6 +1675,11 @@ export interface components {
             reentry: components["schemas"]["FlowReentry"];
             /** @enum {string} */
             consent: "subscribed" | "not_unsubscribed" | "transactional";
+            /**
+             * @description Percent of entering runs held out: they enter, are recorded (explain: exited, reason holdout) and measured, and are never mailed. Chosen by a hash of (flow, contact address).
+             * @default 0
+             */
+            holdoutPercent: number;
             steps: components["schemas"]["FlowStep"][];
             /**
              * @description The preset the flow was created from.
@@ -1811,6 +1851,54 @@ export interface components {
                     };
                 };
             }[];
+            /** @description Flows with a split or a holdout: each A/B group measured by the same rule (docs/attribution.md "A/B groups") */
+            experiment?: {
+                /** @description The flow's holdout percent now */
+                holdoutPercent: number;
+                groups: {
+                    /** @description `holdout`, a branch id of the split, or `treated` (a holdout without a split) */
+                    group: string;
+                    /** @enum {string} */
+                    kind: "holdout" | "branch" | "treated";
+                    /** @description Share of entering runs, in percent, as the flow is defined now */
+                    percent: number;
+                    /** @description Runs of the group entered (its recipients) */
+                    entered: number;
+                    /** @description Emails of the group's steps */
+                    emailed: number;
+                    /** @description Deliveries of those emails */
+                    delivered: number;
+                    /** @description First opens of those emails */
+                    opened: number;
+                    /** @description Clicks on those emails */
+                    clicked: number;
+                    /** @description Orders its contacts paid within the window after their entry, mailed or not */
+                    orders: number;
+                    /** @description Per ISO 4217 currency (`XXX`: orders naming none), the sum of `total_price` as a decimal string */
+                    revenue: {
+                        [key: string]: string;
+                    };
+                    /** @description Per currency: revenue / entered, four decimals */
+                    revenuePerRecipient: {
+                        [key: string]: string | null;
+                    };
+                }[];
+                /** @description Welch's difference of means with a normal-approximation 95 % interval, per currency (docs/attribution.md) */
+                comparisons: {
+                    group: string;
+                    /** @description The holdout, or without one the first branch */
+                    against: string;
+                    currency: string;
+                    /** @description Revenue per recipient of `group` minus that of `against`; null below 2 runs in a group */
+                    difference: string | null;
+                    ci95: {
+                        low: string;
+                        high: string;
+                    } | null;
+                    /** @description Whether the 95 % interval excludes 0 */
+                    significant: boolean | null;
+                }[];
+            };
         };
         FlowStep: {
             /** @constant */
@@ -1837,6 +1925,15 @@ export interface components {
             type: "exit_if";
             id?: string;
             condition: components["schemas"]["FlowConditionGroup"];
+        } | {
+            /** @constant */
+            type: "split";
+            id?: string;
+            branches: {
+                id: string;
+                percent: number;
+                steps: components["schemas"]["FlowBranchStep"][];
+            }[];
         };
         FulfilledOrderData: {
             id: string | number;

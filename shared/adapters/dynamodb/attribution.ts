@@ -3,6 +3,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import {
   type DayCounts,
+  type Exposure,
   keepsMonths,
   type MonthCounts,
   monthOf,
@@ -65,6 +66,49 @@ export const dynamoAttribution = (): AttributionStore => ({
   async lastClick(storeId, email) {
     const item = await getItem(keys.lastClick(storeId, email));
     return item?.touch as Touch | undefined;
+  },
+
+  async markExposure(storeId, email, exposure) {
+    // A later run of the flow replaces the mark (and its revenue so far): runs are the groups' units.
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.exposure(storeId, email, exposure.flowId),
+          ...itemMeta('attribution'),
+          exposure,
+          expiresAt: expiresAt(MARK_TTL_SECONDS),
+        },
+      }),
+    );
+  },
+
+  async exposuresOf(storeId, email) {
+    const items = await queryStoredItems({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.exposure(storeId, email, '').pk },
+    });
+    return items.map((item) => item.exposure as Exposure);
+  },
+
+  async addExposureRevenue(storeId, email, exposure, currency, amount) {
+    try {
+      const answer = await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.exposure(storeId, email, exposure.flowId),
+          UpdateExpression: 'ADD #revenue :amount',
+          ConditionExpression: 'exposure.runId = :runId',
+          ExpressionAttributeNames: { '#revenue': `revenue_${currency}` },
+          ExpressionAttributeValues: { ':amount': amount, ':runId': exposure.runId },
+          ReturnValues: 'UPDATED_OLD',
+        }),
+      );
+      return Number(answer.Attributes?.[`revenue_${currency}`] ?? 0);
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
   },
 
   claimOrder: (storeId, orderId, attribution) =>

@@ -28,6 +28,7 @@
  * | attribution (last click) | STORE#<storeId>#CLICK#<email> | TOUCH |                                   |                                      |
  * | attribution (order)  | STORE#<storeId>#ATTRIBUTED#<orderId> | ORDER |                                   |                                      |
  * | attribution (counted once) | STORE#<storeId>#COUNTED#<key> | ONCE |                                   |                                      |
+ * | attribution (A/B exposure) | STORE#<storeId>#EXPOSURE#<email> | <flowId> |                           |                                      |
  * | stats    | STORE#<storeId>#STATS#<scope>        | <YYYY-MM-DD> |                                      |                                      |
  * | stats (month) | STORE#<storeId>#STATS#<scope>   | MONTH#<YYYY-MM> |                                   |                                      |
  * | stats (months kept) | STORE#<storeId>#STATS     | MONTHS    |                                         |                                      |
@@ -178,6 +179,11 @@ export const keys = {
   attributedOrder: (storeId: string, orderId: string) => ({
     pk: `STORE#${storeId}#ATTRIBUTED#${orderId}`,
     sk: 'ORDER',
+  }),
+  /** A contact's latest run of a flow with A/B groups (one item per flow, all read at once when they pay). */
+  exposure: (storeId: string, email: string, flowId: string) => ({
+    pk: `STORE#${storeId}#EXPOSURE#${email.toLowerCase()}`,
+    sk: flowId,
   }),
   /** An occurrence counted once (a click event). */
   countedOnce: (storeId: string, key: string) => ({ pk: `STORE#${storeId}#COUNTED#${key}`, sk: 'ONCE' }),

@@ -3,9 +3,13 @@
  * click on any Storeflow email, an order's payment, and reading the counters.
  */
 import type { Clock } from '#shared/domain/clock.ts';
+import type { Flow } from '#shared/domain/flows/flow.ts';
 import { possibleFlowId } from '#shared/domain/flows/flow-id.ts';
+import { flatSteps } from '#shared/domain/flows/split.ts';
 import type { Order } from '#shared/domain/orders/model.ts';
 import { notFound, validationError } from '#shared/errors.ts';
+import { measureOrder } from './experiment.ts';
+import { experimentStats } from './experiment-stats.ts';
 import {
   amountOf,
   countsFor,
@@ -120,6 +124,8 @@ export const orderPaid = async (deps: OrderPaidDeps, order: Order): Promise<Orde
   const windowDays = (await deps.influenceWindowDays?.(order.storeId)) ?? DEFAULT_INFLUENCE_WINDOW_DAYS;
   const decided = await decideOrder(deps.attribution, order, paidAt, windowDays);
   if (!(await deps.attribution.claimOrder(order.storeId, order.id, decided))) return decided;
+  // The A/B groups' measure (experiment.ts), whatever the emails earned: the holdout never has any.
+  await measureOrder(deps.attribution, order, paidAt, windowDays);
   if (decided.kind === 'none') return decided;
   await count(deps.attribution, order.storeId, decided.touch, dayOf(paidAt), {
     [`${decided.kind}Orders`]: 1,
@@ -200,7 +206,7 @@ export const readStepStats = async (
 export interface StatsDeps {
   readonly attribution: Pick<AttributionStore, 'days' | 'periods' | 'monthsKept'>;
   readonly flows: {
-    get(storeId: string, flowId: string): Promise<{ steps: readonly { id: string; type: string }[] } | undefined>;
+    get(storeId: string, flowId: string): Promise<Pick<Flow, 'id' | 'steps' | 'holdoutPercent'> | undefined>;
   };
   readonly clock: Clock;
 }
@@ -227,10 +233,11 @@ export const flowStats = async (
     countsReader(deps.attribution, storeId)(`flow#${flowId}`, range),
   ]);
   if (!flow) throw notFound('Flow not found');
-  const steps = flow.steps
+  const steps = flatSteps(flow.steps)
     .filter((step) => step.type === 'email')
     .map((step) => ({ stepId: step.id, ...countsOnly(stepCounts(counts.totals, step.id)) }));
-  return { flowId, ...withSeries(range, counts), steps };
+  const experiment = experimentStats(flow, counts.totals);
+  return { flowId, ...withSeries(range, counts), steps, ...(experiment ? { experiment } : {}) };
 };
 
 /** What rebuilding a store's month counters needs (`npm run admin -- store rollup-stats`). */
@@ -238,7 +245,7 @@ export interface RollupDeps {
   readonly attribution: Pick<AttributionStore, 'days' | 'add' | 'deleteScope' | 'rebuildMonths'>;
   readonly stores: { get(storeId: string): Promise<unknown> };
   readonly flows: {
-    list(storeId: string): Promise<readonly { id: string; steps: readonly { id: string; type: string }[] }[]>;
+    list(storeId: string): Promise<readonly Pick<Flow, 'id' | 'steps'>[]>;
   };
 }
 
@@ -261,7 +268,7 @@ export const rollUpStoreStats = async (
   const flows = await deps.flows.list(storeId);
   let stepsMoved = 0;
   for (const flow of flows) {
-    for (const step of flow.steps.filter((s) => s.type === 'email')) {
+    for (const step of flatSteps(flow.steps).filter((s) => s.type === 'email')) {
       const legacy = `step#${flow.id}#${step.id}`;
       const days = await deps.attribution.days(storeId, legacy, '0000-01-01', '9999-12-31');
       if (days.length === 0) continue;

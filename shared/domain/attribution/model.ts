@@ -23,6 +23,19 @@ export type Touch =
     }
   | { readonly kind: 'bulk'; readonly batchId: string; readonly at: number };
 
+/**
+ * A run of a flow with A/B groups, remembered for its contact: orders they pay within the influence window after `at`
+ * (its entry) are measured for `group` (`experiment.ts`), whether or not the run mailed (a holdout run never does).
+ */
+export interface Exposure {
+  readonly flowId: string;
+  readonly runId: string;
+  /** `holdout`, a branch id, or `treated` (`shared/domain/flows/split.ts`). */
+  readonly group: string;
+  /** The run's entry, epoch ms. */
+  readonly at: number;
+}
+
 export const DEFAULT_INFLUENCE_WINDOW_DAYS = 5;
 const DAY_MS = 86_400_000;
 

@@ -1,5 +1,5 @@
 /** Ports of the attribution area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
-import type { DayCounts, MonthCounts, OrderAttribution, Touch } from './model.ts';
+import type { DayCounts, Exposure, MonthCounts, OrderAttribution, Touch } from './model.ts';
 
 export interface AttributionStore {
   /** Remembers that `touch` emailed about a cart or checkout (the latest email about it wins). */
@@ -9,6 +9,25 @@ export interface AttributionStore {
   /** Remembers the contact's latest click (an earlier one never replaces a later). */
   markClick(storeId: string, email: string, touch: Touch): Promise<void>;
   lastClick(storeId: string, email: string): Promise<Touch | undefined>;
+  /**
+   * Remembers that the contact entered a flow with A/B groups (`Exposure`): their orders within the window are
+   * measured for the run's group. One per contact and flow: a later run of the flow replaces it.
+   */
+  markExposure(storeId: string, email: string, exposure: Exposure): Promise<void>;
+  /** The contact's exposures, one per flow. */
+  exposuresOf(storeId: string, email: string): Promise<Exposure[]>;
+  /**
+   * Adds an order's `amount` to the run's revenue in `currency` on its exposure, atomically, and answers the run's
+   * revenue in that currency before it (for the group's sum of squares); undefined when the exposure is now another
+   * run's (nothing added).
+   */
+  addExposureRevenue(
+    storeId: string,
+    email: string,
+    exposure: Pick<Exposure, 'flowId' | 'runId'>,
+    currency: string,
+    amount: number,
+  ): Promise<number | undefined>;
   /** Records the order's attribution once: false when it was decided before (a redelivered event). */
   claimOrder(storeId: string, orderId: string, attribution: OrderAttribution): Promise<boolean>;
   /** Records that an occurrence (a click event) was counted: false when it was before. */

@@ -169,7 +169,7 @@ const timelineOf = async (
             ...(flowName ? { flowName } : {}),
             event: event.type,
             ...(event.stepId ? { stepId: event.stepId } : {}),
-            ...(event.reason ? { detail: event.reason } : {}),
+            ...(event.reason ? { detail: event.reason } : event.branch ? { detail: `branch ${event.branch}` } : {}),
           };
         }),
     ),

@@ -18,6 +18,7 @@ import type {
 } from '#shared/domain/flows/ports.ts';
 import { renderEmail, TemplateError } from '#shared/domain/flows/render.ts';
 import type { FlowEvaluation, FlowRun } from '#shared/domain/flows/run.ts';
+import { flatSteps } from '#shared/domain/flows/split.ts';
 import { buildTemplateContext } from '#shared/domain/flows/template-context.ts';
 import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
 import { notFound } from '#shared/errors.ts';
@@ -107,7 +108,7 @@ export const renderPreviews = async (
     unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL,
   });
   return Promise.all(
-    steps
+    flatSteps(steps)
       .filter((step): step is Extract<FlowStep, { type: 'email' }> => step.type === 'email')
       .map(async (step): Promise<EmailPreview> => {
         try {

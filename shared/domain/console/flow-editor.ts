@@ -15,6 +15,7 @@ import {
   parseFlowUpdateRequest,
   updateFlow,
 } from '#shared/domain/flows/manage-flows.ts';
+import { flatSteps, replaceStep } from '#shared/domain/flows/split.ts';
 import { isAppError, notFound } from '#shared/errors.ts';
 import {
   type EmailPreview,
@@ -93,7 +94,9 @@ export interface StepEdit {
 
 const ownStep = async (deps: ManageFlowDeps, storeId: string, flowId: string, stepId: string) => {
   const flow = possibleFlowId(flowId) ? await deps.flows.get(storeId, flowId) : undefined;
-  const step = flow?.steps.find((s): s is EmailStep => s.id === stepId && s.type === 'email');
+  const step = flow
+    ? flatSteps(flow.steps).find((s): s is EmailStep => s.id === stepId && s.type === 'email')
+    : undefined;
   if (!flow || !step) throw notFound('Flow or email step not found');
   return { flow, step };
 };
@@ -146,7 +149,7 @@ export const editStep = async (
   const checked = await refusedOr(async () =>
     parseFlowUpdateRequest({
       ...record,
-      steps: record.steps.map((s) => (s.id === stepId ? candidate : s)),
+      steps: replaceStep(record.steps, stepId, candidate),
       revision: flow.revision,
     }),
   );

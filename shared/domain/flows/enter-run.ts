@@ -1,3 +1,4 @@
+import { groupCounter } from '#shared/domain/attribution/experiment.ts';
 import { dayOf } from '#shared/domain/attribution/model.ts';
 import { type AdvanceDeps, type AdvanceOptions, advanceRun } from './advance-run.ts';
 import { evaluate } from './conditions.ts';
@@ -12,6 +13,8 @@ import type {
   RunAdmission,
 } from './ports.ts';
 import { type FlowEvaluation, type FlowRun, runIdOf, type SkipReason } from './run.ts';
+import { finished } from './run-changes.ts';
+import { groupOf, HOLDOUT } from './split.ts';
 import { startingRun } from './transition.ts';
 import { type FlowKind, type FlowTrigger, isSegmentKind } from './trigger.ts';
 
@@ -185,12 +188,25 @@ export const handleTrigger = async (
       updatedAt: now,
       revision: 1,
     };
-    const run = startingRun(entered, flow, now);
+    // A/B group (split.ts): decided now, after every check, so each group is drawn from the same contacts. A held-out
+    // run ends at once: it sends nothing, and is measured like the others from its entry.
+    const group = groupOf(flow, email);
+    const grouped: FlowRun = group !== undefined ? { ...entered, group } : entered;
+    const run =
+      group === HOLDOUT
+        ? finished(grouped, now, 'exited', 'holdout', { holdoutPercent: flow.holdoutPercent })
+        : startingRun(grouped, flow, now);
     // Lost to a concurrent delivery of the same trigger: that one's run goes on; read it rather than assume ours.
     const created = await deps.runs.create(run);
     await deps.evaluations.record(evaluation(flow.id, { outcome: 'entered', runId }), flow.id);
-    // The funnel's first count, once per run (only the pass that created it).
-    if (created) await deps.attribution.add(trigger.storeId, [`flow#${flow.id}`], dayOf(now), { entered: 1 });
+    if (created) {
+      // The funnel's first count, once per run (only the pass that created it), with its group's.
+      const counts = group !== undefined ? { entered: 1, [groupCounter(group, 'entered')]: 1 } : { entered: 1 };
+      await deps.attribution.add(trigger.storeId, [`flow#${flow.id}`], dayOf(now), counts);
+      if (group !== undefined) {
+        await deps.attribution.markExposure(trigger.storeId, email, { flowId: flow.id, runId, group, at: now });
+      }
+    }
     return created ? { runId, fresh: run } : { runId };
   };
 

@@ -21,6 +21,13 @@ export const FLOW_RULES = {
   preheaderMaxChars: 500,
   fromNameMaxChars: 100,
   stepIdMaxChars: 40,
+  /**
+   * A/B splits (docs/flows.md "A/B splits and holdout"): 2–5 branches of whole percents adding up to 100, each with
+   * 1–20 steps; the flow's steps, counted with those in its branches, stay within `steps.max`.
+   */
+  split: { branches: { min: 2, max: 5 }, branchPercent: { min: 1, max: 99 } },
+  /** The holdout group's share of entering runs: up to half, so a flow always mails most of its runs. */
+  holdoutPercent: { min: 0, max: 50 },
 } as const;
 
 /** Condition fields: a root (`event`, `contact`, `custom`, `activity`) and a dotted path. */

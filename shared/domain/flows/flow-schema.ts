@@ -11,6 +11,7 @@ import type { Flow, FlowStep, ReentryPolicy } from './flow.ts';
 import { SAFE_ID } from './flow-id.ts';
 import { DEFAULT_CONSENT, DEFAULT_REENTRY, FLOW_RULES, TRANSACTIONAL_KINDS } from './flow-rules.ts';
 import { validateTemplates } from './render.ts';
+import { flatSteps, HOLDOUT } from './split.ts';
 import { FLOW_KINDS, isSegmentKind, PRESET_KINDS } from './trigger.ts';
 
 /** What a definition sets; the service sets the rest (store, id, times, revision, preset). */
@@ -85,7 +86,38 @@ const ExitStep = known({
   condition: groupAt(1),
 });
 
-const StepSchema = v.variant('type', [WaitStep, EmailStep, ExitStep], 'must be one of: wait, email, exit_if');
+const BranchStepSchema = v.variant(
+  'type',
+  [WaitStep, EmailStep, ExitStep],
+  'must be one of: wait, email, exit_if (a split cannot hold another split)',
+);
+
+const SplitBranchSchema = known({
+  id: stepId(),
+  percent: integerBetween(FLOW_RULES.split.branchPercent.min, FLOW_RULES.split.branchPercent.max),
+  steps: v.pipe(
+    v.array(BranchStepSchema, 'must be an array'),
+    v.minLength(1, 'must have at least 1 step'),
+    v.maxLength(FLOW_RULES.steps.max, `must have at most ${FLOW_RULES.steps.max} steps`),
+  ),
+});
+
+const SplitStep = known({
+  type: v.literal('split'),
+  id: v.optional(stepId()),
+  branches: v.pipe(
+    v.array(SplitBranchSchema, 'must be an array'),
+    v.minLength(FLOW_RULES.split.branches.min, `must have at least ${FLOW_RULES.split.branches.min} branches`),
+    v.maxLength(FLOW_RULES.split.branches.max, `must have at most ${FLOW_RULES.split.branches.max} branches`),
+    v.check((branches) => branches.reduce((sum, b) => sum + b.percent, 0) === 100, 'must add up to 100 percent'),
+  ),
+});
+
+const StepSchema = v.variant(
+  'type',
+  [WaitStep, EmailStep, ExitStep, SplitStep],
+  'must be one of: wait, email, exit_if, split',
+);
 
 const segmentIdSchema = () =>
   v.pipe(
@@ -114,6 +146,7 @@ export const FlowDefinitionSchema = known(
         'must be one of: subscribed, not_unsubscribed, transactional',
       ),
     ),
+    holdoutPercent: v.optional(integerBetween(FLOW_RULES.holdoutPercent.min, FLOW_RULES.holdoutPercent.max)),
     steps: v.pipe(
       v.array(StepSchema, 'must be an array'),
       v.minLength(FLOW_RULES.steps.min, `must have at least ${FLOW_RULES.steps.min} step`),
@@ -143,24 +176,69 @@ const parse = <S extends v.GenericSchema>(schema: S, input: unknown): v.InferOut
 const withoutUndefined = <T extends object>(record: T): T =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
 
-/** Steps with ids: the given ones, and `step-<n>` (its 1-based position) for the others; ids must be unique. */
-const withStepIds = (steps: readonly (Omit<FlowStep, 'id'> & { id?: string | undefined })[]): FlowStep[] => {
+type ParsedStep = { readonly type: string; readonly id?: string | undefined } & Record<string, unknown>;
+type ParsedBranch = { readonly id: string; readonly percent: number; readonly steps: readonly ParsedStep[] };
+
+/**
+ * Steps with ids: the given ones, and a default for the others: `step-<n>` (its 1-based position) at the top,
+ * `<branch id>-<n>` in a branch. Ids are unique across the flow, branches included (a run knows its place by step id),
+ * and a branch's id is unique in its split.
+ */
+const withStepIds = (steps: readonly ParsedStep[]): FlowStep[] => {
   const seen = new Set<string>();
-  return steps.map((step, index) => {
-    const id = step.id ?? `step-${index + 1}`;
-    if (seen.has(id)) throw validationError(`steps[${index}].id "${id}" is used by an earlier step`);
+  const named = (step: ParsedStep, id: string, path: string) => {
+    if (seen.has(id)) throw validationError(`${path}.id "${id}" is used by an earlier step`);
     seen.add(id);
-    return withoutUndefined({ ...step, id }) as FlowStep;
+    return withoutUndefined({ ...step, id });
+  };
+  return steps.map((step, index) => {
+    const top = named(step, step.id ?? `step-${index + 1}`, `steps[${index}]`);
+    if (step.type !== 'split') return top as unknown as FlowStep;
+    const branchIds = new Set<string>();
+    const branches = (step.branches as readonly ParsedBranch[]).map((branch, b) => {
+      const path = `steps[${index}].branches[${b}]`;
+      if (branchIds.has(branch.id)) throw validationError(`${path}.id "${branch.id}" is used by an earlier branch`);
+      if (branch.id === HOLDOUT) throw validationError(`${path}.id "${HOLDOUT}" is the holdout group's name`);
+      branchIds.add(branch.id);
+      return {
+        ...branch,
+        steps: branch.steps.map((inner, i) => named(inner, inner.id ?? `${branch.id}-${i + 1}`, `${path}.steps[${i}]`)),
+      };
+    });
+    return { ...top, branches } as unknown as FlowStep;
   });
+};
+
+/** Checks a split's place: the last step (its branches are the rest of the run), and the only one. */
+const checkSplits = (steps: readonly FlowStep[]) => {
+  const index = steps.findIndex((step) => step.type === 'split');
+  if (index >= 0 && index !== steps.length - 1) {
+    throw validationError(
+      `steps[${index}] is a split and must be the last step: each branch holds the rest of its runs (put later steps in every branch)`,
+    );
+  }
+  const total = flatSteps(steps).length;
+  if (total > FLOW_RULES.steps.max) {
+    throw validationError(
+      `steps has ${total} steps counting those in branches; at most ${FLOW_RULES.steps.max} are allowed`,
+    );
+  }
 };
 
 /** Checks what the schema cannot: at least one email, templates that parse, consent the kind allows. */
 const checkDefinition = (definition: FlowDefinition): FlowDefinition => {
-  if (!definition.steps.some((step) => step.type === 'email')) {
+  checkSplits(definition.steps);
+  if (!flatSteps(definition.steps).some((step) => step.type === 'email')) {
     throw validationError('steps must contain at least one email step');
   }
   definition.steps.forEach((step, index) => {
     if (step.type === 'email') validateTemplates(step, `steps[${index}]`);
+    if (step.type !== 'split') return;
+    step.branches.forEach((branch, b) => {
+      branch.steps.forEach((inner, i) => {
+        if (inner.type === 'email') validateTemplates(inner, `steps[${index}].branches[${b}].steps[${i}]`);
+      });
+    });
   });
   if (isSegmentKind(definition.trigger)) {
     if (definition.segmentId === undefined) {
@@ -196,7 +274,8 @@ export const parseFlowDefinition = (body: unknown): { definition: FlowDefinition
       segmentId: parsed.segmentId ?? parsed.segment_id,
       reentry: (parsed.reentry ?? DEFAULT_REENTRY[parsed.trigger]) as ReentryPolicy,
       consent: parsed.consent ?? DEFAULT_CONSENT[parsed.trigger],
-      steps: withStepIds(parsed.steps as unknown as FlowStep[]),
+      holdoutPercent: parsed.holdoutPercent || undefined,
+      steps: withStepIds(parsed.steps as unknown as ParsedStep[]),
     }) as FlowDefinition,
   );
   return parsed.revision === undefined ? { definition } : { definition, revision: parsed.revision };

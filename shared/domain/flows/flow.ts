@@ -49,7 +49,8 @@ export type ReentryPolicy =
  */
 export type ConsentRequirement = 'subscribed' | 'not_unsubscribed' | 'transactional';
 
-export type FlowStep =
+/** A step that runs inside a split's branch: any step but another split (splits do not nest). */
+export type BranchStep =
   | { readonly type: 'wait'; readonly id: string; readonly seconds: number }
   | {
       readonly type: 'email';
@@ -64,6 +65,25 @@ export type FlowStep =
     }
   | { readonly type: 'exit_if'; readonly id: string; readonly condition: ConditionGroup };
 
+/** One way out of a split: the share of runs it takes (whole percent) and the steps those runs walk. */
+export interface SplitBranch {
+  readonly id: string;
+  readonly percent: number;
+  readonly steps: readonly BranchStep[];
+}
+
+/**
+ * An A/B split (docs/flows.md "A/B splits and holdout"): each run takes one branch, chosen by a hash of (flow, split,
+ * contact), so one contact always takes the same branch. It is the flow's last step: a branch is the rest of its runs.
+ */
+export interface SplitStep {
+  readonly type: 'split';
+  readonly id: string;
+  readonly branches: readonly SplitBranch[];
+}
+
+export type FlowStep = BranchStep | SplitStep;
+
 export interface Flow {
   readonly storeId: string;
   readonly id: string;
@@ -77,6 +97,11 @@ export interface Flow {
   readonly steps: readonly FlowStep[];
   /** `segment_entered` / `segment_exited` flows: the segment whose changes start it (and only those). */
   readonly segmentId?: string;
+  /**
+   * Percent (0–50) of the runs that enter and then send nothing: the holdout group, measured like the others (its
+   * contacts' orders after entry) so a split's branches can be compared with doing nothing. Absent: 0.
+   */
+  readonly holdoutPercent?: number;
   /** The preset it was created from, if any. */
   readonly preset?: string;
   /** Epoch milliseconds. */

@@ -42,6 +42,7 @@ export const flowRecord = (flow: Flow) => ({
   ...(flow.segmentId ? { segmentId: flow.segmentId } : {}),
   reentry: flow.reentry,
   consent: flow.consent,
+  ...(flow.holdoutPercent ? { holdoutPercent: flow.holdoutPercent } : {}),
   steps: flow.steps,
   ...(flow.preset ? { preset: flow.preset } : {}),
   createdAt: Math.floor(flow.createdAt / 1000),

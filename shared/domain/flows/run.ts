@@ -55,8 +55,10 @@ export const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'exited', 
 /** One state change of a run, in order. */
 export interface RunEvent {
   readonly at: number;
-  readonly type: 'entered' | 'waiting' | 'resumed' | 'emailed' | 'exited' | 'completed' | 'failed';
+  readonly type: 'entered' | 'waiting' | 'resumed' | 'split' | 'emailed' | 'exited' | 'completed' | 'failed';
   readonly stepId?: string;
+  /** The branch the run took (`split`). */
+  readonly branch?: string;
   /** SES message id (`emailed`). */
   readonly messageId?: string;
   /** End of the wait (`waiting`), epoch ms. */
@@ -77,6 +79,11 @@ export interface FlowRun {
   /** Lower-cased recipient. */
   readonly email: string;
   readonly status: RunStatus;
+  /**
+   * The A/B group the run is measured in, decided at entry (`split.ts` `groupOf`): `holdout`, a branch id of the
+   * flow's split, or `treated`; absent for a flow with neither a split nor a holdout.
+   */
+  readonly group?: string;
   /** The step to run next (by id, so an edited flow continues where it makes sense); absent: none left. */
   readonly nextStepId?: string;
   /** The wait step the run is waiting on (`waiting`), and when that wait ends (epoch ms). */
@@ -107,6 +114,7 @@ export const runRecord = (run: FlowRun) => ({
   id: run.id,
   flowId: run.flowId,
   status: run.status,
+  ...(run.group !== undefined ? { group: run.group } : {}),
   email: run.email,
   triggerId: run.trigger.id,
   triggerKind: run.trigger.kind,

@@ -8,6 +8,7 @@ import type { AfterStep } from './email-step.ts';
 import type { Flow, FlowStep } from './flow.ts';
 import { type FlowRun, type RunStatus, TERMINAL } from './run.ts';
 import { finished, next, waitTimer } from './run-changes.ts';
+import { branchOf, locateStep } from './split.ts';
 
 export type Transition =
   /** The run is over: nothing to do. */
@@ -67,13 +68,12 @@ export const transition = (run: FlowRun, flow: Flow | undefined, now: number, re
   if (!flow) return { effect: 'save', next: finished(run, now, 'exited', 'flow_deleted') };
   if (!flow.enabled) return { effect: 'save', next: finished(run, now, 'exited', 'flow_disabled') };
   if (run.nextStepId === undefined) return { effect: 'save', next: finished(run, now, 'completed') };
-  const index = flow.steps.findIndex((step) => step.id === run.nextStepId);
-  const step = flow.steps[index];
-  if (!step) {
+  const located = locateStep(flow.steps, run.nextStepId);
+  if (!located) {
     // The flow was edited and the step the run was heading for is gone.
     return { effect: 'save', next: finished(run, now, 'exited', 'step_removed', { stepId: run.nextStepId }) };
   }
-  const following = flow.steps[index + 1]?.id;
+  const { step, following } = located;
   const after: AfterStep =
     following !== undefined ? { change: { nextStepId: following }, drop: [] } : { change: {}, drop: ['nextStepId'] };
 
@@ -98,6 +98,23 @@ export const transition = (run: FlowRun, flow: Flow | undefined, now: number, re
       };
     case 'email':
       return { effect: 'email', flow, step, after };
+    case 'split': {
+      // The group decided at entry names the branch; a run that entered before the split was added draws it now
+      // (the same hash, so the same answer).
+      const branch = step.branches.find((b) => b.id === run.group) ?? branchOf(flow.id, step, run.email);
+      const first = branch.steps[0];
+      if (!first) return { effect: 'save', next: finished(run, now, 'completed') };
+      return {
+        effect: 'save',
+        next: next(
+          run,
+          now,
+          { nextStepId: first.id, group: branch.id },
+          [],
+          [{ type: 'split', stepId: step.id, branch: branch.id }],
+        ),
+      };
+    }
   }
 };
 

@@ -2,6 +2,7 @@
 import type { EmailPreview, FlowDetail } from '#shared/domain/console/flow-detail.ts';
 import type { NewFlowFields, StepEdit } from '#shared/domain/console/flow-editor.ts';
 import type { ConditionGroup } from '#shared/domain/flows/flow.ts';
+import { flatSteps } from '#shared/domain/flows/split.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
 import type { Reply } from '#shared/http/reply.ts';
 import { count, duration, field, revenue, STYLE, when } from './layout.ts';
@@ -34,6 +35,8 @@ const stepLine = (step: FlowDetail['flow']['steps'][number]) => {
       return `Email <q>${escapeHtml(step.subject)}</q> from ${escapeHtml(step.from.email)}`;
     case 'exit_if':
       return `Exit if <code>${escapeHtml(conditionText(step.condition))}</code>`;
+    case 'split':
+      return `A/B split: ${step.branches.map((b) => `<code>${escapeHtml(b.id)}</code> ${b.percent} %`).join(', ')}`;
   }
 };
 
@@ -92,7 +95,8 @@ export const flowDetailPage = (store: { storeId: string; name: string }, detail:
   const storeBase = `/back-office/stores/${encodeURIComponent(store.storeId)}`;
   const base = `${storeBase}/flows/${encodeURIComponent(flow.id)}`;
   const stepStats = new Map(stats.steps.map((step) => [step.stepId, step]));
-  const steps = flow.steps
+  // Branch steps are listed after their split, each with its own figures and edit link.
+  const steps = flatSteps(flow.steps)
     .map((step) => {
       const s = stepStats.get(step.id);
       const numbers = s
@@ -141,6 +145,7 @@ ${toggle}
 ${steps}
 </tbody>
 </table></div>
+${experimentSection(stats)}
 <h2 id="runs-heading">Latest evaluations</h2>
 ${
   recent
@@ -159,6 +164,37 @@ ${previewSection(detail)}`;
     headers: FLOW_PAGE_HEADERS,
     body: htmlDocument(`${flow.name} · Storeflow`, `${STYLE}${PREVIEW_STYLE}`, body),
   };
+};
+
+/** A flow with a split or a holdout: each group's figures and its difference against the baseline. */
+const experimentSection = (stats: FlowDetail['stats']): string => {
+  const experiment = stats.experiment;
+  if (!experiment) return '';
+  const perCurrency = (values: Readonly<Record<string, string | null>>) =>
+    Object.entries(values)
+      .map(([currency, value]) => `${escapeHtml(value ?? '—')} ${escapeHtml(currency)}`)
+      .join('<br>') || '—';
+  const groups = experiment.groups
+    .map(
+      (g) =>
+        `<tr data-group="${escapeHtml(g.group)}"><th scope="row"><code>${escapeHtml(g.group)}</code></th><td class="n">${escapeHtml(String(g.percent))} %</td><td class="n">${count(g.entered)}</td><td class="n">${count(g.emailed)}</td><td class="n">${count(g.clicked)}</td><td class="n">${count(g.orders)}</td><td class="n">${perCurrency(g.revenuePerRecipient)}</td></tr>`,
+    )
+    .join('\n');
+  const comparisons = experiment.comparisons
+    .map(
+      (c) =>
+        `<li><code>${escapeHtml(c.group)}</code> − <code>${escapeHtml(c.against)}</code>: ${escapeHtml(c.difference ?? '—')} ${escapeHtml(c.currency)} per recipient${c.ci95 ? ` (95 % interval ${escapeHtml(c.ci95.low)} to ${escapeHtml(c.ci95.high)}${c.significant ? ', significant' : ''})` : ' (too few runs)'}</li>`,
+    )
+    .join('\n');
+  return `<h2 id="experiment-heading">A/B groups</h2>
+<div class="scroll"><table id="experiment">
+<caption>Each group's runs, emails and the orders its contacts paid within the window after entry, mailed or not</caption>
+<thead><tr><th scope="col">Group</th><th scope="col" class="n">Share</th><th scope="col" class="n">Entered</th><th scope="col" class="n">Emailed</th><th scope="col" class="n">Clicked</th><th scope="col" class="n">Orders</th><th scope="col" class="n">Revenue per recipient</th></tr></thead>
+<tbody>
+${groups}
+</tbody>
+</table></div>
+${comparisons ? `<ul id="comparisons">${comparisons}</ul>` : ''}`;
 };
 
 const PREVIEW_STYLE = `

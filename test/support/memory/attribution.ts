@@ -1,6 +1,7 @@
 /** The attribution port in memory (`shared/domain/attribution/ports.ts`), with the same rules as the table adapter. */
 import {
   type DayCounts,
+  type Exposure,
   keepsMonths,
   type MonthCounts,
   monthOf,
@@ -26,7 +27,22 @@ export const memoryAttribution = (options: { legacy?: boolean } = {}) => {
     const before = map.get(key);
     if (!before || before.at <= touch.at) map.set(key, touch);
   };
+  const exposures = new Map<string, Map<string, { exposure: Exposure; revenue: Record<string, number> }>>();
   const store: AttributionStore = {
+    markExposure: async (storeId, email, exposure) => {
+      const own = exposures.get(`${storeId}#${email}`) ?? new Map();
+      own.set(exposure.flowId, { exposure, revenue: {} });
+      exposures.set(`${storeId}#${email}`, own);
+    },
+    exposuresOf: async (storeId, email) =>
+      [...(exposures.get(`${storeId}#${email}`)?.values() ?? [])].map((mark) => mark.exposure),
+    addExposureRevenue: async (storeId, email, exposure, currency, amount) => {
+      const mark = exposures.get(`${storeId}#${email}`)?.get(exposure.flowId);
+      if (!mark || mark.exposure.runId !== exposure.runId) return undefined;
+      const before = mark.revenue[currency] ?? 0;
+      mark.revenue[currency] = before + amount;
+      return before;
+    },
     markSubject: async (storeId, subject, touch) => latest(subjects, `${storeId}#${subject.type}#${subject.id}`, touch),
     latestForSubjects: async (storeId, list) =>
       list

@@ -38,6 +38,8 @@ export const presetSummaries = () =>
         ? { type: step.type, id: step.id, seconds: step.seconds }
         : step.type === 'email'
           ? { type: step.type, id: step.id, subject: step.subject }
-          : { type: step.type, id: step.id, condition: step.condition },
+          : step.type === 'exit_if'
+            ? { type: step.type, id: step.id, condition: step.condition }
+            : { type: step.type, id: step.id, branches: step.branches },
     ),
   }));

@@ -24,15 +24,16 @@ const Subject = v.pipe(
 
 const RunEvent = v.object({
   at: millis('When it happened'),
-  type: v.picklist(['entered', 'waiting', 'resumed', 'emailed', 'exited', 'completed', 'failed']),
+  type: v.picklist(['entered', 'waiting', 'resumed', 'split', 'emailed', 'exited', 'completed', 'failed']),
   stepId: v.optional(v.string()),
+  branch: v.optional(v.pipe(v.string(), v.description('The branch the run took (`split`)'))),
   messageId: v.optional(v.pipe(v.string(), v.description('SES message id (`emailed`)'))),
   until: v.optional(millis('End of the wait (`waiting`)')),
   reason: v.optional(
     v.pipe(
       v.string(),
       v.description(
-        'Why the run exited (`exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, ' +
+        'Why the run exited (`holdout`, `exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, ' +
           '`recently_mailed`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`) or failed (`send_rejected`, `send_failed`, `render_failed`)',
       ),
     ),
@@ -44,6 +45,12 @@ const FlowRunRecord = v.object({
   id: v.pipe(v.string(), v.description('`run_` and 32 hex digits; the emails’ transmission id')),
   flowId: v.string(),
   status: v.picklist(['active', 'waiting', 'completed', 'exited', 'failed']),
+  group: v.optional(
+    v.pipe(
+      v.string(),
+      v.description('Its A/B group in a flow with a split or a holdout: `holdout`, a branch id or `treated`'),
+    ),
+  ),
   email: v.pipe(v.string(), v.description('The recipient, lower case')),
   triggerId: v.string(),
   triggerKind: v.picklist(FLOW_KINDS),

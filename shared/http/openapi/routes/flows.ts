@@ -98,7 +98,8 @@ const from: JsonSchema = {
   properties: { email, name: oneLine(FLOW_RULES.fromNameMaxChars) },
 };
 
-const step: JsonSchema = {
+/** A step inside a split's branch: a wait, an email or an exit (splits do not nest). */
+const branchStep: JsonSchema = {
   oneOf: [
     {
       type: 'object',
@@ -140,6 +141,44 @@ const step: JsonSchema = {
   ],
 };
 
+const split: JsonSchema = {
+  type: 'object',
+  description:
+    "An A/B split: each run takes one branch, chosen by a hash of (flow, split id, contact address), so a contact always takes the same branch. Percents are whole and add up to 100. The flow's last step: a branch holds the rest of its runs. Step ids are unique across the flow, branches included; a branch step without an id gets `<branch id>-<position>`.",
+  required: ['type', 'branches'],
+  additionalProperties: false,
+  properties: {
+    type: { const: 'split' },
+    id: stepId,
+    branches: {
+      type: 'array',
+      minItems: FLOW_RULES.split.branches.min,
+      maxItems: FLOW_RULES.split.branches.max,
+      items: {
+        type: 'object',
+        required: ['id', 'percent', 'steps'],
+        additionalProperties: false,
+        properties: {
+          id: { ...stepId, not: { const: 'holdout' } },
+          percent: {
+            type: 'integer',
+            minimum: FLOW_RULES.split.branchPercent.min,
+            maximum: FLOW_RULES.split.branchPercent.max,
+          },
+          steps: {
+            type: 'array',
+            minItems: 1,
+            maxItems: FLOW_RULES.steps.max,
+            items: { $ref: '#/components/schemas/FlowBranchStep' },
+          },
+        },
+      },
+    },
+  },
+};
+
+const step: JsonSchema = { oneOf: [...(branchStep.oneOf as JsonSchema[]), split] };
+
 const definitionProperties = {
   name: { ...oneLine(FLOW_RULES.nameMaxChars), minLength: 1 },
   trigger: kind,
@@ -154,6 +193,14 @@ const definitionProperties = {
   },
   reentry: { $ref: '#/components/schemas/FlowReentry' },
   consent: { type: 'string', enum: ['subscribed', 'not_unsubscribed', 'transactional'] },
+  holdoutPercent: {
+    type: 'integer',
+    minimum: FLOW_RULES.holdoutPercent.min,
+    maximum: FLOW_RULES.holdoutPercent.max,
+    default: 0,
+    description:
+      'Percent of entering runs held out: they enter, are recorded (explain: exited, reason holdout) and measured, and are never mailed. Chosen by a hash of (flow, contact address).',
+  },
   steps: {
     type: 'array',
     minItems: FLOW_RULES.steps.min,
@@ -167,6 +214,7 @@ const components = () => {
   ref('FlowCondition', condition);
   ref('FlowConditionGroup', group);
   ref('FlowReentry', reentry);
+  ref('FlowBranchStep', branchStep);
   ref('FlowStep', step);
 };
 

@@ -51,6 +51,51 @@ const range = {
     ),
   ),
 };
+const decimal = (what: string) => v.pipe(v.nullable(v.string()), v.description(what));
+const Experiment = v.pipe(
+  v.object({
+    holdoutPercent: count("The flow's holdout percent now"),
+    groups: v.array(
+      v.object({
+        group: v.pipe(
+          v.string(),
+          v.description('`holdout`, a branch id of the split, or `treated` (a holdout without a split)'),
+        ),
+        kind: v.picklist(['holdout', 'branch', 'treated']),
+        percent: v.pipe(v.number(), v.description('Share of entering runs, in percent, as the flow is defined now')),
+        entered: count('Runs of the group entered (its recipients)'),
+        emailed: count("Emails of the group's steps"),
+        delivered: count('Deliveries of those emails'),
+        opened: count('First opens of those emails'),
+        clicked: count('Clicks on those emails'),
+        orders: count('Orders its contacts paid within the window after their entry, mailed or not'),
+        revenue: Revenue,
+        revenuePerRecipient: v.pipe(
+          v.record(v.string(), v.nullable(v.string())),
+          v.description('Per currency: revenue / entered, four decimals'),
+        ),
+      }),
+    ),
+    comparisons: v.pipe(
+      v.array(
+        v.object({
+          group: v.string(),
+          against: v.pipe(v.string(), v.description('The holdout, or without one the first branch')),
+          currency: v.string(),
+          difference: decimal('Revenue per recipient of `group` minus that of `against`; null below 2 runs in a group'),
+          ci95: v.nullable(v.object({ low: v.string(), high: v.string() })),
+          significant: v.pipe(v.nullable(v.boolean()), v.description('Whether the 95 % interval excludes 0')),
+        }),
+      ),
+      v.description(
+        "Welch's difference of means with a normal-approximation 95 % interval, per currency (docs/attribution.md)",
+      ),
+    ),
+  }),
+  v.description(
+    'Flows with a split or a holdout: each A/B group measured by the same rule (docs/attribution.md "A/B groups")',
+  ),
+);
 const StoreStats = v.object(range);
 const FlowStats = v.object({
   flowId: v.string(),
@@ -59,6 +104,7 @@ const FlowStats = v.object({
     v.array(v.object({ stepId: v.string(), ...counts })),
     v.description("Each of the flow's email steps over the range: the step of the last email is credited"),
   ),
+  experiment: v.optional(Experiment),
 });
 const validation = `from must be a date as YYYY-MM-DD (ranges are at most ${MAX_STATS_DAYS} days)`;
 
