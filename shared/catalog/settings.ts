@@ -50,6 +50,15 @@ export const OPERATOR_SETTINGS = {
     description: 'Wait before an open checkout counts as abandoned (the spec advises at least 30 minutes)',
     readBy: (spec) => spec.uses.scheduler === true,
   },
+  eventHistoryDays: {
+    env: 'EVENT_HISTORY_DAYS',
+    default: 90,
+    min: 1,
+    max: 365,
+    description:
+      "Days an applied event's payload is kept for flow backtests (docs/backtest.md); DynamoDB TTL removes it",
+    readBy: (spec) => spec.kind === 'queue' && spec.queue === 'ingest',
+  },
   authCacheSeconds: {
     env: 'AUTH_CACHE_SECONDS',
     default: 5,

@@ -7,6 +7,7 @@
  * | store    | STORE#<storeId>                      | STORE     | STORES / <createdAt>#<storeId>          |                                      |
  * | apiKey   | APIKEY#<sha256>                      | APIKEY    |                                         |                                      |
  * | event    | STORE#<storeId>#EVENT#<sourceId>     | EVENT     |                                         |                                      |
+ * | eventHistory | STORE#<storeId>#HISTORY#<yyyy-mm-dd> | <acceptedAt ms, 15 digits>#<sourceId> |         |                                      |
  * | rate     | RATE#<key>#<epochSecond>             | RATE      |                                         |                                      |
  * | customer | STORE#<storeId>#CUSTOMER#<originId>  | CUSTOMER  | STORE#<storeId>#CUSTOMERS / <createdAt>#<id> | STORE#<storeId>#EMAIL#<email> / <originId> |
  * | contactLookup (phone) | STORE#<storeId>#PHONE#<phone> | <originId> |                                 |                                      |
@@ -69,6 +70,7 @@ export type Entity =
   | 'store'
   | 'apiKey'
   | 'event'
+  | 'eventHistory'
   | 'rate'
   | 'customer'
   | 'contactLookup'
@@ -124,6 +126,8 @@ const pad = (n: number, width: number) => String(Math.max(0, Math.trunc(n))).pad
 /** The partition-key prefix of every rate counter: functions that only count get UpdateItem on these keys alone. */
 export const RATE_KEY_PREFIX = 'RATE#';
 
+const eventHistoryPartition = (storeId: string, day: string) => `STORE#${storeId}#HISTORY#${day}`;
+
 export const keys = {
   store: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'STORE' }),
   storeIndex: (createdAt: number, storeId: string) => ({
@@ -132,6 +136,16 @@ export const keys = {
   }),
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   event: (storeId: string, sourceId: string) => ({ pk: `STORE#${storeId}#EVENT#${sourceId}`, sk: 'EVENT' }),
+  /**
+   * An applied event's payload, kept for backtests (docs/backtest.md): one partition per store and UTC day, sorted by
+   * acceptance time, so a range of days reads one partition per day in time order.
+   */
+  eventHistory: (storeId: string, day: string, acceptedAt: number, sourceId: string) => ({
+    pk: eventHistoryPartition(storeId, day),
+    sk: `${pad(acceptedAt, 15)}#${sourceId}`,
+  }),
+  /** The sort-key bound of an acceptance time within a day's history partition. */
+  eventHistoryBound: (acceptedAt: number) => pad(acceptedAt, 15),
   rate: (key: string, epochSecond: number) => ({ pk: `${RATE_KEY_PREFIX}${key}#${epochSecond}`, sk: 'RATE' }),
   customer: (storeId: string, originId: string) => ({ pk: `STORE#${storeId}#CUSTOMER#${originId}`, sk: 'CUSTOMER' }),
   /** Contacts of a store in creation order (the contact export pages through this). */
