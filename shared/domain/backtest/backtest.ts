@@ -5,6 +5,8 @@
  * wall-clock budget under the gateway's 29 s.
  */
 import type { Clock } from '#shared/domain/clock.ts';
+import type { SenderRepository } from '#shared/domain/email/ports.ts';
+import { normalizeDomain } from '#shared/domain/email/sender.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import { possibleFlowId } from '#shared/domain/flows/flow-id.ts';
 import { type FlowDefinition, parseFlowDefinition } from '#shared/domain/flows/flow-schema.ts';
@@ -131,3 +133,19 @@ export const backtestFlow = async (
     );
   }
 };
+
+/**
+ * The live engine's sender rule, read-only: the from domain must be a verified sender of the store as recorded (a
+ * pending domain is not re-checked with the mail engine, as sending would do). A run whose sender fails ends
+ * `failed` with `sender_not_verified`, as it would live.
+ */
+export const recordedSenderCheck =
+  (senders: Pick<SenderRepository, 'get'>) =>
+  async (storeId: string, fromEmail: string): Promise<void> => {
+    const raw = fromEmail.slice(fromEmail.lastIndexOf('@') + 1);
+    const domain = normalizeDomain(raw);
+    const sender = domain ? await senders.get(storeId, domain) : undefined;
+    if (sender?.status !== 'verified') {
+      throw validationError(`from.email domain ${domain ?? raw} is not a verified sending domain of this store`);
+    }
+  };

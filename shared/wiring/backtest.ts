@@ -1,0 +1,32 @@
+/** Wiring of the flow backtest (docs/backtest.md): the history, the flows, and read-only live records. */
+import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
+import { dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
+import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
+import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
+import { dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
+import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { config } from '#shared/config.ts';
+import { type BacktestDeps, recordedSenderCheck } from '#shared/domain/backtest/backtest.ts';
+import { lazy } from '#shared/lazy.ts';
+import { systemClock } from './clock.ts';
+
+export const backtestDeps = /* @__PURE__ */ lazy(
+  (): BacktestDeps => ({
+    flows: dynamoFlows(),
+    history: dynamoEventHistory(systemClock),
+    live: {
+      customers: dynamoCustomerRepository(),
+      contacts: dynamoContactsByEmail(),
+      products: dynamoProductRepository(),
+      stores: dynamoStoreRepository(),
+      suppressions: dynamoSuppressions(),
+      senders: { requireVerified: recordedSenderCheck(dynamoSenders()) },
+      checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,
+      // Sending is not paced in a replay (nothing is sent); the engine only needs a rate to ask for.
+      sendRatePerSecond: 1,
+    },
+    clock: systemClock,
+  }),
+);
