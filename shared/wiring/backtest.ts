@@ -1,4 +1,5 @@
 /** Wiring of the flow backtest (docs/backtest.md): the history, the flows, and read-only live records. */
+import { dynamoContactDirectory } from '#shared/adapters/dynamodb/contact-export.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
@@ -9,8 +10,12 @@ import { dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { config } from '#shared/config.ts';
 import { type BacktestDeps, recordedSenderCheck } from '#shared/domain/backtest/backtest.ts';
+import { contactsUpTo } from '#shared/domain/backtest/sim-repositories.ts';
+import type { Position } from '#shared/domain/contacts/export-contacts.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
+
+const directory = /* @__PURE__ */ lazy(() => dynamoContactDirectory());
 
 export const backtestDeps = /* @__PURE__ */ lazy(
   (): BacktestDeps => ({
@@ -19,6 +24,8 @@ export const backtestDeps = /* @__PURE__ */ lazy(
     live: {
       customers: dynamoCustomerRepository(),
       contacts: dynamoContactsByEmail(),
+      allContacts: (storeId, max) =>
+        contactsUpTo((after) => directory().page(storeId, {}, 5_000, after as Position | undefined), max),
       products: dynamoProductRepository(),
       stores: dynamoStoreRepository(),
       suppressions: dynamoSuppressions(),

@@ -25,7 +25,7 @@ export interface BacktestDeps {
   /** The wall clock: the time budget, and nothing else (the replay keeps its own). */
   readonly clock: Clock;
   /** Overrides of `BACKTEST_LIMITS` (tests). */
-  readonly limits?: Partial<Pick<typeof BACKTEST_LIMITS, 'maxEvents' | 'timeBudgetMs'>>;
+  readonly limits?: { readonly maxEvents?: number; readonly timeBudgetMs?: number };
 }
 
 export interface BacktestRequest {

@@ -35,7 +35,14 @@ import {
   simMarks,
   simRuns,
 } from './sim-engine.ts';
-import { type LiveRecords, SimRepository, simBackInStock, simContacts } from './sim-repositories.ts';
+import {
+  BULK_CONTACTS_MAX,
+  contactsInMemory,
+  type LiveRecords,
+  SimRepository,
+  simBackInStock,
+  simContacts,
+} from './sim-repositories.ts';
 import { TimerQueue } from './timer-queue.ts';
 
 /** What the replay reads of the live store (nothing is written). */
@@ -83,9 +90,12 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
   let now = input.from;
   const clock = { now: () => now };
   const queue = new TimerQueue();
+  // A store of up to BULK_CONTACTS_MAX contacts is read at once; a larger one address by address.
+  const bulk = live.allContacts ? await live.allContacts(storeId, BULK_CONTACTS_MAX) : undefined;
+  const people = bulk ? contactsInMemory(bulk) : live;
   const customers = new SimRepository<Customer>(
     (c) => c.originId,
-    (s, k) => live.customers.get(s, k),
+    (s, k) => people.customers.get(s, k),
   );
   const products = new SimRepository<Product>(
     (p) => p.id,
@@ -94,7 +104,7 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
   const carts = new SimRepository<Cart>((c) => c.token);
   const checkouts = new SimRepository<Checkout>((c) => c.token);
   const orders = new SimRepository<Order>((o) => o.id);
-  const contacts = simContacts(customers, live.contacts);
+  const contacts = simContacts(customers, people.contacts);
   const runs = simRuns();
   const evaluations = simEvaluations(flow.id);
   const mail = simMailer(clock);
@@ -211,7 +221,17 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
     }
   };
 
+  /** The live reads a page of events will need, started together (they overlap the replay of the page before). */
+  const prefetch = (page: readonly HistoryEvent[]) => {
+    for (const { data } of page) {
+      if (typeof data.email === 'string' && data.email !== '') contacts.prefetch(storeId, data.email);
+      if (typeof data.customer_id === 'string' && data.customer_id !== '')
+        customers.prefetch(storeId, data.customer_id);
+    }
+  };
+
   for await (const page of input.events) {
+    prefetch(page);
     for (const event of page) {
       if (event.acceptedAt < input.from || event.acceptedAt >= input.to) continue;
       if (++replayed > input.maxEvents) throw new ReplayBound('events', replayed - 1, now);

@@ -10,15 +10,22 @@ import { validationError } from '#shared/errors.ts';
 /** The history in memory, paged `pageSize` items at a time like the table's 1 MB pages. */
 export const memoryHistory = (pageSize = 2) => {
   const events: HistoryEvent[] = [];
+  const byDay = new Map<string, HistoryEvent[]>();
   const history: EventHistory = {
     async append(event) {
       events.push(event);
     },
     async page(storeId, day, from, to, after) {
-      const all = events
-        .filter((e) => e.storeId === storeId && historyDay(e.acceptedAt) === day)
-        .filter((e) => e.acceptedAt >= from && e.acceptedAt < to)
-        .sort((a, b) => a.acceptedAt - b.acceptedAt);
+      // The day's items, sorted once per read of the day (the first page), not once per page.
+      const key = JSON.stringify([storeId, day, from, to]);
+      let all = byDay.get(key);
+      if (!all || after === undefined) {
+        all = events
+          .filter((e) => e.storeId === storeId && e.acceptedAt >= from && e.acceptedAt < to)
+          .filter((e) => historyDay(e.acceptedAt) === day)
+          .sort((a, b) => a.acceptedAt - b.acceptedAt);
+        byDay.set(key, all);
+      }
       const start = typeof after === 'number' ? after : 0;
       const items = all.slice(start, start + pageSize);
       return start + pageSize < all.length ? { items, next: start + pageSize } : { items };
@@ -32,6 +39,8 @@ export const backtestFakes = (options: { flows?: Flow[]; now?: number } = {}) =>
   const flows = new Map((options.flows ?? []).map((flow) => [flow.id, flow]));
   const { events, history } = memoryHistory();
   const customers = new Map<string, Customer>();
+  /** Contacts by address, indexed on first use (set every contact before the backtest runs). */
+  const byEmail = new Map<string, Customer[]>();
   const products = new Map<string, Product>();
   const suppressed = new Set<string>();
   const verifiedDomains = new Set(['shop.example']);
@@ -42,7 +51,15 @@ export const backtestFakes = (options: { flows?: Flow[]; now?: number } = {}) =>
     live: {
       customers: { get: async (_storeId, id) => customers.get(id) },
       contacts: {
-        find: async (_storeId, email) => [...customers.values()].filter((c) => c.email?.toLowerCase() === email),
+        find: async (_storeId, email) => {
+          if (byEmail.size === 0) {
+            for (const c of customers.values()) {
+              const address = c.email?.toLowerCase() ?? '';
+              byEmail.set(address, [...(byEmail.get(address) ?? []), c]);
+            }
+          }
+          return byEmail.get(email) ?? [];
+        },
       },
       products: { get: async (_storeId, id) => products.get(id) },
       stores: {
