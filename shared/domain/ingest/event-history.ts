@@ -52,19 +52,26 @@ export const recordHistory = (deps: RecordHistoryDeps, message: IngestMessage): 
   return deps.history.append(event, Math.ceil(message.acceptedAt / 1000) + deps.keepDays * 86_400);
 };
 
-/** The store's history within `[from, to)`, page by page across its days, in acceptance order. */
+/**
+ * The store's history within `[from, to)`, page by page across its days, in acceptance order. The next page is asked
+ * for before this one is handed over, so reading overlaps the caller's work on the page in hand.
+ */
 export async function* readHistory(
   history: Pick<EventHistory, 'page'>,
   storeId: string,
   from: number,
   to: number,
 ): AsyncGenerator<readonly HistoryEvent[]> {
-  for (const day of historyDays(from, to)) {
-    let after: unknown;
-    do {
-      const page = await history.page(storeId, day, from, to, after);
-      if (page.items.length > 0) yield page.items;
-      after = page.next;
-    } while (after !== undefined);
+  const days = historyDays(from, to);
+  const read = (index: number, after?: unknown) => {
+    const page = history.page(storeId, days[index] as string, from, to, after).then((p) => ({ index, page: p }));
+    page.catch(() => undefined);
+    return page;
+  };
+  let pending: ReturnType<typeof read> | undefined = days.length > 0 ? read(0) : undefined;
+  while (pending) {
+    const { index, page } = await pending;
+    pending = page.next !== undefined ? read(index, page.next) : index + 1 < days.length ? read(index + 1) : undefined;
+    if (page.items.length > 0) yield page.items;
   }
 }
