@@ -126,8 +126,6 @@ const pad = (n: number, width: number) => String(Math.max(0, Math.trunc(n))).pad
 /** The partition-key prefix of every rate counter: functions that only count get UpdateItem on these keys alone. */
 export const RATE_KEY_PREFIX = 'RATE#';
 
-const eventHistoryPartition = (storeId: string, day: string) => `STORE#${storeId}#HISTORY#${day}`;
-
 export const keys = {
   store: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'STORE' }),
   storeIndex: (createdAt: number, storeId: string) => ({
@@ -136,12 +134,9 @@ export const keys = {
   }),
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   event: (storeId: string, sourceId: string) => ({ pk: `STORE#${storeId}#EVENT#${sourceId}`, sk: 'EVENT' }),
-  /**
-   * An applied event's payload, kept for backtests (docs/backtest.md): one partition per store and UTC day, sorted by
-   * acceptance time, so a range of days reads one partition per day in time order.
-   */
+  /** An applied event's payload for backtests (docs/backtest.md): per store and UTC day, in acceptance order. */
   eventHistory: (storeId: string, day: string, acceptedAt: number, sourceId: string) => ({
-    pk: eventHistoryPartition(storeId, day),
+    pk: `STORE#${storeId}#HISTORY#${day}`,
     sk: `${pad(acceptedAt, 15)}#${sourceId}`,
   }),
   /** The sort-key bound of an acceptance time within a day's history partition. */
