@@ -29,6 +29,7 @@ import {
 } from './lib/run-summary.ts';
 import { round } from './lib/stats.ts';
 import { passes, type Result, type Scenario, type ScenarioOptions } from './scenario.ts';
+import { backtest } from './scenarios/backtest.ts';
 import { bundles } from './scenarios/bundles.ts';
 import { cost } from './scenarios/cost.ts';
 import { exportScenario } from './scenarios/export.ts';
@@ -55,6 +56,7 @@ const SCENARIOS: readonly Scenario[] = [
   noisy,
   segments,
   stats,
+  backtest,
   cost,
 ];
 

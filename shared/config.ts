@@ -17,6 +17,7 @@ export const ENV = {
   timersDlqArn: 'TIMERS_DLQ_ARN',
   scheduleGroup: 'SCHEDULE_GROUP',
   checkoutRecoveryWaitMinutes: OPERATOR_SETTINGS.checkoutRecoveryWaitMinutes.env,
+  eventHistoryDays: OPERATOR_SETTINGS.eventHistoryDays.env,
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   webhookBackoffBaseSeconds: 'WEBHOOK_BACKOFF_BASE_SECONDS',
   webhookTimeoutSeconds: OPERATOR_SETTINGS.webhookTimeoutSeconds.env,
@@ -58,6 +59,7 @@ const ConfigSchema = v.object({
   [ENV.timersDlqArn]: v.optional(v.string()),
   [ENV.scheduleGroup]: v.optional(v.string(), 'default'),
   [ENV.checkoutRecoveryWaitMinutes]: intFromString(OPERATOR_SETTINGS.checkoutRecoveryWaitMinutes.default),
+  [ENV.eventHistoryDays]: intFromString(OPERATOR_SETTINGS.eventHistoryDays.default),
   [ENV.webhookQueueUrl]: v.optional(v.string()),
   [ENV.webhookBackoffBaseSeconds]: intFromString(5),
   [ENV.webhookTimeoutSeconds]: intFromString(OPERATOR_SETTINGS.webhookTimeoutSeconds.default),
@@ -95,6 +97,8 @@ export interface Config {
   readonly scheduleGroup: string;
   /** Wait before checkout recovery starts (spec: at least 30 minutes advised). */
   readonly checkoutRecoveryWaitMinutes: number;
+  /** Days an applied event's payload is kept for backtests (docs/backtest.md). */
+  readonly eventHistoryDays: number;
   readonly webhookQueueUrl: string | undefined;
   /** First retry delay of a webhook delivery; the next ones double it (spec: 5, 10, 20, 40, 80 s). */
   readonly webhookBackoffBaseSeconds: number;
@@ -184,6 +188,7 @@ const parsedConfig = (): Config => {
     timersDlqArn: env[ENV.timersDlqArn],
     scheduleGroup: env[ENV.scheduleGroup],
     checkoutRecoveryWaitMinutes: env[ENV.checkoutRecoveryWaitMinutes],
+    eventHistoryDays: env[ENV.eventHistoryDays],
     webhookQueueUrl: env[ENV.webhookQueueUrl],
     webhookBackoffBaseSeconds: env[ENV.webhookBackoffBaseSeconds],
     webhookTimeoutSeconds: env[ENV.webhookTimeoutSeconds],

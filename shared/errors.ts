@@ -9,6 +9,8 @@ export type ErrorKind =
   | 'forbidden'
   | 'rate_limited'
   | 'payload_too_large'
+  /** The request is well-formed but cannot be carried out as asked (a backtest past its time budget). */
+  | 'unprocessable'
   | 'not_found'
   | 'conflict'
   | 'unavailable';

@@ -3,6 +3,7 @@
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { countEventApplied, countEventFailed } from '#shared/domain/console/activity.ts';
 import { applyEvent } from '#shared/domain/ingest/apply-event.ts';
+import { recordHistory } from '#shared/domain/ingest/event-history.ts';
 import { failEvent } from '#shared/domain/ingest/fail-event.ts';
 import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
 import { segmentsAfterEvent } from '#shared/domain/segments/after-event.ts';
@@ -10,7 +11,7 @@ import { logger } from '#shared/observability.ts';
 import { fifoQueueWorker } from '#shared/queue/batch.ts';
 import { followUp } from '#shared/queue/follow-up.ts';
 import { systemClock } from '#shared/wiring/clock.ts';
-import { applyDeps, eventCounters, failEventDeps, flushEventCounters } from '#shared/wiring/ingest.ts';
+import { applyDeps, eventCounters, failEventDeps, flushEventCounters, historyDeps } from '#shared/wiring/ingest.ts';
 import { forgetBatchSegments, segmentEventDeps } from '#shared/wiring/segments.ts';
 
 export const handler = fifoQueueWorker({
@@ -18,6 +19,8 @@ export const handler = fifoQueueWorker({
   parse: parseIngestMessage,
   handle: async (message) => {
     const outcome = await applyEvent(applyDeps(), message);
+    // Kept for flow backtests (docs/backtest.md): one write per applied event, removed by TTL after its retention.
+    await recordHistory(historyDeps(), message);
     // Segments the changed contact entered or left (issue 19), within the same delivery: seconds after the event.
     const segments = await followUp('Segment step', () => segmentsAfterEvent(segmentEventDeps(), message, outcome), {
       storeId: message.storeId,

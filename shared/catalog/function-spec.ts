@@ -34,6 +34,8 @@ export interface Uses {
    * each (env `IMPORTS_BUCKET`); the bucket deletes them after a day.
    */
   readonly exportPages?: boolean;
+  /** Replays the live timers without setting any (a flow backtest): reads their settings (env `CHECKOUT_RECOVERY_WAIT_MINUTES`). */
+  readonly replaysTimers?: boolean;
   /** Sends email through SES with the service's configuration set (env `SES_CONFIGURATION_SET`, `PUBLIC_SENDING_URL`). */
   readonly mailer?: boolean;
   /** Creates and reads SES email identities (sending domains with Easy DKIM). */

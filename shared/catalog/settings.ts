@@ -9,7 +9,12 @@
 interface Reader {
   readonly kind: 'http' | 'queue';
   readonly queue?: string;
-  readonly uses: { readonly mailer?: boolean; readonly scheduler?: boolean; readonly sendTo?: readonly string[] };
+  readonly uses: {
+    readonly mailer?: boolean;
+    readonly scheduler?: boolean;
+    readonly replaysTimers?: boolean;
+    readonly sendTo?: readonly string[];
+  };
 }
 
 export interface OperatorSetting {
@@ -66,7 +71,16 @@ export const OPERATOR_SETTINGS = {
     min: 30,
     max: 7 * 24 * 60,
     description: 'Wait before an open checkout counts as abandoned (the spec advises at least 30 minutes)',
-    readBy: (spec) => spec.uses.scheduler === true,
+    readBy: (spec) => spec.uses.scheduler === true || spec.uses.replaysTimers === true,
+  },
+  eventHistoryDays: {
+    env: 'EVENT_HISTORY_DAYS',
+    default: 90,
+    min: 1,
+    max: 365,
+    description:
+      "Days an applied event's payload is kept for flow backtests (docs/backtest.md); DynamoDB TTL removes it",
+    readBy: (spec) => spec.kind === 'queue' && spec.queue === 'ingest',
   },
   authCacheSeconds: {
     env: 'AUTH_CACHE_SECONDS',

@@ -556,6 +556,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/flows/{flowId}/backtest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a period of the store's events through a flow, sending nothing
+         * @description The store's recorded events of the period (kept for `EVENT_HISTORY_DAYS`, default 90) replayed in order through the flow as stored, enabled or not, or through `definition`, with the cart, checkout and wait timers simulated: who would have entered, each email with its rendered subject and time, who was skipped and why, and the revenue of the carts and checkouts recovered after an email. At most 31 days and 400000 events (413 beyond), within 24 s (422 beyond). At most 10 calls per second per store (shared with the flows API).
+         *
+         *     Host: main.
+         */
+        post: operations["flowBacktest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/segments": {
         parameters: {
             query?: never;
@@ -784,6 +806,108 @@ export interface components {
             phone?: string | null;
             ignore_flow?: ("Y" | "N") | null;
         } | unknown | unknown;
+        BacktestRequest: {
+            /** @description Start of the period, epoch seconds (inclusive) */
+            from: number;
+            /** @description End of the period, epoch seconds (exclusive); at most 31 days after from */
+            to: number;
+            /**
+             * @description Runs and skipped triggers listed (each list); the summary counts every one
+             * @default 200
+             */
+            limit: number;
+            /** @description Unsaved changes: a full flow definition as `PUT /api/v1/flows/{flowId}` takes it, replayed under the flow's id instead of the stored definition (validated the same way; 400 names the field) */
+            definition?: Record<string, never>;
+        };
+        BacktestResult: {
+            flowId: string;
+            trigger: string;
+            from: number;
+            to: number;
+            replayed: {
+                events: number;
+                timers: number;
+                failedEvents: number;
+            };
+            summary: {
+                triggers: number;
+                entered: number;
+                emails: number;
+                contactsEmailed: number;
+                /** @description Triggers that did not enter, by reason (condition_false, no_consent, suppressed, reentry, …) */
+                skipped: {
+                    [key: string]: number;
+                };
+                /** @description Runs that ended before their last step, by reason (exit_if, no_consent, suppressed, …) */
+                exited: {
+                    [key: string]: number;
+                };
+                completed: number;
+                waiting: number;
+                recovered: {
+                    orders: number;
+                    revenue: {
+                        [key: string]: string;
+                    };
+                };
+            };
+            runs: {
+                /** @description The id the live engine gives the run of this flow and trigger */
+                runId: string;
+                email: string;
+                triggerId: string;
+                subject: {
+                    type: string;
+                    id: string;
+                };
+                /** @description When the run would have started, epoch milliseconds */
+                enteredAt: number;
+                /**
+                 * @description `waiting`: at the end of the period
+                 * @enum {string}
+                 */
+                status: "completed" | "exited" | "failed" | "waiting";
+                emails: {
+                    stepId: string;
+                    subject: string;
+                    /** @description When it would have been sent, epoch milliseconds */
+                    at: number;
+                }[];
+                exit?: {
+                    reason: string;
+                    stepId?: string;
+                    /** @description When, epoch milliseconds */
+                    at: number;
+                };
+                /** @description End of the wait a run is on at the end of the period, epoch milliseconds */
+                waitingUntil?: number;
+                nextStepId?: string;
+                recovered: {
+                    orderId: string;
+                    stepId?: string;
+                    currency: string;
+                    amount: string;
+                    /** @description Paid, epoch milliseconds */
+                    at: number;
+                }[];
+            }[];
+            skipped: {
+                triggerId: string;
+                email?: string;
+                subject: {
+                    type: string;
+                    id: string;
+                };
+                /** @description The trigger, epoch milliseconds */
+                at: number;
+                reason: string;
+                detail?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            truncated: boolean;
+            tookMs: number;
+        };
         BulkEmailAccepted: {
             /** @description Recipients that will be sent */
             totalAccepted: number;
@@ -5816,6 +5940,137 @@ export interface operations {
                         /** @constant */
                         code: 404;
                         /** @example Flow not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    flowBacktest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The flow id (`id` of the flow record, `fl_` and 20 letters and digits) */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BacktestRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["BacktestResult"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example a backtest covers at most 31 days (from … to is 45 days) */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Flow not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 413;
+                        /** @example The period holds more than 400000 events, the most one backtest replays; backtest a shorter range */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out as asked; the message says what to change */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 422;
+                        /** @example segment_entered flows cannot be backtested: segment membership changes are not part of the event history */
                         message: string;
                     };
                 };

@@ -26,6 +26,7 @@ const COMMON: Record<Exclude<ErrorKind, 'validation'>, number> = {
   forbidden: 403,
   rate_limited: 429,
   payload_too_large: 413,
+  unprocessable: 422,
   not_found: 404,
   conflict: 409,
   unavailable: 503,

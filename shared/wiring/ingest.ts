@@ -11,6 +11,7 @@ import {
   dynamoBackInStockRepository,
   dynamoPageViewRepository,
 } from '#shared/adapters/dynamodb/engagement.repositories.ts';
+import { dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
 import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
@@ -24,6 +25,7 @@ import type { CounterBuffer } from '#shared/domain/attribution/counter-buffer.ts
 import { newId } from '#shared/domain/ids.ts';
 import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
+import type { RecordHistoryDeps } from '#shared/domain/ingest/event-history.ts';
 import type { EventStatusDeps } from '#shared/domain/ingest/event-status.ts';
 import type { FailEventDeps } from '#shared/domain/ingest/fail-event.ts';
 import type { FireTimerDeps } from '#shared/domain/timers/fire-timer.ts';
@@ -72,6 +74,11 @@ export const applyDeps = /* @__PURE__ */ lazy(
     newContactId: () => newId('ct'),
     checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,
   }),
+);
+
+/** The event history for backtests (docs/backtest.md): one write per applied event. */
+export const historyDeps = /* @__PURE__ */ lazy(
+  (): RecordHistoryDeps => ({ history: dynamoEventHistory(systemClock), keepDays: config().eventHistoryDays }),
 );
 
 export const eventStatusDeps = /* @__PURE__ */ lazy((): EventStatusDeps => ({ events: dynamoEventLog() }));

@@ -7,6 +7,7 @@
  * | store    | STORE#<storeId>                      | STORE     | STORES / <createdAt>#<storeId>          |                                      |
  * | apiKey   | APIKEY#<sha256>                      | APIKEY    |                                         |                                      |
  * | event    | STORE#<storeId>#EVENT#<sourceId>     | EVENT     |                                         |                                      |
+ * | eventHistory | STORE#<storeId>#HISTORY#<yyyy-mm-dd> | <acceptedAt ms, 15 digits>#<sourceId> |         |                                      |
  * | rate     | RATE#<key>#<epochSecond>             | RATE      |                                         |                                      |
  * | customer | STORE#<storeId>#CUSTOMER#<originId>  | CUSTOMER  | STORE#<storeId>#CUSTOMERS / <createdAt>#<id> | STORE#<storeId>#EMAIL#<email> / <originId> |
  * | contactLookup (phone) | STORE#<storeId>#PHONE#<phone> | <originId> |                                 |                                      |
@@ -71,6 +72,7 @@ export type Entity =
   | 'store'
   | 'apiKey'
   | 'event'
+  | 'eventHistory'
   | 'rate'
   | 'customer'
   | 'contactLookup'
@@ -135,6 +137,13 @@ export const keys = {
   }),
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   event: (storeId: string, sourceId: string) => ({ pk: `STORE#${storeId}#EVENT#${sourceId}`, sk: 'EVENT' }),
+  /** An applied event's payload for backtests (docs/backtest.md): per store and UTC day, in acceptance order. */
+  eventHistory: (storeId: string, day: string, acceptedAt: number, sourceId: string) => ({
+    pk: `STORE#${storeId}#HISTORY#${day}`,
+    sk: `${pad(acceptedAt, 15)}#${sourceId}`,
+  }),
+  /** The sort-key bound of an acceptance time within a day's history partition. */
+  eventHistoryBound: (acceptedAt: number) => pad(acceptedAt, 15),
   rate: (key: string, epochSecond: number) => ({ pk: `${RATE_KEY_PREFIX}${key}#${epochSecond}`, sk: 'RATE' }),
   customer: (storeId: string, originId: string) => ({ pk: `STORE#${storeId}#CUSTOMER#${originId}`, sk: 'CUSTOMER' }),
   /** Contacts of a store in creation order (the contact export pages through this). */

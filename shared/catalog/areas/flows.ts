@@ -24,4 +24,12 @@ export const FLOWS_FUNCTIONS = area('flows', [
   // Attribution (docs/attribution.md): kept counters, read per day.
   route('stats', ['GET', 'main', '/api/v1/stats'], READ_ROUTE_USES),
   route('flow-stats', ['GET', 'main', '/api/v1/flows/{flowId}/stats'], READ_ROUTE_USES),
+  // Backtest (docs/backtest.md): reads a period of the event history and replays it in memory, sending nothing. Its
+  // replay stops at 24 s (under API Gateway's 29 s); the memory holds the replay's world (a month of events).
+  route(
+    'flow-backtest',
+    ['POST', 'main', '/api/v1/flows/{flowId}/backtest'],
+    { ...READ_ROUTE_USES, replaysTimers: true },
+    { timeoutSeconds: 29, memoryMb: 2048 },
+  ),
 ]);

@@ -315,6 +315,11 @@ const MATRIX: Record<string, Row> = {
   'DELETE main /api/v1/flows/{flowId}': { kind: 'id', id: (r) => r.flowId },
   'GET main /api/v1/flows/{flowId}/runs': { kind: 'id', id: (r) => r.flowId },
   'GET main /api/v1/flows/{flowId}/stats': { kind: 'id', id: (r) => r.flowId },
+  'POST main /api/v1/flows/{flowId}/backtest': {
+    kind: 'id',
+    id: (r) => r.flowId,
+    body: { from: 1_767_225_600, to: 1_767_312_000 },
+  },
   'GET main /api/v1/stats': { kind: 'store', mustNotShow: A_IDS },
   'POST main /api/v1/segments': {
     kind: 'store',

@@ -3,6 +3,7 @@
  * below (one line); `test/unit/openapi/document.test.ts` names any catalog route missing from this map.
  */
 import type { Exclusions, RouteDoc } from '#shared/http/openapi/registry.ts';
+import { BACKTEST_ROUTES } from './backtest.ts';
 import { CONTACT_ROUTES } from './contacts.ts';
 import { EVENT_ROUTES } from './events.ts';
 import { FLOW_RUN_ROUTES } from './flow-runs.ts';
@@ -22,6 +23,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   ...FLOW_RUN_ROUTES,
   ...SEGMENT_ROUTES,
   ...STATS_ROUTES,
+  ...BACKTEST_ROUTES,
   ...SENDING_ROUTES,
   ...OAUTH_ROUTES,
   ...META_ROUTES,

@@ -1,0 +1,267 @@
+/**
+ * Backtest scenario (issue 20): one `POST /api/v1/flows/{id}/backtest` over 30 days of history holding `--count`
+ * events a day (default 10,000: 300,000 events), on the local runtime (in memory).
+ *
+ * 1. a store with 20,000 contacts (70 % subscribed; batch writes) and the abandoned-cart preset (its sender registered);
+ * 2. the event history seeded directly (batch writes of the items the ingest worker writes): per day, in time order,
+ *    carts created and updated, page views, checkouts, and paid orders (half of them paying an earlier cart);
+ * 3. measured: the backtest of the 30 days over HTTP (the route stops at its 24 s budget under API Gateway's 29 s and
+ *    answers 422, saying how far it got), then the same use case in-process with the budget lifted: the whole period.
+ *
+ * Target: the whole period in ≤ 60 s (the issue).
+ */
+import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
+import { startLocalRuntime } from '#local/runtime.ts';
+import { seedContacts } from '#local/seed-contacts.ts';
+import { batchPut } from '#shared/adapters/dynamodb/batch.ts';
+import { itemMeta, keys } from '#shared/adapters/dynamodb/keys.ts';
+import { backtestFlow } from '#shared/domain/backtest/backtest.ts';
+import { BACKTEST_LIMITS } from '#shared/domain/backtest/model.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import { newId } from '#shared/domain/ids.ts';
+import { historyDay } from '#shared/domain/ingest/event-history.ts';
+import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { backtestDeps } from '#shared/wiring/backtest.ts';
+import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
+
+const DEFAULT_PER_DAY = 10_000;
+const DAYS = 30;
+const CONTACTS = 20_000;
+const DAY_MS = 86_400_000;
+
+const call = async (url: string, apiKey: string, method = 'GET', body?: unknown) => {
+  const start = performance.now();
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-service-access-token': apiKey },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await response.json()) as { code?: number; message?: string; data?: Record<string, unknown> };
+  return { status: response.status, json, ms: performance.now() - start };
+};
+
+/** A deterministic pseudo-random sequence (the same history every run). */
+const random = (seed: number) => {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state / 2_147_483_648;
+  };
+};
+
+const line = (n: number) => ({
+  product_id: `p-${n % 200}`,
+  variant_id: `v-${n % 200}`,
+  title: `Product ${n % 200}`,
+  quantity: 1 + (n % 3),
+  price: `${10 + (n % 90)}.90`,
+  product_image_url: `https://shop.example/p-${n % 200}.jpg`,
+});
+
+/** One day's events, in time order: the endpoint and the data as the API queued it. */
+export const dayOfEvents = (day: number, perDay: number, next: () => number) => {
+  const carts: { token: string; email: string }[] = [];
+  const events: { endpoint: string; at: number; data: Record<string, unknown> }[] = [];
+  for (let i = 0; i < perDay; i++) {
+    const at = day + Math.floor((i * DAY_MS) / perDay);
+    const who = Math.floor(next() * CONTACTS);
+    const email = `c${who}@backtest.example`;
+    const roll = next();
+    if (roll < 0.3) {
+      const token = `cart-${day}-${i}`;
+      carts.push({ token, email });
+      events.push({
+        endpoint: 'carts/create',
+        at,
+        data: { token, email, checkout_url: `https://shop.example/${token}`, line_items: [line(i), line(i + 7)] },
+      });
+    } else if (roll < 0.4 && carts.length > 0) {
+      const cart = carts[Math.floor(next() * carts.length)] as { token: string; email: string };
+      events.push({ endpoint: 'carts/update', at, data: { token: cart.token, line_items: [line(i)] } });
+    } else if (roll < 0.75) {
+      events.push({
+        endpoint: 'page/viewed',
+        at,
+        data: { email, product_id: `p-${i % 200}`, url: 'https://shop.example/p', timestamp: Math.floor(at / 1000) },
+      });
+    } else if (roll < 0.85) {
+      events.push({
+        endpoint: 'checkouts/create',
+        at,
+        data: {
+          token: `co-${day}-${i}`,
+          email,
+          total_price: '49.90',
+          line_items: [line(i)],
+          abandoned_checkout_url: 'https://shop.example/co',
+        },
+      });
+    } else {
+      const paid = next() < 0.5 ? carts[Math.floor(next() * carts.length)] : undefined;
+      events.push({
+        endpoint: 'orders/paid',
+        at,
+        data: {
+          id: `o-${day}-${i}`,
+          customer_id: `c-${who}`,
+          email: paid?.email ?? email,
+          name: `#${i}`,
+          order_status: 'paid',
+          total_price: '59.80',
+          currency: 'EUR',
+          line_items: [line(i)],
+          ...(paid ? { cart_token: paid.token } : {}),
+        },
+      });
+    }
+  }
+  return events;
+};
+
+export const backtest: Scenario = {
+  name: 'backtest',
+  description: 'One flow backtest of 30 days × 10,000 events a day (abandoned-cart preset, 20,000 contacts): wall time',
+  async run(options: ScenarioOptions): Promise<Result> {
+    const { log } = options;
+    const perDay = options.count ?? DEFAULT_PER_DAY;
+    const runtime = await startLocalRuntime({ logLevel: 'ERROR' });
+    runtime.setPollersPaused(true);
+    try {
+      const { store, apiKey } = await createStore(storeAdminDeps(), { name: 'Bench backtest store', type: 'direct' });
+      const main = runtime.urls.main;
+      const sender = await call(`${main}/api/v1/senders`, apiKey, 'POST', { domain: 'backtest.example' });
+      if (sender.status !== 200) throw new Error(`backtest: sender answered ${sender.status}`);
+      const created = await call(`${main}/api/v1/flows`, apiKey, 'POST', {
+        preset: 'abandoned_cart',
+        from: { email: 'shop@backtest.example', name: 'Bench' },
+        enabled: false,
+      });
+      const flowId = (created.json.data as { id?: string } | undefined)?.id;
+      if (created.status !== 200 || !flowId) throw new Error(`backtest: flow answered ${created.status}`);
+
+      log(`backtest: seeding ${CONTACTS} contacts`);
+      const now = Date.now();
+      const contacts: Customer[] = Array.from({ length: CONTACTS }, (_, i) => ({
+        storeId: store.storeId,
+        id: newId('ct'),
+        originId: `c-${i}`,
+        email: `c${i}@backtest.example`,
+        firstName: `Name${i}`,
+        platformTags: [],
+        categoryTags: [],
+        attributes: {},
+        ...(i % 10 < 7 ? { emailConsent: { state: 'subscribed' as const, updatedAt: 1 } } : {}),
+        createdAt: Math.floor(now / 1000) - 90 * 86_400,
+        updatedAt: now,
+        revision: 1,
+      }));
+      for (let i = 0; i < CONTACTS; i += 5_000) await seedContacts(contacts.slice(i, i + 5_000));
+
+      const from = Math.floor((now - (DAYS + 1) * DAY_MS) / DAY_MS) * DAY_MS;
+      const to = from + DAYS * DAY_MS;
+      log(`backtest: seeding ${DAYS} days × ${perDay} events of history`);
+      const next = random(42);
+      const expiresAt = Math.floor(now / 1000) + 90 * 86_400;
+      let seq = 0;
+      const seedStart = performance.now();
+      for (let day = from; day < to; day += DAY_MS) {
+        const items = dayOfEvents(day, perDay, next).map((event) => {
+          const sourceId = `bt-${++seq}`;
+          return {
+            ...keys.eventHistory(store.storeId, historyDay(event.at), event.at, sourceId),
+            ...itemMeta('eventHistory'),
+            sourceId,
+            endpoint: event.endpoint,
+            interface: 'general',
+            acceptedAt: event.at,
+            data: event.data,
+            expiresAt,
+          };
+        });
+        for (let i = 0; i < items.length; i += 500) {
+          await Promise.all(
+            Array.from({ length: Math.ceil(Math.min(500, items.length - i) / 25) }, (_, k) =>
+              batchPut(items.slice(i + k * 25, Math.min(i + 500, i + (k + 1) * 25))),
+            ),
+          );
+        }
+      }
+      const seedSeconds = (performance.now() - seedStart) / 1000;
+
+      log('backtest: one backtest of the 30 days over HTTP (the route stops at its 24 s budget)');
+      const cpuBefore = process.cpuUsage();
+      const answer = await call(`${main}/api/v1/flows/${flowId}/backtest`, apiKey, 'POST', {
+        from: from / 1000,
+        to: to / 1000,
+      });
+      const cpu = process.cpuUsage(cpuBefore);
+      const data = answer.json.data as
+        | { replayed: { events: number; timers: number }; summary: Record<string, unknown>; tookMs: number }
+        | undefined;
+
+      // The same backtest as the route runs it (same use case, same adapters), without the route's time budget: how
+      // long the whole period takes, which is the issue's figure.
+      log('backtest: the same backtest in-process, without the time budget');
+      const fullStart = performance.now();
+      const full = await backtestFlow(
+        { ...backtestDeps(), limits: { timeBudgetMs: 3_600_000 } },
+        store.storeId,
+        flowId,
+        { from: from / 1000, to: to / 1000, limit: BACKTEST_LIMITS.defaultListed },
+      );
+      const fullSeconds = (performance.now() - fullStart) / 1000;
+      log(`backtest: ${full.replayed.events} events in ${fullSeconds.toFixed(1)} s`);
+
+      const metrics: Metric[] = [
+        {
+          key: 'backtest_seconds',
+          label: `backtest of ${DAYS} days × ${perDay} events a day (in-process, no time budget)`,
+          value: Math.round(fullSeconds * 10) / 10,
+          unit: 's',
+          target: { op: '<=', value: 60 },
+        },
+        { key: 'events_replayed', label: 'events replayed', value: full.replayed.events, unit: 'events' },
+        { key: 'timers_fired', label: 'simulated timers fired', value: full.replayed.timers, unit: 'timers' },
+        { key: 'runs_entered', label: 'runs entered', value: full.summary.entered, unit: 'runs' },
+        { key: 'emails', label: 'emails that would have been sent', value: full.summary.emails, unit: 'emails' },
+        {
+          key: 'http_seconds',
+          label: `the same over HTTP: answered ${answer.status}${data ? '' : ' (past its budget)'} after`,
+          value: Math.round(answer.ms / 100) / 10,
+          unit: 's',
+        },
+        {
+          key: 'http_events',
+          label: 'events the HTTP call replayed (all of them when it answered 200)',
+          value: data?.replayed.events ?? Number(/replayed (\d+) events/.exec(answer.json.message ?? '')?.[1] ?? 0),
+          unit: 'events',
+        },
+        {
+          key: 'cpu_seconds',
+          label: 'process CPU during the HTTP call',
+          value: Math.round((cpu.user + cpu.system) / 1000) / 1000,
+          unit: 's',
+        },
+        {
+          key: 'seed_seconds',
+          label: 'seeding the history (context)',
+          value: Math.round(seedSeconds * 10) / 10,
+          unit: 's',
+        },
+      ];
+      return {
+        scenario: 'backtest',
+        title: `Flow backtest: ${DAYS} days × ${perDay} events`,
+        metrics,
+        notes: [
+          `HTTP answered ${answer.status}${answer.status === 200 ? '' : `: ${answer.json.message ?? ''}`}`,
+          `the route's own limits: ${BACKTEST_LIMITS.maxEvents} events, ${BACKTEST_LIMITS.timeBudgetMs / 1000} s`,
+          'one process: the runtime, dynalite (in memory) and the replay share one event loop',
+        ],
+        details: { summary: full.summary, http: data?.summary ?? answer.json, status: answer.status },
+      };
+    } finally {
+      await runtime.stop();
+    }
+  },
+};

@@ -1,0 +1,262 @@
+/**
+ * The replay: a period's events, in acceptance order, applied by the live ingest use case (`applyEvent`) to an
+ * in-memory world; the timers it sets (cart hour, checkout wait, flow waits) kept in a simulated queue and fired by
+ * the live timer use case (`fireTimer`) and the engine (`advanceRun`) when the simulated clock reaches them; every
+ * trigger evaluated by the live engine (`handleTrigger`) against the draft flow alone. The same code decides entry,
+ * conditions, consent, suppression, re-entry, exits and rendering as the live flow would, and nothing leaves the
+ * process but reads of the store's contacts, products, suppressions, senders and settings.
+ */
+import type { Cart } from '#shared/domain/carts/model.ts';
+import type { Checkout } from '#shared/domain/checkouts/model.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import type { Suppressions } from '#shared/domain/email/ports.ts';
+import { advanceRun } from '#shared/domain/flows/advance-run.ts';
+import type { EngineDeps } from '#shared/domain/flows/engine.ts';
+import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
+import type { Flow } from '#shared/domain/flows/flow.ts';
+import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
+import { type ApplyDeps, applyEvent } from '#shared/domain/ingest/apply-event.ts';
+import type { HistoryEvent } from '#shared/domain/ingest/event-history.ts';
+import type { Order } from '#shared/domain/orders/model.ts';
+import type { Product } from '#shared/domain/products/model.ts';
+import type { Store } from '#shared/domain/stores/model.ts';
+import { type FireTimerDeps, fireTimer } from '#shared/domain/timers/fire-timer.ts';
+import type { Timer } from '#shared/domain/timers/model.ts';
+import { dueMinute, WHEEL_MIN_WAIT_MS } from '#shared/domain/timers/wheel.ts';
+import { isAppError, PermanentError } from '#shared/errors.ts';
+import {
+  memo,
+  simActivity,
+  simAttribution,
+  simEntries,
+  simEvaluations,
+  simFlows,
+  simMailer,
+  simMarks,
+  simRuns,
+} from './sim-engine.ts';
+import {
+  BULK_CONTACTS_MAX,
+  contactsInMemory,
+  type LiveRecords,
+  SimRepository,
+  simBackInStock,
+  simContacts,
+} from './sim-repositories.ts';
+import { TimerQueue } from './timer-queue.ts';
+
+/** What the replay reads of the live store (nothing is written). */
+export interface ReplayLive extends LiveRecords {
+  readonly stores: { get(storeId: string): Promise<Store | undefined> };
+  readonly suppressions: Pick<Suppressions, 'suppressedAmong'>;
+  readonly senders: { requireVerified(storeId: string, fromEmail: string): Promise<unknown> };
+  /** The deployment's checkout recovery wait (the live timers' setting). */
+  readonly checkoutRecoveryWaitMs: number;
+  readonly sendRatePerSecond: number;
+}
+
+/** The replay stopped at a bound: too many events, or its time budget. */
+export class ReplayBound extends Error {
+  readonly bound: 'events' | 'time';
+  readonly replayed: number;
+  readonly reachedAt: number;
+  constructor(bound: 'events' | 'time', replayed: number, reachedAt: number) {
+    super(`backtest stopped at its ${bound} bound after ${replayed} events`);
+    this.name = 'ReplayBound';
+    this.bound = bound;
+    this.replayed = replayed;
+    this.reachedAt = reachedAt;
+  }
+}
+
+export interface ReplayInput {
+  readonly storeId: string;
+  readonly flow: Flow;
+  /** The period, epoch ms, `to` exclusive: events of it are replayed, timers due before `to` fire. */
+  readonly from: number;
+  readonly to: number;
+  readonly events: AsyncIterable<readonly HistoryEvent[]>;
+  readonly maxEvents: number;
+  /** Wall-clock time (ms) after which the replay stops. */
+  readonly deadline: number;
+  readonly wallClock: () => number;
+}
+
+/** Everything the replay saw, for the answer to summarise. */
+export type ReplayResult = Awaited<ReturnType<typeof replay>>;
+
+export const replay = async (live: ReplayLive, input: ReplayInput) => {
+  const { storeId, flow } = input;
+  let now = input.from;
+  const clock = { now: () => now };
+  const queue = new TimerQueue();
+  // A store of up to BULK_CONTACTS_MAX contacts is read at once; a larger one address by address.
+  const bulk = live.allContacts ? await live.allContacts(storeId, BULK_CONTACTS_MAX) : undefined;
+  const people = bulk ? contactsInMemory(bulk) : live;
+  const customers = new SimRepository<Customer>(
+    (c) => c.originId,
+    (s, k) => people.customers.get(s, k),
+  );
+  const products = new SimRepository<Product>(
+    (p) => p.id,
+    (s, k) => live.products.get(s, k),
+  );
+  const carts = new SimRepository<Cart>((c) => c.token);
+  const checkouts = new SimRepository<Checkout>((c) => c.token);
+  const orders = new SimRepository<Order>((o) => o.id);
+  const contacts = simContacts(customers, people.contacts);
+  const runs = simRuns();
+  const evaluations = simEvaluations(flow.id);
+  const mail = simMailer(clock);
+  const attribution = simAttribution(clock);
+  const store = memo((id: string) => live.stores.get(id));
+  const suppressed = memo(async (email: string) =>
+    (await live.suppressions.suppressedAmong(storeId, [email])).has(email),
+  );
+  const verified = memo(async (from: string) => {
+    try {
+      await live.senders.requireVerified(storeId, from);
+      return undefined;
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      return error;
+    }
+  });
+  const timers = {
+    // Flow waits of two minutes or more go through the live timer wheel: released at their due minute.
+    set: async (timer: Timer) => {
+      const onWheel = timer.payload.kind === 'flow' && timer.at - now >= WHEEL_MIN_WAIT_MS;
+      queue.set(onWheel ? { ...timer, at: dueMinute(timer.at) } : timer);
+    },
+  };
+
+  const engine: EngineDeps = {
+    flows: simFlows(flow),
+    runs: runs.repository,
+    evaluations: evaluations.repository,
+    entries: simEntries(),
+    activity: simActivity(),
+    marks: simMarks(),
+    customers,
+    contacts,
+    carts,
+    checkouts,
+    stores: { get: store },
+    suppressions: {
+      suppressedAmong: async (_s, emails) => {
+        const hits = await Promise.all(emails.map(async (e) => ((await suppressed(e)) ? [e] : [])));
+        return new Set(hits.flat());
+      },
+    },
+    mailer: mail.mailer,
+    sent: { record: async () => undefined },
+    attribution: attribution.store,
+    unsubscribe: { urlFor: async (claim) => `https://unsubscribe.invalid/backtest/${claim.transmissionId}` },
+    senders: {
+      requireVerified: async (_s, from) => {
+        const refused = await verified(from);
+        if (refused) throw refused;
+      },
+    },
+    pacer: { reserve: async () => ({ at: now }) },
+    sendRatePerSecond: live.sendRatePerSecond,
+    dailySends: { take: async () => true },
+    dailySendCap: async () => 0,
+    standing: async () => undefined,
+    timers,
+    clock,
+  };
+  const triggers: FlowTriggers = {
+    fire: async (trigger) => {
+      await handleTrigger(engine, trigger);
+    },
+  };
+  let contactIds = 0;
+  const apply: ApplyDeps = {
+    customers,
+    attribution: attribution.store,
+    stores: { get: store },
+    products,
+    orders,
+    carts,
+    checkouts,
+    pageViews: { add: async () => undefined },
+    backInStock: simBackInStock(),
+    timers,
+    triggers,
+    webhooks: { emit: async () => undefined },
+    clock,
+    newContactId: () => `ct_backtest_${++contactIds}`,
+    checkoutRecoveryWaitMs: live.checkoutRecoveryWaitMs,
+  };
+  const fire: FireTimerDeps = {
+    carts,
+    checkouts,
+    customers,
+    triggers,
+    flowQueue: {
+      trigger: async () => undefined,
+      resume: async (s, runId, step) => {
+        await advanceRun(engine, s, runId, { resumeStepId: step });
+      },
+    },
+    buckets: { due: async () => ({ items: [] }), remove: async () => undefined },
+    clock,
+  };
+
+  let replayed = 0;
+  let fired = 0;
+  let failedEvents = 0;
+  const overBudget = () => input.wallClock() > input.deadline;
+  /** Fires every timer due up to `until`, each at its own time. */
+  const fireUntil = async (until: number) => {
+    for (let timer = queue.popDue(until); timer; timer = queue.popDue(until)) {
+      now = Math.max(now, timer.at);
+      fired++;
+      if (fired % 256 === 0 && overBudget()) throw new ReplayBound('time', replayed, now);
+      const { payload } = timer;
+      if (payload.kind === 'cart' || payload.kind === 'checkout' || payload.kind === 'flow') {
+        await fireTimer(fire, payload);
+      }
+    }
+  };
+
+  /** The live reads a page of events will need, started together (they overlap the replay of the page before). */
+  const prefetch = (page: readonly HistoryEvent[]) => {
+    for (const { data } of page) {
+      if (typeof data.email === 'string' && data.email !== '') contacts.prefetch(storeId, data.email);
+      if (typeof data.customer_id === 'string' && data.customer_id !== '')
+        customers.prefetch(storeId, data.customer_id);
+    }
+  };
+
+  for await (const page of input.events) {
+    prefetch(page);
+    for (const event of page) {
+      if (event.acceptedAt < input.from || event.acceptedAt >= input.to) continue;
+      if (++replayed > input.maxEvents) throw new ReplayBound('events', replayed - 1, now);
+      if (replayed % 256 === 0 && overBudget()) throw new ReplayBound('time', replayed, now);
+      await fireUntil(event.acceptedAt - 1);
+      now = Math.max(now, event.acceptedAt);
+      try {
+        await applyEvent(apply, { v: 1, ...event });
+      } catch (error) {
+        // An event the live worker could never apply (over an entity's budget): it failed there too.
+        if (!(error instanceof PermanentError)) throw error;
+        failedEvents++;
+      }
+    }
+  }
+  await fireUntil(input.to - 1);
+  now = input.to;
+
+  return {
+    runs: [...runs.runs.values()],
+    evaluations: [...evaluations.evaluations.values()],
+    emails: mail.emails,
+    recovered: attribution.recovered,
+    replayed,
+    fired,
+    failedEvents,
+  };
+};

@@ -1,0 +1,123 @@
+/** The flow backtest on `{base_url}`, `{code, data}` answers (docs/backtest.md). */
+import * as v from 'valibot';
+import { BACKTEST_LIMITS } from '#shared/domain/backtest/model.ts';
+import { ref } from '#shared/http/openapi/components.ts';
+import type { JsonSchema } from '#shared/http/openapi/json-schema.ts';
+import { route } from '#shared/http/openapi/registry.ts';
+import { DATA } from '#shared/http/openapi/shapes.ts';
+import { webhooksReply } from '#shared/http/responses.ts';
+import { FlowPath, parametersOf } from '#shared/http/route-inputs.ts';
+import { LIMITS } from '#shared/limits.ts';
+
+const epochSeconds = (what: string): JsonSchema => ({ type: 'integer', minimum: 0, description: what });
+const BacktestRequest: JsonSchema = {
+  type: 'object',
+  required: ['from', 'to'],
+  additionalProperties: false,
+  properties: {
+    from: epochSeconds('Start of the period, epoch seconds (inclusive)'),
+    to: epochSeconds(
+      `End of the period, epoch seconds (exclusive); at most ${BACKTEST_LIMITS.maxRangeDays} days after from`,
+    ),
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: BACKTEST_LIMITS.maxListed,
+      default: BACKTEST_LIMITS.defaultListed,
+      description: 'Runs and skipped triggers listed (each list); the summary counts every one',
+    },
+    definition: {
+      type: 'object',
+      description:
+        'Unsaved changes: a full flow definition as `PUT /api/v1/flows/{flowId}` takes it, replayed under the ' +
+        "flow's id instead of the stored definition (validated the same way; 400 names the field)",
+    },
+  },
+};
+
+const ms = (what: string) => v.pipe(v.number(), v.description(`${what}, epoch milliseconds`));
+const count = v.pipe(v.number(), v.integer());
+const reasons = (what: string) => v.pipe(v.record(v.string(), count), v.description(what));
+const Subject = v.object({ type: v.string(), id: v.string() });
+const Run = v.object({
+  runId: v.pipe(v.string(), v.description('The id the live engine gives the run of this flow and trigger')),
+  email: v.string(),
+  triggerId: v.string(),
+  subject: Subject,
+  enteredAt: ms('When the run would have started'),
+  status: v.pipe(
+    v.picklist(['completed', 'exited', 'failed', 'waiting']),
+    v.description('`waiting`: at the end of the period'),
+  ),
+  emails: v.array(v.object({ stepId: v.string(), subject: v.string(), at: ms('When it would have been sent') })),
+  exit: v.optional(v.object({ reason: v.string(), stepId: v.optional(v.string()), at: ms('When') })),
+  waitingUntil: v.optional(ms('End of the wait a run is on at the end of the period')),
+  nextStepId: v.optional(v.string()),
+  recovered: v.array(
+    v.object({
+      orderId: v.string(),
+      stepId: v.optional(v.string()),
+      currency: v.string(),
+      amount: v.string(),
+      at: ms('Paid'),
+    }),
+  ),
+});
+const Skip = v.object({
+  triggerId: v.string(),
+  email: v.optional(v.string()),
+  subject: Subject,
+  at: ms('The trigger'),
+  reason: v.string(),
+  detail: v.optional(v.record(v.string(), v.unknown())),
+});
+const BacktestResult = v.object({
+  flowId: v.string(),
+  trigger: v.string(),
+  from: v.number(),
+  to: v.number(),
+  replayed: v.object({ events: count, timers: count, failedEvents: count }),
+  summary: v.object({
+    triggers: count,
+    entered: count,
+    emails: count,
+    contactsEmailed: count,
+    skipped: reasons('Triggers that did not enter, by reason (condition_false, no_consent, suppressed, reentry, …)'),
+    exited: reasons('Runs that ended before their last step, by reason (exit_if, no_consent, suppressed, …)'),
+    completed: count,
+    waiting: count,
+    recovered: v.object({ orders: count, revenue: v.record(v.string(), v.string()) }),
+  }),
+  runs: v.array(Run),
+  skipped: v.array(Skip),
+  truncated: v.boolean(),
+  tookMs: count,
+});
+
+export const BACKTEST_ROUTES = {
+  'flow-backtest': route({
+    tag: 'Flows',
+    summary: "Replay a period of the store's events through a flow, sending nothing",
+    description:
+      "The store's recorded events of the period (kept " +
+      'for `EVENT_HISTORY_DAYS`, default 90) replayed in order through the flow as stored, enabled or not, or ' +
+      'through `definition`, with the cart, checkout and wait timers simulated: who would have entered, each email ' +
+      'with its rendered subject and time, who was skipped and why, and the revenue of the carts and checkouts ' +
+      `recovered after an email. At most ${BACKTEST_LIMITS.maxRangeDays} days and ${BACKTEST_LIMITS.maxEvents} events ` +
+      `(413 beyond), within ${BACKTEST_LIMITS.timeBudgetMs / 1000} s (422 beyond). At most ` +
+      `${LIMITS.flowManagementPerSecond} calls per second per store (shared with the flows API).`,
+    api: 'webhooks',
+    path: parametersOf(FlowPath),
+    body: ref('BacktestRequest', BacktestRequest),
+    ok: webhooksReply.ok(DATA),
+    data: ref('BacktestResult', BacktestResult),
+    errors: ['validation', 'payload_too_large', 'unprocessable', 'not_found', 'rate_limited'],
+    errorMessages: {
+      validation: `a backtest covers at most ${BACKTEST_LIMITS.maxRangeDays} days (from … to is 45 days)`,
+      payload_too_large: `The period holds more than ${BACKTEST_LIMITS.maxEvents} events, the most one backtest replays; backtest a shorter range`,
+      unprocessable:
+        'segment_entered flows cannot be backtested: segment membership changes are not part of the event history',
+      not_found: 'Flow not found',
+    },
+  }),
+};

@@ -1,0 +1,39 @@
+/** Wiring of the flow backtest (docs/backtest.md): the history, the flows, and read-only live records. */
+import { dynamoContactDirectory } from '#shared/adapters/dynamodb/contact-export.ts';
+import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
+import { dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
+import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
+import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
+import { dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
+import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { config } from '#shared/config.ts';
+import { type BacktestDeps, recordedSenderCheck } from '#shared/domain/backtest/backtest.ts';
+import { contactsUpTo } from '#shared/domain/backtest/sim-repositories.ts';
+import type { Position } from '#shared/domain/contacts/export-contacts.ts';
+import { lazy } from '#shared/lazy.ts';
+import { systemClock } from './clock.ts';
+
+const directory = /* @__PURE__ */ lazy(() => dynamoContactDirectory());
+
+export const backtestDeps = /* @__PURE__ */ lazy(
+  (): BacktestDeps => ({
+    flows: dynamoFlows(),
+    history: dynamoEventHistory(systemClock),
+    live: {
+      customers: dynamoCustomerRepository(),
+      contacts: dynamoContactsByEmail(),
+      allContacts: (storeId, max) =>
+        contactsUpTo((after) => directory().page(storeId, {}, 5_000, after as Position | undefined), max),
+      products: dynamoProductRepository(),
+      stores: dynamoStoreRepository(),
+      suppressions: dynamoSuppressions(),
+      senders: { requireVerified: recordedSenderCheck(dynamoSenders()) },
+      checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,
+      // Sending is not paced in a replay (nothing is sent); the engine only needs a rate to ask for.
+      sendRatePerSecond: 1,
+    },
+    clock: systemClock,
+  }),
+);

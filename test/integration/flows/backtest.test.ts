@@ -1,0 +1,236 @@
+/**
+ * The flow backtest over HTTP on the local runtime (docs/backtest.md): the same events go to two stores, one keeping
+ * the flow as a disabled draft, the other running it live; the draft's backtest over the period must answer what the
+ * live flow then did (who entered, which emails by step and subject, who exited and who was skipped, and why, and the
+ * recovered revenue). The handlers and the Scheduler emulator run on `Date.now()`, so the test moves it forward (the
+ * cart hour, the day's wait) instead of only pulling pending schedules earlier: every recorded time then follows one
+ * timeline, as it does in production.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { api } from '#test/support/webhooks.ts';
+import {
+  address,
+  awaitMails,
+  cartLine,
+  definedFlow,
+  event,
+  eventually,
+  type FlowView,
+  flowRuns,
+  mailsTo,
+  newStore,
+  SENDER,
+  senderOf,
+  settled,
+  subscribedCustomer,
+  type TestStore,
+  uid,
+} from './engine-support.ts';
+
+const realNow = Date.now;
+let skewMs = 0;
+/** Moves the process's clock (handlers, Scheduler emulator) forward; timers scheduled before fall due. */
+const jump = (ms: number) => {
+  skewMs += ms;
+};
+
+const paid = {
+  type: 'exit_if',
+  condition: { match: 'all', conditions: [{ field: 'activity.order_paid_since_trigger', op: 'exists' }] },
+};
+const definition = (enabled: boolean) => ({
+  name: 'Cart recovery draft',
+  trigger: 'abandoned_cart',
+  enabled,
+  consent: 'subscribed',
+  steps: [
+    { ...paid, id: 'paid' },
+    { type: 'email', id: 'first', from: SENDER, subject: 'Your cart, {{ contact.first_name }}', text: 'Come back' },
+    { type: 'wait', id: 'a-day', seconds: 86_400 },
+    { ...paid, id: 'paid-again' },
+    { type: 'email', id: 'second', from: SENDER, subject: 'Still thinking?', text: 'Last call' },
+  ],
+});
+
+let runtime: LocalRuntime;
+let draftStore: TestStore;
+let liveStore: TestStore;
+let draft: FlowView;
+let live: FlowView;
+let from: number;
+const ada = address('ada');
+const bob = address('bob');
+const cy = address('cy');
+const eve = address('eve');
+const bobsCart = uid('cart');
+const order = { id: uid('order'), name: '#1001', order_status: 'paid', total_price: '39.80', currency: 'EUR' };
+
+/** The same event to both stores. */
+const both = async (endpoint: string, data: Record<string, unknown>) => {
+  for (const store of [draftStore, liveStore]) await event(runtime, store, endpoint, data);
+};
+const cart = (email: string, token = uid('cart')) =>
+  both('carts/create', {
+    token,
+    email,
+    checkout_url: `https://shop.example/cart/${token}`,
+    line_items: [cartLine('p-1', 'Desk lamp', '19.90')],
+  });
+
+interface BacktestBody {
+  summary: {
+    entered: number;
+    emails: number;
+    skipped: Record<string, number>;
+    exited: Record<string, number>;
+    recovered: unknown;
+  };
+  runs: { email: string; status: string; emails: { stepId: string; subject: string }[]; exit?: { reason: string } }[];
+  skipped: { email?: string; reason: string }[];
+}
+
+beforeAll(async () => {
+  Date.now = () => realNow() + skewMs;
+  runtime = await startLocalRuntime({ logLevel: 'ERROR' });
+  draftStore = await newStore('Backtest Draft Shop');
+  liveStore = await newStore('Backtest Live Shop');
+  draft = await definedFlow(runtime, draftStore, definition(false));
+  live = await definedFlow(runtime, liveStore, definition(true));
+  from = Math.floor(Date.now() / 1000) - 60;
+  for (const store of [draftStore, liveStore]) {
+    for (const email of [ada, bob, eve]) await subscribedCustomer(runtime, store, uid('cust'), email);
+    await subscribedCustomer(runtime, store, uid('cust'), cy, { email_marketing_consent: { state: 'not_subscribed' } });
+  }
+  await cart(ada);
+  await cart(bob, bobsCart);
+  await cart(cy);
+  const evesCart = uid('cart');
+  await cart(eve, evesCart);
+  // Eve pays within the hour: her cart is gone when its timer fires.
+  await both('orders/paid', {
+    ...order,
+    id: uid('order'),
+    customer_id: uid('c'),
+    email: eve,
+    cart_token: evesCart,
+    line_items: [cartLine('p-1', 'Desk lamp', '19.90')],
+  });
+  await settled(runtime);
+
+  jump(61 * 60_000);
+  await awaitMails(runtime, ada, 1);
+  await awaitMails(runtime, bob, 1);
+  await settled(runtime);
+  // Bob pays his cart after its first email: recovered, and his run exits at the next check.
+  await both('orders/paid', {
+    ...order,
+    customer_id: uid('c'),
+    email: bob,
+    cart_token: bobsCart,
+    line_items: [cartLine('p-1', 'Desk lamp', '19.90')],
+  });
+  await settled(runtime);
+
+  jump(24 * 3600_000 + 2 * 60_000);
+  await awaitMails(runtime, ada, 2);
+  await eventually(
+    'the live runs to end',
+    async () => {
+      const { list } = await flowRuns(runtime, liveStore, live.id);
+      return list.filter((item) => item.run?.status === 'completed' || item.run?.status === 'exited').length >= 2
+        ? true
+        : undefined;
+    },
+    30_000,
+  );
+  await settled(runtime);
+}, 240_000);
+
+afterAll(async () => {
+  await runtime?.stop();
+  Date.now = realNow;
+});
+
+const backtest = async (store: TestStore, flowId: string, body: Record<string, unknown>) =>
+  api(runtime, store.apiKey, 'POST', `/api/v1/flows/${flowId}/backtest`, body);
+
+describe('flow backtest over HTTP', () => {
+  it('answers for the disabled draft what the live flow then did on the same events', async () => {
+    const to = Math.floor(Date.now() / 1000) + 60;
+    const answer = await backtest(draftStore, draft.id, { from, to });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const result = (answer.body as { data: BacktestBody }).data;
+
+    const { list } = await flowRuns(runtime, liveStore, live.id);
+    const liveRuns = list.filter((item) => item.outcome === 'entered');
+    const liveView = await Promise.all(
+      liveRuns.map(async (item) => ({
+        email: item.email,
+        status: item.run?.status,
+        steps: (item.run?.events ?? [])
+          .filter((e) => e.type === 'emailed')
+          .map((e) => (e as { stepId?: string }).stepId),
+        exit: item.run?.events.find((e) => e.type === 'exited')?.reason,
+        subjects: (await mailsTo(runtime, item.email ?? '')).map((mail) => mail.subject).sort(),
+      })),
+    );
+    const backtestView = result.runs.map((run) => ({
+      email: run.email,
+      status: run.status,
+      steps: run.emails.map((e) => e.stepId),
+      exit: run.exit?.reason,
+      subjects: run.emails.map((e) => e.subject).sort(),
+    }));
+    const byEmail = (a: { email?: string | null }, b: { email?: string | null }) =>
+      String(a.email).localeCompare(String(b.email));
+    expect(backtestView.sort(byEmail)).toEqual(liveView.sort(byEmail));
+    expect(backtestView.map((r) => [r.email, r.steps, r.exit])).toEqual(
+      [
+        [ada, ['first', 'second'], undefined],
+        [bob, ['first'], 'exit_if'],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    expect(result.runs.find((r) => r.email === ada)?.emails.map((e) => e.subject)).toEqual([
+      'Your cart, Ada',
+      'Still thinking?',
+    ]);
+
+    const liveSkips = list.filter((item) => item.outcome === 'skipped').map((item) => [item.email, item.reason]);
+    expect(result.skipped.map((s) => [s.email, s.reason])).toEqual(liveSkips);
+    expect(liveSkips).toEqual([[cy, 'no_consent']]);
+
+    const stats = await api(runtime, liveStore.apiKey, 'GET', `/api/v1/flows/${live.id}/stats`);
+    const liveRecovered = (stats.body as { data: { recovered: unknown } }).data.recovered;
+    expect(result.summary.recovered).toEqual(liveRecovered);
+    expect(result.summary.recovered).toEqual({ orders: 1, revenue: { EUR: '39.80' } });
+    expect(result.summary).toMatchObject({ entered: 2, emails: 3, skipped: { no_consent: 1 }, exited: { exit_if: 1 } });
+  });
+
+  it("answers 400 for a range longer than 31 days or an unknown field, and 404 for another store's flow", async () => {
+    const tooLong = await backtest(draftStore, draft.id, { from, to: from + 32 * 86_400 });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body).toEqual({ code: 400, message: 'a backtest covers at most 31 days (from … to is 32 days)' });
+
+    const foreign = await backtest(draftStore, live.id, { from, to: from + 3600 });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual({ code: 404, message: 'Flow not found' });
+
+    const unknownField = await backtest(draftStore, draft.id, { from, to: from + 3600, days: 3 });
+    expect(unknownField.body).toEqual({ code: 400, message: 'body has an unknown field "days"' });
+  });
+
+  it('replays an unsaved definition given in the body instead of the stored one', async () => {
+    const to = Math.floor(Date.now() / 1000) + 60;
+    const changed = {
+      ...definition(false),
+      steps: [{ type: 'email', id: 'only', from: SENDER, subject: 'Draft for {{ contact.first_name }}', text: 'x' }],
+    };
+    const own = JSON.parse(JSON.stringify(changed).replaceAll(SENDER.email, senderOf(draftStore).email));
+    const answer = await backtest(draftStore, draft.id, { from, to, definition: own });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const result = (answer.body as { data: BacktestBody }).data;
+    expect(result.runs.map((r) => r.emails.map((e) => e.subject))).toEqual([['Draft for Ada'], ['Draft for Ada']]);
+    expect(result.summary.recovered).toEqual({ orders: 1, revenue: { EUR: '39.80' } });
+  });
+});
