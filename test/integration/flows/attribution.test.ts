@@ -103,13 +103,14 @@ describe('attribution', () => {
     expect(messageId).toBeTruthy();
     await simulated(runtime, { messageId, type: 'open', userAgent: 'Mozilla/5.0' });
     await simulated(runtime, { messageId, type: 'click', link: 'https://shop.example/cart', userAgent: 'Mozilla/5.0' });
-    // SES events are counted at the end of their worker's batch: the store's and the flow's counters alike.
+    // SES events are counted at the end of their worker's batch: the store's and the flow's counters alike. The open
+    // and the click may land in different batches, in either order (batches run side by side): wait for both.
     await eventually('the click counted', async () =>
       (await stats('/api/v1/stats')).clicked === 1 ? true : undefined,
     );
-    const flowStats = await eventually('the click counted for the flow', async () => {
+    const flowStats = await eventually('the open and the click counted for the flow', async () => {
       const s = await stats(`/api/v1/flows/${flow.id}/stats`);
-      return s.clicked === 1 ? s : undefined;
+      return s.clicked === 1 && s.opened === 1 ? s : undefined;
     });
     expect(flowStats).toMatchObject({ opened: 1, clicked: 1 });
 
