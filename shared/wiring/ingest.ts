@@ -30,6 +30,7 @@ import type { FireTimerDeps } from '#shared/domain/timers/fire-timer.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
+import { campaignStarts } from './campaigns.ts';
 import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
 import { segmentRechecks } from './segments.ts';
@@ -93,6 +94,7 @@ export const fireTimerDeps = /* @__PURE__ */ lazy(
     flowQueue: sqsFlowQueue(),
     buckets: dynamoTimerBuckets(),
     segmentRechecks: segmentRechecks(),
+    campaignStarts: campaignStarts(),
     clock: systemClock,
   }),
 );

@@ -55,6 +55,9 @@
  * | segment  | STORE#<storeId>#SEGMENTS             | SEGMENT#<segmentId> |                               |                                      |
  * | segmentState | STORE#<storeId>#SEGMENT#<segmentId> | STATE (live count, build progress) |          |                                      |
  * | segmentMember | STORE#<storeId>#SEGMENT#<segmentId>#MEMBERS | <customer originId> |            |                                      |
+ * | campaign | STORE#<storeId>#CAMPAIGN#<campaignId> | CAMPAIGN | STORE#<storeId>#CAMPAIGNS / <createdAt>#<id> |                            |
+ * | campaignRecipient | STORE#<storeId>#CAMPAIGN#<campaignId>#RCPT | <customer originId> |              |                                      |
+ * | activeCampaigns | STORE#<storeId>#CAMPAIGNS-ACTIVE | COUNT (scheduled or walking) |               |                                      |
  * | contactStats | STORE#<storeId>#CONTACT-STATS#<originId> | STATS (orders, last open/click) |      |                                      |
  * | recoveryMark | STORE#<storeId>#RECOVERY#<email>#<productId> | MARK |                             |                                      |
  * | account  | ACCOUNT#<username>                   | ACCOUNT   | ACCOUNT-OF#<mainAccountId> / <username>  |                                      |
@@ -111,6 +114,9 @@ export type Entity =
   | 'segment'
   | 'segmentState'
   | 'segmentMember'
+  | 'campaign'
+  | 'campaignRecipient'
+  | 'activeCampaigns'
   | 'contactStats'
   | 'account'
   | 'mainAccount'
@@ -353,6 +359,23 @@ export const keys = {
     pk: `STORE#${storeId}#SEGMENT#${segmentId}#MEMBERS`,
     sk: customerId,
   }),
+  // ── Campaigns (issue 19): the campaign (progress by atomic ADD), its recipients, the store's active count ──
+  campaign: (storeId: string, campaignId: string) => ({
+    pk: `STORE#${storeId}#CAMPAIGN#${campaignId}`,
+    sk: 'CAMPAIGN',
+  }),
+  /** A store's campaigns in creation order (listed newest first). */
+  campaignByStore: (storeId: string, createdAt: number, campaignId: string) => ({
+    gsi1pk: `STORE#${storeId}#CAMPAIGNS`,
+    gsi1sk: `${pad(createdAt, 15)}#${campaignId}`,
+  }),
+  /** A campaign's recipients in customer id order: one partition, paged by `Query`. */
+  campaignRecipients: (storeId: string, campaignId: string) => ({ pk: `STORE#${storeId}#CAMPAIGN#${campaignId}#RCPT` }),
+  campaignRecipient: (storeId: string, campaignId: string, customerId: string) => ({
+    pk: `STORE#${storeId}#CAMPAIGN#${campaignId}#RCPT`,
+    sk: customerId,
+  }),
+  activeCampaigns: (storeId: string) => ({ pk: `STORE#${storeId}#CAMPAIGNS-ACTIVE`, sk: 'COUNT' }),
   /** A contact's order totals and last email engagement, kept by the ingest and email-events workers. */
   contactStats: (storeId: string, customerId: string) => ({
     pk: `STORE#${storeId}#CONTACT-STATS#${customerId}`,

@@ -3,6 +3,7 @@
  * below (one line); `test/unit/openapi/document.test.ts` names any catalog route missing from this map.
  */
 import type { Exclusions, RouteDoc } from '#shared/http/openapi/registry.ts';
+import { CAMPAIGN_ROUTES } from './campaigns.ts';
 import { CONTACT_ROUTES } from './contacts.ts';
 import { EVENT_ROUTES } from './events.ts';
 import { FLOW_RUN_ROUTES } from './flow-runs.ts';
@@ -21,6 +22,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   ...FLOW_ROUTES,
   ...FLOW_RUN_ROUTES,
   ...SEGMENT_ROUTES,
+  ...CAMPAIGN_ROUTES,
   ...STATS_ROUTES,
   ...SENDING_ROUTES,
   ...OAUTH_ROUTES,
