@@ -140,10 +140,15 @@ export const campaign: Scenario = {
       if (created.status !== 202) throw new Error(`campaign: ${created.status} ${JSON.stringify(created.json)}`);
       const campaignId = String(created.json.data.id);
       const limitMs = Math.max(240_000, (recipients / storeRate) * 3000);
-      const progress = setInterval(
-        () => options.log(`campaign: ${perAddress.size} of ${recipients} mails in SES`),
-        10_000,
-      );
+      // Walked (handed to the send path) against sent: which of the two sets the pace.
+      const walked: { atMs: number; queued: number; inSes: number }[] = [];
+      const progress = setInterval(() => {
+        void call('GET', `/api/v1/campaigns/${campaignId}`).then(({ json }) => {
+          const queued = Number((json.data.progress as { queued?: number } | undefined)?.queued ?? 0);
+          walked.push({ atMs: round(performance.now() - started), queued, inSes: perAddress.size });
+          options.log(`campaign: ${queued} walked, ${perAddress.size} of ${recipients} mails in SES`);
+        });
+      }, 10_000);
       try {
         await Promise.race([
           arrived,
@@ -228,7 +233,7 @@ export const campaign: Scenario = {
           'The members are seeded into the table as the segment build would write them; the walk reads them a page (1,000) at a time.',
           'Deliveries are simulated by the local runtime for every mail (the email-events worker runs alongside).',
         ],
-        details: { campaign: view, sesCalls: runtime.sesCalls() },
+        details: { campaign: view, progress: walked, sesCalls: runtime.sesCalls() },
       };
     } finally {
       await runtime.stop();

@@ -1,4 +1,5 @@
 /** In-memory doubles of the campaigns area's ports (`shared/domain/campaigns/ports.ts`), for unit tests. */
+import type { CampaignRequest } from '#shared/domain/campaigns/campaign-request.ts';
 import type { ManageCampaignDeps } from '#shared/domain/campaigns/manage-campaigns.ts';
 import type { Campaign, CampaignRecipient } from '#shared/domain/campaigns/model.ts';
 import {
@@ -38,6 +39,18 @@ export const subscriber = (
   }
   return customer as unknown as Customer;
 };
+
+/** A campaign of the fakes' sender to `segmentId`, due now, with an HTML and a text part. */
+export const campaignRequest = (segmentId: string, extra: Partial<CampaignRequest> = {}): CampaignRequest => ({
+  name: 'Winter sale',
+  segments: [segmentId],
+  excludeSegments: [],
+  from: { email: SENDER_EMAIL, name: 'Shop' },
+  subject: 'Hello {{ contact.first_name }}',
+  html: '<p>Hi {{ contact.first_name }}</p>',
+  text: 'Hi {{ contact.first_name }}, unsubscribe: {{ unsubscribe_url }}',
+  ...extra,
+});
 
 const copy = <T>(value: T): T => structuredClone(value);
 

@@ -7,19 +7,17 @@ import { CAMPAIGN_LIMITS } from '#shared/domain/campaigns/model.ts';
 import { handleCampaignMessage } from '#shared/domain/campaigns/run-campaign.ts';
 import { dueMinute, releaseTick } from '#shared/domain/timers/wheel.ts';
 import { memoryAttribution } from '#test/support/memory/attribution.ts';
-import { CAMPAIGN_STORE, campaignFakes, SENDER_EMAIL, subscriber } from '#test/support/memory/campaigns.ts';
+import {
+  CAMPAIGN_STORE,
+  campaignFakes,
+  campaignRequest,
+  SENDER_EMAIL,
+  subscriber,
+} from '#test/support/memory/campaigns.ts';
 
 const S1 = 'seg_aaaaaaaaaaaaaaaaaaaa';
 
-const request = (extra: Partial<CampaignRequest> = {}): CampaignRequest => ({
-  name: 'Winter sale',
-  segments: [S1],
-  excludeSegments: [],
-  from: { email: SENDER_EMAIL, name: 'Shop' },
-  subject: 'Hello {{ contact.first_name }}',
-  text: 'Hi {{ contact.first_name }}, unsubscribe: {{ unsubscribe_url }}',
-  ...extra,
-});
+const request = (extra: Partial<CampaignRequest> = {}): CampaignRequest => campaignRequest(S1, extra);
 
 const withSegment = () => {
   const fakes = campaignFakes();

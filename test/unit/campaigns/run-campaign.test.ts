@@ -3,21 +3,19 @@ import { describe, expect, it } from 'vitest';
 import type { CampaignRequest } from '#shared/domain/campaigns/campaign-request.ts';
 import { cancelCampaign, createCampaign, listCampaignRecipients } from '#shared/domain/campaigns/manage-campaigns.ts';
 import { handleCampaignMessage, pageBatchId } from '#shared/domain/campaigns/run-campaign.ts';
-import { CAMPAIGN_STORE, campaignFakes, SENDER_EMAIL, subscriber } from '#test/support/memory/campaigns.ts';
+import {
+  CAMPAIGN_STORE,
+  campaignFakes,
+  campaignRequest,
+  SENDER_EMAIL,
+  subscriber,
+} from '#test/support/memory/campaigns.ts';
 
 const S1 = 'seg_aaaaaaaaaaaaaaaaaaaa';
 const S2 = 'seg_bbbbbbbbbbbbbbbbbbbb';
 const OUT = 'seg_cccccccccccccccccccc';
 
-const request = (extra: Partial<CampaignRequest> = {}): CampaignRequest => ({
-  name: 'Winter sale',
-  segments: [S1],
-  excludeSegments: [],
-  from: { email: SENDER_EMAIL, name: 'Shop' },
-  subject: 'Hello {{ contact.first_name }}',
-  html: '<p>Hi {{ contact.first_name }}</p>',
-  ...extra,
-});
+const request = (extra: Partial<CampaignRequest> = {}): CampaignRequest => campaignRequest(S1, extra);
 
 const ids = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, i) => subscriber(`${prefix}${String(i).padStart(2, '0')}`));
