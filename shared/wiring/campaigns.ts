@@ -22,7 +22,6 @@ import type {
   ManageCampaignDeps,
 } from '#shared/domain/campaigns/manage-campaigns.ts';
 import type { CampaignWorkerDeps } from '#shared/domain/campaigns/run-campaign.ts';
-import type { CampaignTimerPayload } from '#shared/domain/timers/model.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
@@ -78,12 +77,3 @@ export const campaignWorkerDeps = /* @__PURE__ */ lazy(
     clock: systemClock,
   }),
 );
-
-/** Where the timer worker hands a due campaign. */
-export const campaignStarts = /* @__PURE__ */ lazy(() => {
-  const queue = sqsCampaignQueue();
-  return {
-    start: (timer: CampaignTimerPayload) =>
-      queue.send({ v: 1, type: 'start', storeId: timer.storeId, campaignId: timer.campaignId }),
-  };
-});

@@ -109,7 +109,7 @@ beforeAll(async () => {
   );
   // Imported before the segments exist (no per-line segment step); the segments' builds then read the contacts a
   // page of 100 at a time.
-  const job = await importAndWait(runtime, store.apiKey, `${lines.join('\n')}\n`, 300_000);
+  const job = await importAndWait(runtime, store.apiKey, `${lines.join('\n')}\n`, 600_000);
   expect(job).toMatchObject({ result: 'SUCCESS', counts: { imported: CONTACTS } });
   everyone = await createSegment('Everyone', 'camp');
   vips = await createSegment('VIP', 'vip');
@@ -119,7 +119,7 @@ beforeAll(async () => {
       (await segmentCount(everyone)) === CONTACTS && (await segmentCount(vips)) === CONTACTS / 10 ? true : undefined,
     300_000,
   );
-}, 660_000);
+}, 1_200_000);
 
 afterAll(async () => {
   await runtime?.stop();
