@@ -18,7 +18,7 @@ import {
 } from '#shared/domain/campaigns/ports.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { SendRecipient } from '#shared/domain/email/bulk-model.ts';
-import { batchGet } from './batch.ts';
+import { batchGet, batchPut } from './batch.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryPage } from './query.ts';
 import { getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
@@ -172,7 +172,11 @@ const recipientItem = (storeId: string, campaignId: string, recipient: CampaignR
 });
 
 export const dynamoCampaignRecipients = (): CampaignRecipients => ({
-  async claim(storeId, campaignId, recipients) {
+  async claim(storeId, campaignId, recipients, options) {
+    if (options?.alone) {
+      await batchPut(recipients.map((recipient) => recipientItem(storeId, campaignId, recipient)));
+      return [...recipients];
+    }
     const written: CampaignRecipient[] = [];
     for (let start = 0; start < recipients.length; start += CLAIM_CONCURRENCY) {
       const slice = recipients.slice(start, start + CLAIM_CONCURRENCY);

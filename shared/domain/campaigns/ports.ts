@@ -59,8 +59,17 @@ export interface ActiveCampaigns {
  * page (`claimedBy`) takes its own recipients again.
  */
 export interface CampaignRecipients {
-  /** Writes each recipient that no other page took; answers those written. */
-  claim(storeId: string, campaignId: string, recipients: readonly CampaignRecipient[]): Promise<CampaignRecipient[]>;
+  /**
+   * Writes each recipient that no other page took; answers those written. `alone`: no other page can hold these
+   * contacts (a page of the campaign's first segment: a segment's pages are disjoint), so they are written without a
+   * condition, in batches.
+   */
+  claim(
+    storeId: string,
+    campaignId: string,
+    recipients: readonly CampaignRecipient[],
+    options?: { readonly alone?: boolean },
+  ): Promise<CampaignRecipient[]>;
   page(storeId: string, campaignId: string, page: { limit: number; cursor?: string }): Promise<Page<CampaignRecipient>>;
 }
 

@@ -6,7 +6,8 @@
  * 2. each contact read (one batch read): a contact whose email consent is not `subscribed`, whose address is
  *    suppressed, missing or invalid is recorded `skipped` with the reason; the others `queued`;
  * 3. every recipient record is a conditional put (`CampaignRecipients.claim`): a contact already taken by an earlier
- *    page (it is in several segments) is not taken again, so each contact is emailed once;
+ *    page (it is in several segments) is not taken again, so each contact is emailed once (the first segment's pages,
+ *    which no earlier page can overlap, are written in batches without the condition);
  * 4. the queued ones are counted against the store's daily cap, then handed to the bulk send path as one send batch
  *    (chunks of 50, one `SendBulkEmail` each, paced by the send worker);
  * 5. the page is recorded on the campaign (counts, the next position) by one conditional update.
@@ -135,7 +136,9 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
     const base = { customerId: c.member.customerId, ...(email ? { email } : {}), claimedBy };
     return reason ? { ...base, status: 'skipped', reason } : { ...base, status: 'queued', batchId, index: c.index };
   });
-  let claimed = await deps.recipients.claim(storeId, campaign.id, records);
+  // The first segment's pages cannot meet a contact another page took; later segments' pages can (a contact in two).
+  const alone = position.segment === 0;
+  let claimed = await deps.recipients.claim(storeId, campaign.id, records, { alone });
   let queued = claimed.filter((r) => r.status === 'queued');
 
   const cap = queued.length > 0 ? await deps.dailySendCap(storeId) : 0;
@@ -146,7 +149,7 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
       ({ batchId: _b, index: _i, ...r }): CampaignRecipient =>
         refused.has(r.customerId) ? { ...r, status: 'skipped', reason: 'daily_send_cap' } : { ...r },
     );
-    claimed = await deps.recipients.claim(storeId, campaign.id, rewritten);
+    claimed = await deps.recipients.claim(storeId, campaign.id, rewritten, { alone });
     queued = [];
   }
 

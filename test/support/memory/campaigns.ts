@@ -68,6 +68,8 @@ export const campaignFakes = () => {
   const batches = new Map<string, { batch: SendBatch; recipients: SendRecipient[] }>();
   const startedBatches: string[] = [];
   const queued: CampaignMessage[] = [];
+  /** Each claim: whether it was written without the condition (a page of the first segment), and its size. */
+  const claims: { alone: boolean; count: number }[] = [];
   const clock = { now: Date.UTC(2026, 0, 1) };
   const limits = { dailyCap: 0, sentToday: 0, active: 0 };
   const schedules = new MemorySchedules();
@@ -89,7 +91,8 @@ export const campaignFakes = () => {
   };
 
   const recipientPort: CampaignRecipients = {
-    claim: async (_s, campaignId, list) => {
+    claim: async (_s, campaignId, list, options) => {
+      claims.push({ alone: options?.alone === true, count: list.length });
       const taken = recipientsOf(campaignId);
       return list.filter((r) => {
         const before = taken.get(r.customerId);
@@ -269,6 +272,7 @@ export const campaignFakes = () => {
     batches,
     startedBatches,
     queued,
+    claims,
     clock,
     limits,
     schedules,

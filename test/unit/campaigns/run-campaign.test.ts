@@ -74,6 +74,12 @@ describe('campaign walk', () => {
       name: 'Ada',
       substitutionData: { sf_first_name: 'Ada', sf_email: 'a00@example.com', sf_customer_id: 'a00' },
     });
+    // Pages of three: the first segment's two pages without the condition (they cannot overlap), the second's with it.
+    expect(fakes.claims).toEqual([
+      { alone: true, count: 3 },
+      { alone: true, count: 1 },
+      { alone: false, count: 3 },
+    ]);
     // The walk's place among the store's active campaigns is given back at its end.
     expect(fakes.limits.active).toBe(0);
   });
