@@ -139,7 +139,7 @@ export const campaign: Scenario = {
       const answered = performance.now();
       if (created.status !== 202) throw new Error(`campaign: ${created.status} ${JSON.stringify(created.json)}`);
       const campaignId = String(created.json.data.id);
-      const limitMs = Math.max(240_000, (recipients / storeRate) * 3000);
+      const limitMs = Math.max(1_200_000, (recipients / storeRate) * 10_000);
       // Walked (handed to the send path) against sent: which of the two sets the pace.
       const walked: { atMs: number; queued: number; inSes: number }[] = [];
       const progress = setInterval(() => {
