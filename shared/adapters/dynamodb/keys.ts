@@ -1,6 +1,7 @@
 /**
  * Single-table key design: every item has `pk`/`sk` (and `gsi1pk`/`gsi1sk`, `gsi2pk`/`gsi2sk` where an access pattern
- * needs them), an `entity` name and a `schema` version. All key composition lives here, one builder per entity.
+ * needs them), an `entity` name and a `schema` version. Key composition lives here, one builder per entity
+ * (the campaigns' in `campaign-keys.ts`, spread in).
  *
  * | entity   | pk                                   | sk        | gsi1 (pk / sk)                          | gsi2 (pk / sk)                       |
  * |----------|--------------------------------------|-----------|-----------------------------------------|--------------------------------------|
@@ -67,6 +68,7 @@
  * | oauthLink | OAUTH#<sha256 of token>             | OAUTH     |                                         |                                      |
  * | session  | SESSION#<sha256 of session id>       | SESSION   |                                         |                                      |
  */
+import { CAMPAIGN_KEYS } from './campaign-keys.ts';
 
 export type Entity =
   | 'store'
@@ -359,23 +361,7 @@ export const keys = {
     pk: `STORE#${storeId}#SEGMENT#${segmentId}#MEMBERS`,
     sk: customerId,
   }),
-  // ── Campaigns (issue 19): the campaign (progress by atomic ADD), its recipients, the store's active count ──
-  campaign: (storeId: string, campaignId: string) => ({
-    pk: `STORE#${storeId}#CAMPAIGN#${campaignId}`,
-    sk: 'CAMPAIGN',
-  }),
-  /** A store's campaigns in creation order (listed newest first). */
-  campaignByStore: (storeId: string, createdAt: number, campaignId: string) => ({
-    gsi1pk: `STORE#${storeId}#CAMPAIGNS`,
-    gsi1sk: `${pad(createdAt, 15)}#${campaignId}`,
-  }),
-  /** A campaign's recipients in customer id order: one partition, paged by `Query`. */
-  campaignRecipients: (storeId: string, campaignId: string) => ({ pk: `STORE#${storeId}#CAMPAIGN#${campaignId}#RCPT` }),
-  campaignRecipient: (storeId: string, campaignId: string, customerId: string) => ({
-    pk: `STORE#${storeId}#CAMPAIGN#${campaignId}#RCPT`,
-    sk: customerId,
-  }),
-  activeCampaigns: (storeId: string) => ({ pk: `STORE#${storeId}#CAMPAIGNS-ACTIVE`, sk: 'COUNT' }),
+  ...CAMPAIGN_KEYS,
   /** A contact's order totals and last email engagement, kept by the ingest and email-events workers. */
   contactStats: (storeId: string, customerId: string) => ({
     pk: `STORE#${storeId}#CONTACT-STATS#${customerId}`,
