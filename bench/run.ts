@@ -31,6 +31,7 @@ import { round } from './lib/stats.ts';
 import { passes, type Result, type Scenario, type ScenarioOptions } from './scenario.ts';
 import { backtest } from './scenarios/backtest.ts';
 import { bundles } from './scenarios/bundles.ts';
+import { campaign } from './scenarios/campaign.ts';
 import { cost } from './scenarios/cost.ts';
 import { exportScenario } from './scenarios/export.ts';
 import { flows } from './scenarios/flows.ts';
@@ -52,6 +53,7 @@ const SCENARIOS: readonly Scenario[] = [
   importScenario,
   bundles,
   sending,
+  campaign,
   flows,
   noisy,
   segments,
@@ -70,8 +72,8 @@ Options:
   --count N          a fixed number of requests per measured phase instead of a duration (worker: events queued,
                      default 3000; export: contacts seeded, default 100000; import: lines of the large file,
                      default 20000, after a file of a tenth of it; bundles: module inits timed per function,
-                     default 5; sending: 2,000-recipient sends, default 3; flows: triggers per phase,
-                     default 1000); for every selected scenario
+                     default 5; sending: 2,000-recipient sends, default 3; campaign: recipients, default
+                     100000; flows: triggers per phase, default 1000); for every selected scenario
   --count NAME=N     the same for one scenario only, e.g. --count export=100000 (repeatable)
   --scenario-limit S stop a scenario that runs longer than S seconds and report it failed (default 300; with
                      several scenarios only, each runs in its own process)

@@ -29,6 +29,7 @@ export const ENV = {
   sendQueueUrl: 'SEND_QUEUE_URL',
   emailEventsQueueUrl: 'EMAIL_EVENTS_QUEUE_URL',
   segmentQueueUrl: 'SEGMENT_QUEUE_URL',
+  campaignQueueUrl: 'CAMPAIGN_QUEUE_URL',
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   sesSendRatePerSecond: OPERATOR_SETTINGS.sesSendRatePerSecond.env,
   storeDailySendCap: OPERATOR_SETTINGS.storeDailySendCap.env,
@@ -71,6 +72,7 @@ const ConfigSchema = v.object({
   [ENV.sendQueueUrl]: v.optional(v.string()),
   [ENV.emailEventsQueueUrl]: v.optional(v.string()),
   [ENV.segmentQueueUrl]: v.optional(v.string()),
+  [ENV.campaignQueueUrl]: v.optional(v.string()),
   [ENV.sesConfigurationSet]: v.optional(v.string()),
   [ENV.sesSendRatePerSecond]: intFromString(OPERATOR_SETTINGS.sesSendRatePerSecond.default),
   [ENV.storeDailySendCap]: intFromString(OPERATOR_SETTINGS.storeDailySendCap.default),
@@ -122,6 +124,7 @@ export interface Config {
   readonly emailEventsQueueUrl: string | undefined;
   /** Segment builds, purges and timed re-evaluations (issue 19). */
   readonly segmentQueueUrl: string | undefined;
+  readonly campaignQueueUrl: string | undefined;
   /** The SES configuration set every message is sent with (event publishing). */
   readonly sesConfigurationSet: string | undefined;
   /** Messages per second the SES account allows (its sending quota); bulk chunks are paced to stay under it. */
@@ -200,6 +203,7 @@ const parsedConfig = (): Config => {
     sendQueueUrl: env[ENV.sendQueueUrl],
     emailEventsQueueUrl: env[ENV.emailEventsQueueUrl],
     segmentQueueUrl: env[ENV.segmentQueueUrl],
+    campaignQueueUrl: env[ENV.campaignQueueUrl],
     sesConfigurationSet: env[ENV.sesConfigurationSet],
     sesSendRatePerSecond: env[ENV.sesSendRatePerSecond],
     storeDailySendCap: env[ENV.storeDailySendCap],

@@ -23,7 +23,9 @@ export const handler = queueWorker({
           ? { minute: new Date(timer.minute).toISOString() }
           : timer.kind === 'segment'
             ? { customerId: timer.customerId }
-            : { token: timer.token };
+            : timer.kind === 'campaign'
+              ? { campaignId: timer.campaignId }
+              : { token: timer.token };
     logger.info('Timer fired', { storeId: timer.storeId, timer: timer.kind, ...subject, ...outcome });
   },
 });

@@ -50,7 +50,7 @@ export interface Uses {
  * The areas of the service. Each deploys as a stack of its own (`Storeflow-<stage>-<Area>`), so that no stack nears
  * CloudFormation's 500-resource limit as areas grow; a new area (the console, segments, campaigns) is a new stack.
  */
-export const AREAS = ['events', 'imports', 'webhooks', 'email', 'flows', 'accounts', 'segments'] as const;
+export const AREAS = ['events', 'imports', 'webhooks', 'email', 'flows', 'accounts', 'segments', 'campaigns'] as const;
 export type Area = (typeof AREAS)[number];
 
 interface FunctionBase {

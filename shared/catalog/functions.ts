@@ -6,6 +6,7 @@
  */
 
 import { ACCOUNTS_FUNCTIONS } from '#shared/catalog/areas/accounts.ts';
+import { CAMPAIGNS_FUNCTIONS } from '#shared/catalog/areas/campaigns.ts';
 import { EMAIL_FUNCTIONS } from '#shared/catalog/areas/email.ts';
 import { EVENTS_FUNCTIONS } from '#shared/catalog/areas/events.ts';
 import { FLOWS_FUNCTIONS } from '#shared/catalog/areas/flows.ts';
@@ -22,6 +23,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   ...FLOWS_FUNCTIONS,
   ...SEGMENTS_FUNCTIONS,
   ...ACCOUNTS_FUNCTIONS,
+  ...CAMPAIGNS_FUNCTIONS,
 ];
 
 export const httpFunctions = (): HttpFunction[] => FUNCTIONS.filter((f): f is HttpFunction => f.kind === 'http');

@@ -89,5 +89,16 @@ export const QUEUES = {
     maxReceiveCount: 5,
     urlEnv: ENV.segmentQueueUrl,
   },
+  /**
+   * Campaigns (issue 19): a due campaign's start (from the timer wheel, or at once) and its walk's continuations.
+   * Standard: each message resumes from the position recorded on the campaign, so order does not matter.
+   */
+  campaigns: {
+    fifo: false,
+    // Six times the worker's 2 minutes.
+    visibilityTimeoutSeconds: 720,
+    maxReceiveCount: 5,
+    urlEnv: ENV.campaignQueueUrl,
+  },
 } as const satisfies Record<string, QueueSpec>;
 export type QueueName = keyof typeof QUEUES;

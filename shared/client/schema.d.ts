@@ -706,6 +706,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaigns
+         * @description The store's campaigns, newest first, with their progress. At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        get: operations["campaignsList"];
+        put?: never;
+        /**
+         * Create a campaign
+         * @description A one-off email to the members of segments (minus those of `excludeSegments`), now or at `sendAt`; each contact is emailed once. Answers 202 with the campaign; the send goes on in the background through the bulk send path (chunks of 50, paced), to subscribed contacts only. At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        post: operations["campaignsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaignId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a campaign, its progress and its stats
+         * @description Another store's campaign answers like a missing one. At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        get: operations["campaignsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaignId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a campaign
+         * @description Before its time nothing is sent; during the send the chunks not yet sent are not. The answer is the campaign with `sentBeforeCancel`. A sent or cancelled campaign answers 409. At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        post: operations["campaignsCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{campaignId}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a campaign's recipients and their outcome
+         * @description Recipients in customer id order, 100 a page by default (at most 1000). At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        get: operations["campaignRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "bulk_operations/finish": {
@@ -1031,6 +1125,90 @@ export interface components {
             endpoint: "customers" | "orders" | "products";
             /** @enum {string} */
             status: "SUCCESS" | "FAIL";
+        };
+        CampaignRecipientPage: {
+            list: {
+                customerId: string;
+                email?: string;
+                /** @enum {string} */
+                status: "queued" | "sent" | "failed" | "skipped";
+                /** @enum {string} */
+                reason?: "not_subscribed" | "suppressed" | "no_email" | "invalid_address" | "daily_send_cap" | "contact_gone" | "cancelled";
+                /** @description SES's reason (failed). */
+                error?: string;
+                messageId?: string;
+                /** @description Epoch seconds. */
+                sentAt?: number;
+            }[];
+            /** @description Absent on the last page. */
+            nextCursor?: string;
+        };
+        CampaignRecord: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            status: "scheduled" | "sending" | "sent" | "cancelled";
+            segments: string[];
+            excludeSegments: string[];
+            from: {
+                email?: string;
+                name?: string;
+            };
+            replyTo?: string;
+            subject: string;
+            preheader?: string;
+            html?: string;
+            text?: string;
+            /** @description Epoch seconds. */
+            sendAt: number;
+            /** @description Epoch seconds. */
+            createdAt: number;
+            /** @description Epoch seconds. */
+            startedAt?: number;
+            /** @description Epoch seconds. */
+            cancelledAt?: number;
+            progress: {
+                /** @description Contacts taken (each once). */
+                recipients: number;
+                /** @description Handed to the send path. */
+                queued: number;
+                /** @description Not sent: see the recipients list for each reason. */
+                skipped: number;
+                /** @description Accepted by SES. */
+                sent: number;
+                /** @description Refused by SES. */
+                failed: number;
+            };
+        };
+        CampaignRequest: {
+            name: string;
+            /** @description Send to their members. */
+            segments: string[];
+            /** @description Leave out the members of these segments. */
+            excludeSegments?: string[];
+            from: {
+                /**
+                 * Format: email
+                 * @description On a verified sending domain of the store.
+                 */
+                email: string;
+                name: string;
+            };
+            /** Format: email */
+            replyTo?: string;
+            /** @description Liquid. */
+            subject: string;
+            /** @description Liquid. */
+            preheader?: string;
+            /** @description Liquid; html or text is required. */
+            html?: string;
+            /** @description Liquid; html or text is required. */
+            text?: string;
+            /**
+             * Format: date-time
+             * @description When to send (at most 90 days ahead); absent or past: now.
+             */
+            sendAt?: string;
         };
         CartData: {
             id?: (string | number) | null;
@@ -6861,6 +7039,599 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    campaignsList: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100 (default 50) */
+                limit?: string;
+                /** @description The `nextCursor` of the previous page (one of another list answers 400) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            list: components["schemas"]["CampaignRecord"][];
+                            nextCursor?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example data.email is required */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    campaignsCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 202;
+                        data: components["schemas"]["CampaignRecord"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example segments[0] seg_4kTQ9x0bZr5LmN8pWc2D is not a segment of this store */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this call */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 409;
+                        /** @example The store already has 20 campaigns scheduled or sending, the most allowed; wait for one to finish or cancel one */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 413;
+                        /** @example Request body is larger than 262144 bytes */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+            /** @description A dependency failed and nothing was kept; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 503;
+                        /** @example The campaign could not be scheduled; nothing was saved, retry */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    campaignsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The campaign id (`id` of the campaign record, `cmp_` and 20 letters and digits) */
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "sending" | "sent" | "cancelled";
+                            segments: string[];
+                            excludeSegments: string[];
+                            from: {
+                                email?: string;
+                                name?: string;
+                            };
+                            replyTo?: string;
+                            subject: string;
+                            preheader?: string;
+                            html?: string;
+                            text?: string;
+                            /** @description Epoch seconds. */
+                            sendAt: number;
+                            /** @description Epoch seconds. */
+                            createdAt: number;
+                            /** @description Epoch seconds. */
+                            startedAt?: number;
+                            /** @description Epoch seconds. */
+                            cancelledAt?: number;
+                            progress: {
+                                /** @description Contacts taken (each once). */
+                                recipients: number;
+                                /** @description Handed to the send path. */
+                                queued: number;
+                                /** @description Not sent: see the recipients list for each reason. */
+                                skipped: number;
+                                /** @description Accepted by SES. */
+                                sent: number;
+                                /** @description Refused by SES. */
+                                failed: number;
+                            };
+                            stats: {
+                                sent: number;
+                                delivered: number;
+                                opened: number;
+                                clicked: number;
+                                bounced: number;
+                                unsubscribed: number;
+                                /** @description Orders influenced by a click on the campaign (docs/attribution.md). */
+                                orders: number;
+                                /** @description Their revenue per currency. */
+                                revenue: {
+                                    [key: string]: string;
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Campaign not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    campaignsCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The campaign id (`id` of the campaign record, `cmp_` and 20 letters and digits) */
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: {
+                            id: string;
+                            name: string;
+                            /** @enum {string} */
+                            status: "scheduled" | "sending" | "sent" | "cancelled";
+                            segments: string[];
+                            excludeSegments: string[];
+                            from: {
+                                email?: string;
+                                name?: string;
+                            };
+                            replyTo?: string;
+                            subject: string;
+                            preheader?: string;
+                            html?: string;
+                            text?: string;
+                            /** @description Epoch seconds. */
+                            sendAt: number;
+                            /** @description Epoch seconds. */
+                            createdAt: number;
+                            /** @description Epoch seconds. */
+                            startedAt?: number;
+                            /** @description Epoch seconds. */
+                            cancelledAt?: number;
+                            progress: {
+                                /** @description Contacts taken (each once). */
+                                recipients: number;
+                                /** @description Handed to the send path. */
+                                queued: number;
+                                /** @description Not sent: see the recipients list for each reason. */
+                                skipped: number;
+                                /** @description Accepted by SES. */
+                                sent: number;
+                                /** @description Refused by SES. */
+                                failed: number;
+                            };
+                            sentBeforeCancel: number;
+                        };
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Campaign not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The resource is not in a state that allows this call */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 409;
+                        /** @example The campaign is sent already; only a scheduled or sending campaign can be cancelled */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    campaignRecipients: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 1000 (default 100) */
+                limit?: string;
+                /** @description The `nextCursor` of the previous page (one of another list answers 400) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The campaign id (`id` of the campaign record, `cmp_` and 20 letters and digits) */
+                campaignId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["CampaignRecipientPage"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example limit must be an integer from 1 to 1000 */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Campaign not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
                 };
             };
         };

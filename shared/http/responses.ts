@@ -89,6 +89,8 @@ export const eventsReply = {
 /** Webhook management (and the service's additions in the same style): `{code: 200, data}`. */
 export const webhooksReply = {
   ok: (data: unknown): Reply => ({ statusCode: 200, body: { code: 200, data } }),
+  /** Accepted: the work goes on in the background (a campaign's send). */
+  accepted: (data: unknown): Reply => ({ statusCode: 202, body: { code: 202, data } }),
 };
 
 /** Batch import: `{message, state: 200, success: true, timestamp, data}` (the job). */

@@ -5,6 +5,7 @@
  * messages.
  */
 import * as v from 'valibot';
+import { CAMPAIGN_LIMITS } from '#shared/domain/campaigns/model.ts';
 import { EXPORT_PAGE_SIZE, parseExportQuery } from '#shared/domain/contacts/export-contacts.ts';
 import { SOURCE_ID_MAX_CHARS } from '#shared/domain/events/endpoints.ts';
 import { EXPLAIN_PAGE } from '#shared/domain/flows/explain.ts';
@@ -175,6 +176,14 @@ export const SegmentPath = v.object({
 });
 /** A page of a segment's members (a campaign walks them all with `nextCursor`). */
 export const SegmentMembersQuery = v.object(pageQuery(SEGMENT_MEMBERS_PAGE));
+
+export const CampaignPath = v.object({
+  campaignId: text('The campaign id (`id` of the campaign record, `cmp_` and 20 letters and digits)'),
+});
+/** A page of the store's campaigns, newest first. */
+export const CampaignListQuery = v.object(pageQuery(CAMPAIGN_LIMITS.listPage));
+/** A page of a campaign's recipients, in customer id order. */
+export const CampaignRecipientsQuery = v.object(pageQuery(CAMPAIGN_LIMITS.recipientsPage));
 
 /** A page of a subscription's deliveries. */
 export const DeliveryPageQuery = v.object(pageQuery(DELIVERY_PAGE));

@@ -18,6 +18,7 @@ import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
+import { sqsCampaignQueue } from '#shared/adapters/sqs/campaign-queue.ts';
 import { queuedFlowTriggers, sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
 import { sqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import { config } from '#shared/config.ts';
@@ -29,6 +30,7 @@ import type { RecordHistoryDeps } from '#shared/domain/ingest/event-history.ts';
 import type { EventStatusDeps } from '#shared/domain/ingest/event-status.ts';
 import type { FailEventDeps } from '#shared/domain/ingest/fail-event.ts';
 import type { FireTimerDeps } from '#shared/domain/timers/fire-timer.ts';
+import type { CampaignTimerPayload } from '#shared/domain/timers/model.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
@@ -91,6 +93,18 @@ export const failEventDeps = /* @__PURE__ */ lazy(
   }),
 );
 
+/**
+ * Where the timer worker hands a due campaign (the campaigns queue): only the queue's adapter, so the event path's
+ * bundles do not carry the campaigns area.
+ */
+const campaignStarts = /* @__PURE__ */ lazy(() => {
+  const queue = sqsCampaignQueue();
+  return {
+    start: (timer: CampaignTimerPayload) =>
+      queue.send({ v: 1, type: 'start', storeId: timer.storeId, campaignId: timer.campaignId }),
+  };
+});
+
 export const fireTimerDeps = /* @__PURE__ */ lazy(
   (): FireTimerDeps => ({
     carts: dynamoCartRepository(),
@@ -100,6 +114,7 @@ export const fireTimerDeps = /* @__PURE__ */ lazy(
     flowQueue: sqsFlowQueue(),
     buckets: dynamoTimerBuckets(),
     segmentRechecks: segmentRechecks(),
+    campaignStarts: campaignStarts(),
     clock: systemClock,
   }),
 );

@@ -1,5 +1,6 @@
 /** Wiring of the senders, bulk sending and send worker use cases to their adapters (built once per warm function). */
 
+import { dynamoCampaigns } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoBulkBudget } from '#shared/adapters/dynamodb/rate-budget.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
@@ -73,8 +74,20 @@ export const PACING_HORIZON_SECONDS = 20;
 /** Longer than one attempt of the worker (60 s timeout), shorter than the queue's 180 s visibility timeout. */
 const CHUNK_LEASE_MS = 90_000;
 
+/** What the send worker asks and tells of a campaign's batches (docs/campaigns.md). */
+const campaignHooks = () => {
+  const campaigns = dynamoCampaigns();
+  return {
+    campaignCancelled: async (storeId: string, campaignId: string) =>
+      (await campaigns.get(storeId, campaignId))?.state === 'cancelled',
+    onCampaignChunk: (storeId: string, campaignId: string, counts: { sent: number; failed: number }) =>
+      campaigns.addOutcome(storeId, campaignId, counts),
+  };
+};
+
 export const sendWorkerDeps = /* @__PURE__ */ lazy(
   (): SendWorkerDeps => ({
+    ...campaignHooks(),
     batches: dynamoSendBatches(systemClock),
     queue: sqsSendQueue(),
     mailer: sesMailer(),

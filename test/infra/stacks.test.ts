@@ -451,13 +451,13 @@ describe('timers', () => {
     ]);
   });
 
-  it('lets the timer worker send to the flows and segments queues only and keeps the ingest API from the master key', () => {
+  it('lets the timer worker send to the flows, segments and campaigns queues only and keeps the ingest API from the master key', () => {
     // Flow waits end on the timers queue and are handed to the flows queue, segment re-evaluations to the segments
-    // queue; nothing else is sent from there.
+    // queue, due campaigns to the campaigns queue; nothing else is sent from there.
     expect(sendTargetsOf(prod, 'timer-worker')).toEqual(
-      expect.arrayContaining([queueArn('prod', 'flows'), queueArn('prod', 'segments')]),
+      expect.arrayContaining([queueArn('prod', 'flows'), queueArn('prod', 'segments'), queueArn('prod', 'campaigns')]),
     );
-    expect(sendTargetsOf(prod, 'timer-worker')).toHaveLength(2);
+    expect(sendTargetsOf(prod, 'timer-worker')).toHaveLength(3);
     expect(actionsOf(prod, 'timer-worker')).toContain('sqs:ReceiveMessage');
     expect(actionsOf(prod, 'webhook-delivery-worker')).toContain('sqs:ChangeMessageVisibility');
     expect(actionsOf(prod, 'webhook-delivery-worker')).toContain('secretsmanager:GetSecretValue');

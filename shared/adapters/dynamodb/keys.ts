@@ -1,6 +1,7 @@
 /**
  * Single-table key design: every item has `pk`/`sk` (and `gsi1pk`/`gsi1sk`, `gsi2pk`/`gsi2sk` where an access pattern
- * needs them), an `entity` name and a `schema` version. All key composition lives here, one builder per entity.
+ * needs them), an `entity` name and a `schema` version. Key composition lives here, one builder per entity
+ * (the campaigns' in `campaign-keys.ts`, spread in).
  *
  * | entity   | pk                                   | sk        | gsi1 (pk / sk)                          | gsi2 (pk / sk)                       |
  * |----------|--------------------------------------|-----------|-----------------------------------------|--------------------------------------|
@@ -58,6 +59,9 @@
  * | segment  | STORE#<storeId>#SEGMENTS             | SEGMENT#<segmentId> |                               |                                      |
  * | segmentState | STORE#<storeId>#SEGMENT#<segmentId> | STATE (live count, build progress) |          |                                      |
  * | segmentMember | STORE#<storeId>#SEGMENT#<segmentId>#MEMBERS | <customer originId> |            |                                      |
+ * | campaign | STORE#<storeId>#CAMPAIGN#<campaignId> | CAMPAIGN | STORE#<storeId>#CAMPAIGNS / <createdAt>#<id> |                            |
+ * | campaignRecipient | STORE#<storeId>#CAMPAIGN#<campaignId>#RCPT | <customer originId> |              |                                      |
+ * | activeCampaigns | STORE#<storeId>#CAMPAIGNS-ACTIVE | COUNT (scheduled or walking) |               |                                      |
  * | contactStats | STORE#<storeId>#CONTACT-STATS#<originId> | STATS (orders, last open/click) |      |                                      |
  * | recoveryMark | STORE#<storeId>#RECOVERY#<email>#<productId> | MARK |                             |                                      |
  * | account  | ACCOUNT#<username>                   | ACCOUNT   | ACCOUNT-OF#<mainAccountId> / <username>  |                                      |
@@ -67,6 +71,7 @@
  * | oauthLink | OAUTH#<sha256 of token>             | OAUTH     |                                         |                                      |
  * | session  | SESSION#<sha256 of session id>       | SESSION   |                                         |                                      |
  */
+import { CAMPAIGN_KEYS } from './campaign-keys.ts';
 
 export type Entity =
   | 'store'
@@ -116,6 +121,9 @@ export type Entity =
   | 'segment'
   | 'segmentState'
   | 'segmentMember'
+  | 'campaign'
+  | 'campaignRecipient'
+  | 'activeCampaigns'
   | 'contactStats'
   | 'account'
   | 'mainAccount'
@@ -372,6 +380,7 @@ export const keys = {
     pk: `STORE#${storeId}#SEGMENT#${segmentId}#MEMBERS`,
     sk: customerId,
   }),
+  ...CAMPAIGN_KEYS,
   /** A contact's order totals and last email engagement, kept by the ingest and email-events workers. */
   contactStats: (storeId: string, customerId: string) => ({
     pk: `STORE#${storeId}#CONTACT-STATS#${customerId}`,

@@ -29,8 +29,9 @@ export const EVENTS_FUNCTIONS = area('events', [
   consumer(
     'timer-worker',
     'timers',
-    // Flow waits go to the flows queue; contacts whose segment time window flipped to the segments queue.
-    { table: 'readWrite', sendTo: ['flows', 'segments'] },
+    // Flow waits go to the flows queue; contacts whose segment time window flipped to the segments queue; due
+    // campaigns to the campaigns queue.
+    { table: 'readWrite', sendTo: ['flows', 'segments', 'campaigns'] },
     { timeoutSeconds: 30, memoryMb: 512, batchSize: 10, maxConcurrency: 10 },
   ),
 ]);

@@ -9,7 +9,7 @@
  *   or its bulk batch.
  *
  * Each order counts once, at its payment, with its `total_price` in its `currency`. Counters are kept per store, flow,
- * flow step and bulk batch, per UTC day, as events arrive: reading them never scans events or orders.
+ * flow step, bulk batch and campaign, per UTC day, as events arrive: reading them never scans events or orders.
  */
 
 /** What an email was: a flow run's step, or a bulk batch. */
@@ -21,7 +21,7 @@ export type Touch =
       readonly runId: string;
       readonly at: number;
     }
-  | { readonly kind: 'bulk'; readonly batchId: string; readonly at: number };
+  | { readonly kind: 'bulk'; readonly batchId: string; readonly campaignId?: string; readonly at: number };
 
 /**
  * A run of a flow with A/B groups, remembered for its contact: orders they pay within the influence window after `at`
@@ -81,7 +81,7 @@ export const stepCounter = (stepId: string, counter: string) => `step#${stepId}#
 
 /**
  * What counting `deltas` for an email of `touch` adds, per scope: the store's own always; a flow email's flow, with
- * its step's counters under their `stepCounter` names; a bulk email's batch.
+ * its step's counters under their `stepCounter` names; a bulk email's batch, and its campaign when it has one.
  */
 export const countsFor = (
   touch: Touch,
@@ -101,7 +101,11 @@ export const countsFor = (
     : [
         { scope: 'store', deltas },
         { scope: `batch#${touch.batchId}`, deltas },
+        ...(touch.campaignId ? [{ scope: campaignScope(touch.campaignId), deltas }] : []),
       ];
+
+/** A campaign's counters (`GET /api/v1/campaigns/{id}`'s stats): its emails' SES events and influenced orders. */
+export const campaignScope = (campaignId: string) => `campaign#${campaignId}`;
 
 /** A step's counters among its flow's (`stepCounter` names), under their own names. */
 export const stepCounts = (flowTotals: ReadonlyMap<string, number>, stepId: string): Map<string, number> => {

@@ -75,6 +75,8 @@ export interface SendBatch {
   readonly sent: number;
   readonly failed: number;
   readonly chunksDone: number;
+  /** The campaign whose page this batch is (`shared/domain/campaigns/`): its cancel stops the chunks not yet sent. */
+  readonly campaignId?: string;
 }
 
 export type BatchStatus = 'queued' | 'sending' | 'sent';

@@ -70,6 +70,7 @@ interface Origin {
   readonly kind?: string;
   readonly flowId?: string;
   readonly stepId?: string;
+  readonly campaignId?: string;
   /** When it was sent (known from the sent-message record only): addresses the recipient's record of it. */
   readonly sentAt?: number;
 }
@@ -85,6 +86,7 @@ const originOf = async (deps: EmailEventDeps, mail: SesMail): Promise<Origin | u
       kind: sent.kind,
       ...(sent.flowId ? { flowId: sent.flowId } : {}),
       ...(sent.stepId ? { stepId: sent.stepId } : {}),
+      ...(sent.campaignId ? { campaignId: sent.campaignId } : {}),
       sentAt: sent.sentAt,
     };
   }
@@ -94,6 +96,7 @@ const originOf = async (deps: EmailEventDeps, mail: SesMail): Promise<Origin | u
   if (!storeId || !transmissionId || !rcpt) return undefined;
   const kind = mail.tags[EMAIL_TAGS.kind]?.[0];
   const flowId = mail.tags[EMAIL_TAGS.flow]?.[0];
+  const campaignId = mail.tags[EMAIL_TAGS.campaign]?.[0];
   return {
     storeId,
     transmissionId,
@@ -101,6 +104,7 @@ const originOf = async (deps: EmailEventDeps, mail: SesMail): Promise<Origin | u
     msgFrom: bareAddress(mail.source),
     ...(kind ? { kind } : {}),
     ...(flowId ? { flowId } : {}),
+    ...(campaignId ? { campaignId } : {}),
   };
 };
 
@@ -108,7 +112,12 @@ const originOf = async (deps: EmailEventDeps, mail: SesMail): Promise<Origin | u
 const touchOf = (origin: Origin, at: number): Touch =>
   origin.kind === 'flow' && origin.flowId
     ? { kind: 'flow', flowId: origin.flowId, stepId: origin.stepId ?? 'unknown', runId: origin.transmissionId, at }
-    : { kind: 'bulk', batchId: origin.transmissionId, at };
+    : {
+        kind: 'bulk',
+        batchId: origin.transmissionId,
+        ...(origin.campaignId ? { campaignId: origin.campaignId } : {}),
+        at,
+      };
 
 const shortHash = (value: string) => createHash('sha256').update(value).digest('base64url').slice(0, 16);
 

@@ -20,6 +20,8 @@ export const EMAIL_TAGS = {
   /** `bulk` or `flow`. */
   kind: 'storeflow-kind',
   flow: 'storeflow-flow',
+  /** The campaign a bulk email was sent for (its stats). */
+  campaign: 'storeflow-campaign',
 } as const;
 
 export type MessageKind = 'bulk' | 'flow';
@@ -100,6 +102,8 @@ export interface SentMessage {
   readonly flowId?: string;
   /** The flow step that sent it (attribution per step). */
   readonly stepId?: string;
+  /** The campaign of a bulk email (attribution per campaign). */
+  readonly campaignId?: string;
   /** Epoch milliseconds. */
   readonly sentAt: number;
   /** The subject as sent: kept on the contact's email record only (`ContactEmail`), cut to `SUBJECT_KEPT_CHARS`. */

@@ -61,6 +61,14 @@ export interface SendWorkerDeps {
   /** Told when a chunk's lease is taken over after running out (the `SendClaimsRetaken` metric). */
   readonly onRetaken?: () => void;
   readonly sleep: (ms: number) => Promise<void>;
+  /** Campaign batches: whether the campaign was cancelled (its chunks not yet sent are then left unsent). */
+  readonly campaignCancelled?: (storeId: string, campaignId: string) => Promise<boolean>;
+  /** Campaign batches: a chunk's outcome, told once per chunk (the campaign's progress). */
+  readonly onCampaignChunk?: (
+    storeId: string,
+    campaignId: string,
+    counts: { readonly sent: number; readonly failed: number },
+  ) => Promise<void>;
   /** Messages per second the SES account allows. */
   readonly sendRatePerSecond: number;
   /** How long a chunk's lease lasts: longer than one attempt can run, shorter than the queue's visibility timeout. */
@@ -74,7 +82,7 @@ export interface Attempt {
 }
 
 export type SendOutcome =
-  | { readonly done: 'fanned_out' | 'sent' | 'skipped' | 'deferred' }
+  | { readonly done: 'fanned_out' | 'sent' | 'skipped' | 'deferred' | 'cancelled' }
   /** Some recipients were refused for a passing reason: try the chunk again after this long. */
   | { readonly retryInSeconds: number };
 
@@ -92,15 +100,24 @@ const withPreheader = (html: string, preheader: string | undefined): string => {
 /** How long a chunk (or a failed attempt) is held back before the next try: 10, 20, 40 … s, at most 5 minutes. */
 export const retryDelaySeconds = (receiveCount: number) => Math.min(300, 10 * 2 ** Math.max(0, receiveCount - 1));
 
+/** A campaign's template may show the recipient's unsubscribe link in its body (`campaigns/content.ts`). */
+const UNSUBSCRIBE_DATA = 'sf_unsubscribe_url';
+
 const buildBulk = async (deps: SendWorkerDeps, batch: SendBatch, recipients: readonly SendRecipient[]) => {
   const entries = await Promise.all(
-    recipients.map(async (r) => ({
-      to: { email: r.email, ...(r.name ? { name: r.name } : {}) },
-      data: r.substitutionData ?? {},
-      headers: listUnsubscribeHeaders(
-        await deps.unsubscribeUrl({ storeId: batch.storeId, email: r.email.toLowerCase(), transmissionId: batch.id }),
-      ),
-    })),
+    recipients.map(async (r) => {
+      const url = await deps.unsubscribeUrl({
+        storeId: batch.storeId,
+        email: r.email.toLowerCase(),
+        transmissionId: batch.id,
+      });
+      const data = r.substitutionData ?? {};
+      return {
+        to: { email: r.email, ...(r.name ? { name: r.name } : {}) },
+        data: batch.campaignId ? { ...data, [UNSUBSCRIBE_DATA]: url } : data,
+        headers: listUnsubscribeHeaders(url),
+      };
+    }),
   );
   const bulk: OutboundBulk = {
     from: batch.from,
@@ -110,7 +127,12 @@ const buildBulk = async (deps: SendWorkerDeps, batch: SendBatch, recipients: rea
     ...(batch.text !== undefined ? { text: batch.text } : {}),
     defaultData: batch.substitutionData,
     headers: batch.headers,
-    tags: { [EMAIL_TAGS.store]: batch.storeId, [EMAIL_TAGS.transmission]: batch.id, [EMAIL_TAGS.kind]: 'bulk' },
+    tags: {
+      [EMAIL_TAGS.store]: batch.storeId,
+      [EMAIL_TAGS.transmission]: batch.id,
+      [EMAIL_TAGS.kind]: 'bulk',
+      ...(batch.campaignId ? { [EMAIL_TAGS.campaign]: batch.campaignId } : {}),
+    },
     entries,
   };
   return bulk;
@@ -162,6 +184,11 @@ const sendChunk = async (
   // How often the window between SES's answer and its record is hit: each retaken lease may re-send its chunk.
   if (claim.retaken) deps.onRetaken?.();
   const { lease } = claim;
+  if (batch.campaignId && (await deps.campaignCancelled?.(batch.storeId, batch.campaignId))) {
+    // A cancelled campaign's chunk is done without sending: its recipients stay `queued` (answered `cancelled`).
+    await deps.batches.completeChunk(batch.storeId, batch.id, chunk, lease, { sent: 0, failed: 0 });
+    return { done: 'cancelled' };
+  }
   // Once SES accepted the chunk's emails, the chunk is never given back: a retry would send them again.
   let accepted = false;
   try {
@@ -197,6 +224,7 @@ const sendChunk = async (
               msgFrom: batch.from.email,
               sentAt: r.sentAt ?? deps.clock.now(),
               subject: batch.subject,
+              ...(batch.campaignId ? { campaignId: batch.campaignId } : {}),
             })),
           ),
         retry,
@@ -210,10 +238,13 @@ const sendChunk = async (
       await deps.batches.releaseChunk(batch.storeId, batch.id, chunk, lease);
       return { retryInSeconds: retryDelaySeconds(attempt.receiveCount) };
     }
-    await deps.batches.completeChunk(batch.storeId, batch.id, chunk, lease, {
+    const counts = {
       sent: final.filter((r) => r.status === 'sent').length,
       failed: final.filter((r) => r.status === 'failed').length,
-    });
+    };
+    const completed = await deps.batches.completeChunk(batch.storeId, batch.id, chunk, lease, counts);
+    // Once per chunk: only the attempt that completed it counts it for its campaign.
+    if (completed && batch.campaignId) await deps.onCampaignChunk?.(batch.storeId, batch.campaignId, counts);
     return { done: 'sent' };
   } catch (error) {
     // Let the next attempt start at once instead of waiting out the lease, unless SES took emails whose states could

@@ -184,7 +184,10 @@ const withPreheader = (html: string, preheader: string) => {
 };
 
 /** Renders an email step's subject, HTML (with its preheader) and text against a context from `buildTemplateContext`. */
-export const renderEmail = async (step: EmailStep, context: TemplateContext): Promise<RenderedEmail> => {
+export const renderEmail = async (
+  step: Pick<EmailStep, TemplateField>,
+  context: TemplateContext,
+): Promise<RenderedEmail> => {
   const subject = oneLine(await renderPart('subject', step.subject, context));
   // A message without a subject is refused by SES and useless to the reader: fail the render, with the reason.
   if (subject === '') throw new TemplateError('subject', 'renders empty for this contact');

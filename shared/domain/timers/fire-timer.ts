@@ -9,6 +9,7 @@
  * Flow wait (a run's wait step ended): handed to the flows queue, where the flow worker resumes the run.
  * Wheel tick (a store's due minute): every flow wait of that minute handed to the flows queue (`wheel.ts`).
  * Segment (a contact's time window flipped): handed to the segments queue, which evaluates the contact again.
+ * Campaign (a scheduled campaign is due): handed to the campaigns queue, which starts it unless it was cancelled.
  */
 
 import type { CartRepository } from '#shared/domain/carts/ports.ts';
@@ -17,7 +18,7 @@ import type { Clock } from '#shared/domain/clock.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
 import type { FlowQueue, FlowTriggers } from '#shared/domain/flows/ports.ts';
 import type { FlowKind } from '#shared/domain/flows/trigger.ts';
-import type { SegmentTimerPayload, TimerPayload } from './model.ts';
+import type { CampaignTimerPayload, SegmentTimerPayload, TimerPayload } from './model.ts';
 import type { TimerBuckets } from './ports.ts';
 import { releaseTick } from './wheel.ts';
 
@@ -32,6 +33,8 @@ export interface FireTimerDeps {
   readonly buckets: Pick<TimerBuckets, 'due' | 'remove'>;
   /** Segment re-evaluations (a time window flipped): handed to the segments queue. */
   readonly segmentRechecks?: { recheck(timer: SegmentTimerPayload): Promise<void> };
+  /** Due campaigns: handed to the campaigns queue. */
+  readonly campaignStarts?: { start(timer: CampaignTimerPayload): Promise<void> };
   readonly clock: Clock;
 }
 
@@ -41,6 +44,7 @@ export type FireOutcome =
   | { readonly skipped: string }
   | { readonly resumed: string }
   | { readonly rechecked: string }
+  | { readonly campaign: string }
   | { readonly released: number };
 
 export const fireTimer = async (
@@ -52,6 +56,10 @@ export const fireTimer = async (
   if (timer.kind === 'segment') {
     await deps.segmentRechecks?.recheck(timer);
     return { rechecked: timer.customerId };
+  }
+  if (timer.kind === 'campaign') {
+    await deps.campaignStarts?.start(timer);
+    return { campaign: timer.campaignId };
   }
   if (timer.kind === 'flow') {
     await deps.flowQueue.resume(timer.storeId, timer.runId, timer.step);

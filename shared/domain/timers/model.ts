@@ -44,8 +44,16 @@ export interface SegmentTimerPayload {
   readonly at: number;
 }
 
-/** What the timer wheel keeps in its buckets: flow waits and segment re-evaluations. */
-export type WheelPayload = FlowTimerPayload | SegmentTimerPayload;
+/** A scheduled campaign is due (docs/campaigns.md): the campaigns queue starts its walk unless it was cancelled. */
+export interface CampaignTimerPayload {
+  readonly v: 1;
+  readonly kind: 'campaign';
+  readonly storeId: string;
+  readonly campaignId: string;
+}
+
+/** What the timer wheel keeps in its buckets: flow waits, segment re-evaluations and due campaigns. */
+export type WheelPayload = FlowTimerPayload | SegmentTimerPayload | CampaignTimerPayload;
 
 /**
  * A tick of the timer wheel: the one schedule of a store's due minute, releasing every flow wait kept for that minute
@@ -64,6 +72,7 @@ export type TimerPayload =
   | CheckoutTimerPayload
   | FlowTimerPayload
   | SegmentTimerPayload
+  | CampaignTimerPayload
   | WheelTickPayload;
 
 export interface Timer {

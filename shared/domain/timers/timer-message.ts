@@ -14,6 +14,7 @@ const TimerMessage = v.variant('kind', [
     customerId: v.string(),
     at: v.number(),
   }),
+  v.object({ v: v.literal(1), kind: v.literal('campaign'), storeId: v.string(), campaignId: v.string() }),
 ]);
 
 /** Reads a fired timer off the timers queue; anything else is permanent (no retry can fix it). */

@@ -12,7 +12,7 @@
 import type { Clock } from '#shared/domain/clock.ts';
 import type { FlowQueue } from '#shared/domain/flows/ports.ts';
 import { RetryLater } from '#shared/errors.ts';
-import type { SegmentTimerPayload, Timer, WheelPayload, WheelTickPayload } from './model.ts';
+import type { CampaignTimerPayload, SegmentTimerPayload, Timer, WheelPayload, WheelTickPayload } from './model.ts';
 import type { TimerBuckets, Timers } from './ports.ts';
 
 export const WHEEL_MINUTE_MS = 60_000;
@@ -49,10 +49,10 @@ export interface WheelDeps {
 const REMEMBERED_TICKS = 10_000;
 
 const onTheWheel = (timer: Timer): timer is Timer & { readonly payload: WheelPayload } =>
-  timer.payload.kind === 'flow' || timer.payload.kind === 'segment';
+  timer.payload.kind === 'flow' || timer.payload.kind === 'segment' || timer.payload.kind === 'campaign';
 
 /**
- * `Timers` through the wheel: flow waits and segment re-evaluations of two minutes or more into their bucket,
+ * `Timers` through the wheel: flow waits, segment re-evaluations and due campaigns of two minutes or more into their bucket,
  * everything else as is. Only flow waits count against the store's cap of waiting runs.
  */
 export const wheelTimers = (deps: WheelDeps): Timers => {
@@ -81,6 +81,8 @@ export interface ReleaseDeps {
   readonly flowQueue: Pick<FlowQueue, 'resume'>;
   /** Where a segment re-evaluation goes (the segments queue); without it, such entries are dropped. */
   readonly segmentRechecks?: { recheck(timer: SegmentTimerPayload): Promise<void> };
+  /** Where a due campaign goes (the campaigns queue); without it, such entries are dropped. */
+  readonly campaignStarts?: { start(timer: CampaignTimerPayload): Promise<void> };
 }
 
 /**
@@ -103,7 +105,9 @@ export const releaseTick = async (
       page.items.map(({ payload }) =>
         payload.kind === 'flow'
           ? deps.flowQueue.resume(payload.storeId, payload.runId, payload.step)
-          : deps.segmentRechecks?.recheck(payload),
+          : payload.kind === 'campaign'
+            ? deps.campaignStarts?.start(payload)
+            : deps.segmentRechecks?.recheck(payload),
       ),
     );
     await deps.buckets.remove(

@@ -35,6 +35,7 @@ interface Resources {
   jobId: string;
   flowId: string;
   segmentId: string;
+  campaignId: string;
   domain: string;
   batchId: string;
   username: string;
@@ -117,6 +118,19 @@ beforeAll(async () => {
     const got = dataOf(await ok(call(a, 'GET', 'main', `/api/v1/segments/${segment.id}`), 'segment read'));
     return got.status === 'ready' ? got : undefined;
   });
+  // Scheduled a month ahead: it stays `scheduled`, so A's snapshots compare what B's calls could have changed.
+  const campaign = (
+    (await (
+      await call(a, 'POST', 'main', '/api/v1/campaigns', {
+        name: 'A campaign',
+        segments: [segment.id],
+        from: { email: `news@${domain}`, name: 'A' },
+        subject: 'Hello',
+        text: 'Hi',
+        sendAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+      })
+    ).json) as { data: { id: string } }
+  ).data;
   const batch = (await ok(
     call(a, 'POST', 'sending', '/api/v1/sending', {
       from: { email: `news@${domain}`, name: 'A' },
@@ -141,6 +155,7 @@ beforeAll(async () => {
     jobId: String(job.jobId),
     flowId: String(flow.id),
     segmentId: String(segment.id),
+    campaignId: String(campaign.id),
     domain,
     batchId,
     username,
@@ -170,6 +185,8 @@ const snapshotOfA = async () => {
     flow: await read('GET', 'main', `/api/v1/flows/${res.flowId}`),
     segment: await read('GET', 'main', `/api/v1/segments/${res.segmentId}`),
     members: await read('GET', 'main', `/api/v1/segments/${res.segmentId}/members`),
+    campaign: await read('GET', 'main', `/api/v1/campaigns/${res.campaignId}`),
+    campaignRecipients: await read('GET', 'main', `/api/v1/campaigns/${res.campaignId}/recipients`),
     senders: await read('GET', 'main', '/api/v1/senders'),
     batch: await read('GET', 'sending', `/api/v1/sending/${res.batchId}`),
   };
@@ -211,6 +228,7 @@ const A_IDS = (r: Resources) => [
   r.jobId,
   r.flowId,
   r.segmentId,
+  r.campaignId,
   r.domain,
   r.batchId,
   a.storeId,
@@ -338,6 +356,21 @@ const MATRIX: Record<string, Row> = {
   },
   'DELETE main /api/v1/segments/{segmentId}': { kind: 'id', id: (r) => r.segmentId },
   'GET main /api/v1/segments/{segmentId}/members': { kind: 'id', id: (r) => r.segmentId },
+  'POST main /api/v1/campaigns': {
+    kind: 'store',
+    body: () => ({
+      name: 'B campaign',
+      segments: ['seg_BBBBBBBBBBBBBBBBBBBB'],
+      from: { email: 'news@b.example.com', name: 'B' },
+      subject: 'Hi',
+      text: 'Hi',
+    }),
+    mustNotShow: A_IDS,
+  },
+  'GET main /api/v1/campaigns': { kind: 'store', mustNotShow: A_IDS },
+  'GET main /api/v1/campaigns/{campaignId}': { kind: 'id', id: (r) => r.campaignId },
+  'POST main /api/v1/campaigns/{campaignId}/cancel': { kind: 'id', id: (r) => r.campaignId },
+  'GET main /api/v1/campaigns/{campaignId}/recipients': { kind: 'id', id: (r) => r.campaignId },
   'GET main /api/v1/flow-activity': {
     kind: 'store',
     path: '/api/v1/flow-activity?email=ada%40example.com',

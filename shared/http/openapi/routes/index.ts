@@ -4,6 +4,7 @@
  */
 import type { Exclusions, RouteDoc } from '#shared/http/openapi/registry.ts';
 import { BACKTEST_ROUTES } from './backtest.ts';
+import { CAMPAIGN_ROUTES } from './campaigns.ts';
 import { CONTACT_ROUTES } from './contacts.ts';
 import { EVENT_ROUTES } from './events.ts';
 import { FLOW_RUN_ROUTES } from './flow-runs.ts';
@@ -22,6 +23,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   ...FLOW_ROUTES,
   ...FLOW_RUN_ROUTES,
   ...SEGMENT_ROUTES,
+  ...CAMPAIGN_ROUTES,
   ...STATS_ROUTES,
   ...BACKTEST_ROUTES,
   ...SENDING_ROUTES,

@@ -1,0 +1,240 @@
+/**
+ * Campaigns in the table (docs/campaigns.md): the campaign item (`keys.campaign`: definition, state, walk position,
+ * progress counts by atomic `ADD`), listed through `gsi1` newest first; its recipients in one partition per campaign
+ * (`keys.campaignRecipient`, one conditional put each: a contact is taken once); the store's count of active
+ * campaigns (`keys.activeCampaigns`); and the two reads the campaign needs of other areas (contacts by id, the send
+ * path's recipient records).
+ */
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import type { Campaign, CampaignRecipient } from '#shared/domain/campaigns/model.ts';
+import {
+  type ActiveCampaigns,
+  type CampaignRecipients,
+  type CampaignRepository,
+  type ContactsById,
+  outcomeKey,
+  type SendOutcomes,
+} from '#shared/domain/campaigns/ports.ts';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import type { SendRecipient } from '#shared/domain/email/bulk-model.ts';
+import { batchGet, batchPut } from './batch.ts';
+import { itemMeta, keys, withoutMeta } from './keys.ts';
+import { queryPage } from './query.ts';
+import { getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
+
+/** Conditional puts run this many at a time (a page of the walk claims up to 1,000 recipients). */
+const CLAIM_CONCURRENCY = 50;
+
+const update = async (input: {
+  key: { pk: string; sk: string };
+  expression: string;
+  condition?: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+  returnOld?: boolean;
+}): Promise<Record<string, unknown> | undefined | false> => {
+  try {
+    const { Attributes } = await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: input.key,
+        UpdateExpression: input.expression,
+        ...(input.condition ? { ConditionExpression: input.condition } : {}),
+        ...(input.names ? { ExpressionAttributeNames: input.names } : {}),
+        ...(input.values ? { ExpressionAttributeValues: input.values } : {}),
+        ...(input.returnOld ? { ReturnValues: 'ALL_OLD' } : {}),
+      }),
+    );
+    return Attributes;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+};
+
+export const dynamoCampaigns = (): CampaignRepository => ({
+  async create(campaign) {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.campaign(campaign.storeId, campaign.id),
+          ...keys.campaignByStore(campaign.storeId, campaign.createdAt, campaign.id),
+          ...itemMeta('campaign'),
+          ...campaign,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  },
+
+  get: (storeId, campaignId) => getRecord<Campaign>(keys.campaign(storeId, campaignId)),
+
+  async delete(storeId, campaignId) {
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.campaign(storeId, campaignId) }));
+  },
+
+  list: (storeId, page) =>
+    queryPage<Campaign>({
+      index: 'gsi1',
+      partition: keys.campaignByStore(storeId, 0, '').gsi1pk,
+      itemPrefix: `STORE#${storeId}#CAMPAIGN#`,
+      page,
+    }),
+
+  async start(storeId, campaignId, at) {
+    const done = await update({
+      key: keys.campaign(storeId, campaignId),
+      expression: 'SET #state = :sending, startedAt = :at',
+      condition: '#state = :scheduled',
+      names: { '#state': 'state' },
+      values: { ':sending': 'sending', ':scheduled': 'scheduled', ':at': at },
+    });
+    return done !== false;
+  },
+
+  async cancel(storeId, campaignId, at) {
+    const old = await update({
+      key: keys.campaign(storeId, campaignId),
+      expression: 'SET #state = :cancelled, cancelledAt = :at',
+      condition: '#state IN (:scheduled, :sending)',
+      names: { '#state': 'state' },
+      values: { ':cancelled': 'cancelled', ':scheduled': 'scheduled', ':sending': 'sending', ':at': at },
+      returnOld: true,
+    });
+    return old ? withoutMeta<Campaign>(old) : undefined;
+  },
+
+  async recordPage(storeId, campaignId, page, counts, next, at) {
+    const done = await update({
+      key: keys.campaign(storeId, campaignId),
+      expression:
+        'SET walkPage = :next, walk = :walk' +
+        (next ? '' : ', walkedAt = :at') +
+        ' ADD progress.recipients :r, progress.queued :q, progress.skipped :s',
+      condition: 'walkPage = :page AND #state = :sending',
+      names: { '#state': 'state' },
+      values: {
+        ':page': page,
+        ':next': page + 1,
+        ':walk': next ?? { segment: -1 },
+        ':sending': 'sending',
+        ':r': counts.recipients,
+        ':q': counts.queued,
+        ':s': counts.skipped,
+        ...(next ? {} : { ':at': at }),
+      },
+    });
+    return done !== false;
+  },
+
+  async addOutcome(storeId, campaignId, counts) {
+    await update({
+      key: keys.campaign(storeId, campaignId),
+      expression: 'ADD progress.sent :sent, progress.failed :failed',
+      condition: 'attribute_exists(pk)',
+      values: { ':sent': counts.sent, ':failed': counts.failed },
+    });
+  },
+});
+
+export const dynamoActiveCampaigns = (): ActiveCampaigns => ({
+  async take(storeId, cap) {
+    const done = await update({
+      key: keys.activeCampaigns(storeId),
+      expression: 'SET entity = :entity, #schema = :schema ADD active :one',
+      condition: 'attribute_not_exists(active) OR active < :cap',
+      names: { '#schema': 'schema' },
+      values: { ':one': 1, ':cap': cap, ':entity': 'activeCampaigns', ':schema': 1 },
+    });
+    return done !== false;
+  },
+  async release(storeId) {
+    await dynamo()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.activeCampaigns(storeId),
+          UpdateExpression: 'ADD active :minus',
+          ConditionExpression: 'active > :zero',
+          ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+        }),
+      )
+      .catch(ignoreConditionFailure);
+  },
+});
+
+const recipientItem = (storeId: string, campaignId: string, recipient: CampaignRecipient) => ({
+  ...keys.campaignRecipient(storeId, campaignId, recipient.customerId),
+  ...itemMeta('campaignRecipient'),
+  ...recipient,
+});
+
+export const dynamoCampaignRecipients = (): CampaignRecipients => ({
+  async claim(storeId, campaignId, recipients, options) {
+    if (options?.alone) {
+      await batchPut(recipients.map((recipient) => recipientItem(storeId, campaignId, recipient)));
+      return [...recipients];
+    }
+    const written: CampaignRecipient[] = [];
+    for (let start = 0; start < recipients.length; start += CLAIM_CONCURRENCY) {
+      const slice = recipients.slice(start, start + CLAIM_CONCURRENCY);
+      const results = await Promise.all(
+        slice.map(async (recipient) => {
+          try {
+            await dynamo().send(
+              new PutCommand({
+                TableName: tableName(),
+                Item: recipientItem(storeId, campaignId, recipient),
+                // Another page's contact stays its; the same page again (a retry) writes its own again.
+                ConditionExpression: 'attribute_not_exists(pk) OR claimedBy = :page',
+                ExpressionAttributeValues: { ':page': recipient.claimedBy },
+              }),
+            );
+            return true;
+          } catch (error) {
+            ignoreConditionFailure(error);
+            return false;
+          }
+        }),
+      );
+      slice.forEach((recipient, i) => {
+        if (results[i]) written.push(recipient);
+      });
+    }
+    return written;
+  },
+
+  page: (storeId, campaignId, page) =>
+    queryPage<CampaignRecipient>({
+      partition: keys.campaignRecipients(storeId, campaignId).pk,
+      page,
+      ascending: true,
+    }),
+});
+
+export const dynamoSendOutcomes = (): SendOutcomes => ({
+  async of(storeId, refs) {
+    const items = await batchGet(refs.map((ref) => keys.sendRecipient(storeId, ref.batchId, ref.index)));
+    return new Map(
+      items.map((item) => {
+        const batchId = String(item.pk).slice(`STORE#${storeId}#SEND#`.length);
+        const recipient = withoutMeta<SendRecipient>(item);
+        return [outcomeKey(batchId, recipient.index), recipient] as const;
+      }),
+    );
+  },
+});
+
+export const dynamoContactsById = (): ContactsById => ({
+  async getMany(storeId, customerIds) {
+    const items = await batchGet(customerIds.map((id) => keys.customer(storeId, id)));
+    return new Map(
+      items.map((item) => {
+        const customer = withoutMeta<Customer>(item);
+        return [customer.originId, customer] as const;
+      }),
+    );
+  },
+});

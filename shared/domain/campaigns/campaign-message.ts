@@ -1,0 +1,14 @@
+import * as v from 'valibot';
+import { queueMessage } from '#shared/queue/message.ts';
+import type { CampaignMessage } from './ports.ts';
+
+const CampaignMessageSchema = v.variant('type', [
+  v.object({ v: v.literal(1), type: v.literal('start'), storeId: v.string(), campaignId: v.string() }),
+  v.object({ v: v.literal(1), type: v.literal('walk'), storeId: v.string(), campaignId: v.string() }),
+]);
+
+/** Reads a campaigns-queue message; anything else is permanent (no retry can fix it). */
+export const parseCampaignMessage: (body: string) => CampaignMessage = queueMessage(
+  CampaignMessageSchema,
+  'campaign message',
+) as (body: string) => CampaignMessage;

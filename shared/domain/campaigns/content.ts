@@ -1,0 +1,88 @@
+/**
+ * A campaign's email is Liquid, like a flow's email step (`shared/domain/flows/render.ts`: same engines, limits and
+ * filters), but it is sent through the bulk path: one `SendBulkEmail` per 50 recipients sharing one content, SES
+ * filling each recipient's values into `{{placeholders}}`. So the Liquid is rendered once, when the campaign is saved,
+ * with each per-contact value standing as its SES placeholder; the recipients' values are handed to SES per entry.
+ *
+ * A template may therefore output the contact's fields as they are (`{{ contact.first_name }}`), but not transform or
+ * test them (`| upcase`, `{% if contact.first_name == "Ada" %}`): the save renders twice with different placeholders
+ * and refuses a template whose output does not follow the placeholders (docs/campaigns.md "Templates").
+ */
+import type { Customer } from '#shared/domain/customers/model.ts';
+import { renderEmail, TemplateError, validateTemplates } from '#shared/domain/flows/render.ts';
+import type { TemplateContext } from '#shared/domain/flows/template-context.ts';
+import { validationError } from '#shared/errors.ts';
+import type { CampaignContent } from './model.ts';
+
+/** The per-recipient values a campaign template may output, and their SES placeholder names. */
+const CONTACT_FIELDS = {
+  first_name: 'sf_first_name',
+  last_name: 'sf_last_name',
+  email: 'sf_email',
+  customer_id: 'sf_customer_id',
+} as const;
+/** The recipient's one-click unsubscribe link (the send path fills it per entry). */
+export const UNSUBSCRIBE_PLACEHOLDER = 'sf_unsubscribe_url';
+
+/** SES's placeholder, and a stand-in of other characters (none that HTML escaping changes) for the check. */
+const placeholder = (name: string) => `{{${name}}}`;
+const standIn = (name: string) => `[[${name.replace(/^sf_/, 'zq_')}]]`;
+
+const contextWith = (token: (name: string) => string, campaign: { storeId: string; name: string }): TemplateContext => {
+  return {
+    contact: Object.fromEntries(Object.entries(CONTACT_FIELDS).map(([field, name]) => [field, token(name)])),
+    store: { id: campaign.storeId, name: '' },
+    campaign: { name: campaign.name },
+    unsubscribe_url: token(UNSUBSCRIBE_PLACEHOLDER),
+  } as unknown as TemplateContext;
+};
+
+const renderWith = async (
+  content: CampaignContent,
+  token: (name: string) => string,
+  campaign: { storeId: string; name: string },
+) => {
+  try {
+    return await renderEmail(content, contextWith(token, campaign));
+  } catch (error) {
+    if (error instanceof TemplateError) throw validationError(error.message);
+    throw error;
+  }
+};
+
+/**
+ * Checks the Liquid parts (syntax, filters, cost: the flows' rules) and renders them into the SES template the send
+ * path uses; throws a validation error naming the part.
+ */
+export const compileTemplate = async (
+  content: CampaignContent,
+  campaign: { storeId: string; name: string },
+): Promise<CampaignContent> => {
+  validateTemplates(content, 'body');
+  const first = await renderWith(content, placeholder, campaign);
+  const second = await renderWith(content, standIn, campaign);
+  const names = [...Object.values(CONTACT_FIELDS), UNSUBSCRIBE_PLACEHOLDER];
+  // A template that outputs the fields as they are renders the same whatever stands for them.
+  const undo = (text: string | undefined) =>
+    names.reduce((t, name) => t?.replaceAll(standIn(name), placeholder(name)), text);
+  for (const part of ['subject', 'html', 'text'] as const) {
+    if (undo(second[part]) !== first[part]) {
+      throw validationError(
+        `${part}: a campaign template outputs contact fields as they are ({{ contact.first_name }}); a filter or condition on a contact field is not supported`,
+      );
+    }
+  }
+  return {
+    subject: first.subject,
+    ...(first.html !== undefined ? { html: first.html } : {}),
+    ...(first.text !== undefined ? { text: first.text } : {}),
+  };
+};
+
+/** The values SES fills into one recipient's copy. */
+export const recipientData = (customer: Customer | undefined, email: string): Record<string, string> => ({
+  [CONTACT_FIELDS.first_name]: customer?.firstName ?? '',
+  [CONTACT_FIELDS.last_name]: customer?.lastName ?? '',
+  [CONTACT_FIELDS.email]: email,
+  [CONTACT_FIELDS.customer_id]: customer?.originId ?? '',
+});

@@ -1,0 +1,231 @@
+/**
+ * The campaign worker's use case (the `campaigns` queue). A due campaign (`start`, from the timer wheel or at once)
+ * turns `sending` once; then its walk goes through the members of each of its segments a page at a time:
+ *
+ * 1. the page's members minus those of the excluded segments (one batch read per excluded segment);
+ * 2. each contact read (one batch read): a contact whose email consent is not `subscribed`, whose address is
+ *    suppressed, missing or invalid is recorded `skipped` with the reason; the others `queued`;
+ * 3. every recipient record is a conditional put (`CampaignRecipients.claim`): a contact already taken by an earlier
+ *    page (it is in several segments) is not taken again, so each contact is emailed once (the first segment's pages,
+ *    which no earlier page can overlap, are written in batches without the condition);
+ * 4. the queued ones are counted against the store's daily cap, then handed to the bulk send path as one send batch
+ *    (chunks of 50, one `SendBulkEmail` each, paced by the send worker);
+ * 5. the page is recorded on the campaign (counts, the next position) by one conditional update.
+ *
+ * The campaign is read again before each page, so a cancel stops the walk at the next page; the send worker checks it
+ * before each chunk. The walk goes on in a new message when its time runs short. Any message resumes from the
+ * position recorded on the campaign, so a redelivered or duplicate message repeats at most the page in progress, whose
+ * claims and batch are the same again (same page, same batch id).
+ */
+import { createHash } from 'node:crypto';
+import type { Clock } from '#shared/domain/clock.ts';
+import { normalizeAddress, planChunks, type SendBatch, type SendRecipient } from '#shared/domain/email/bulk-model.ts';
+import { sendDay } from '#shared/domain/email/pacing.ts';
+import type {
+  DailySendCap,
+  DailySends,
+  SendBatchRepository,
+  SendQueue,
+  Suppressions,
+} from '#shared/domain/email/ports.ts';
+import type { SegmentMembers } from '#shared/domain/segments/ports.ts';
+import { PermanentError } from '#shared/errors.ts';
+import { recipientData } from './content.ts';
+import { CAMPAIGN_LIMITS, type Campaign, type CampaignRecipient, type SkipReason, type WalkPosition } from './model.ts';
+import type {
+  ActiveCampaigns,
+  CampaignMessage,
+  CampaignQueue,
+  CampaignRecipients,
+  CampaignRepository,
+  ContactsById,
+} from './ports.ts';
+
+export interface CampaignWorkerDeps {
+  readonly campaigns: CampaignRepository;
+  readonly active: Pick<ActiveCampaigns, 'release'>;
+  readonly recipients: Pick<CampaignRecipients, 'claim'>;
+  readonly members: Pick<SegmentMembers, 'page' | 'membersAmong'>;
+  readonly contacts: ContactsById;
+  readonly suppressions: Pick<Suppressions, 'suppressedAmong'>;
+  readonly dailySends: DailySends;
+  readonly dailySendCap: DailySendCap;
+  readonly batches: Pick<SendBatchRepository, 'create' | 'get'>;
+  readonly sendQueue: Pick<SendQueue, 'startBatch'>;
+  readonly queue: CampaignQueue;
+  readonly clock: Clock;
+  /** Members per page (default `CAMPAIGN_LIMITS.pageSize`). */
+  readonly pageSize?: number;
+}
+
+export type CampaignOutcome =
+  | { readonly skipped: string }
+  | { readonly pages: number; readonly walked: boolean; readonly continued: boolean };
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** The send batch of a campaign's page: the same id on every attempt of the page (`sb_` and 20 of SES's tag alphabet). */
+export const pageBatchId = (campaignId: string, page: number): string => {
+  const digest = createHash('sha256').update(`${campaignId}#${page}`).digest();
+  return `sb_${[...digest.subarray(0, 20)].map((byte) => BASE62[byte % 62]).join('')}`;
+};
+
+const fullName = (first?: string, last?: string) => [first, last].filter(Boolean).join(' ').trim();
+
+interface PageResult {
+  readonly counts: { recipients: number; queued: number; skipped: number };
+  readonly next: WalkPosition | undefined;
+}
+
+/** One page of the walk (steps 1–4); answers its counts and where the next page starts. */
+const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<PageResult> => {
+  const { storeId } = campaign;
+  const position = campaign.walk;
+  const segmentId = campaign.segments[position.segment];
+  if (segmentId === undefined) return { counts: { recipients: 0, queued: 0, skipped: 0 }, next: undefined };
+  const found = await deps.members.page(storeId, segmentId, {
+    limit: deps.pageSize ?? CAMPAIGN_LIMITS.pageSize,
+    ...(position.cursor ? { cursor: position.cursor } : {}),
+  });
+  const next: WalkPosition | undefined = found.nextCursor
+    ? { segment: position.segment, cursor: found.nextCursor }
+    : position.segment + 1 < campaign.segments.length
+      ? { segment: position.segment + 1 }
+      : undefined;
+
+  let members = found.items;
+  for (const excluded of campaign.excludeSegments) {
+    if (members.length === 0) break;
+    const out = await deps.members.membersAmong(
+      storeId,
+      excluded,
+      members.map((m) => m.customerId),
+    );
+    members = members.filter((m) => !out.has(m.customerId));
+  }
+  if (members.length === 0) return { counts: { recipients: 0, queued: 0, skipped: 0 }, next };
+
+  const contacts = await deps.contacts.getMany(
+    storeId,
+    members.map((m) => m.customerId),
+  );
+  const claimedBy = `p${campaign.walkPage}`;
+  const candidates = members.map((member, index) => {
+    const contact = contacts.get(member.customerId);
+    const raw = contact?.email ?? member.email;
+    const email = raw ? normalizeAddress(raw) : undefined;
+    const reason: SkipReason | undefined = !contact
+      ? 'contact_gone'
+      : !raw
+        ? 'no_email'
+        : !email
+          ? 'invalid_address'
+          : contact.emailConsent?.state !== 'subscribed'
+            ? 'not_subscribed'
+            : undefined;
+    return { member, contact, email, index, reason };
+  });
+  const suppressed = await deps.suppressions.suppressedAmong(
+    storeId,
+    candidates.flatMap((c) => (c.reason || !c.email ? [] : [c.email])),
+  );
+  const batchId = pageBatchId(campaign.id, campaign.walkPage);
+  const records = candidates.map((c): CampaignRecipient => {
+    const reason = c.reason ?? (c.email && suppressed.has(c.email.toLowerCase()) ? 'suppressed' : undefined);
+    const email = c.email ?? c.member.email;
+    const base = { customerId: c.member.customerId, ...(email ? { email } : {}), claimedBy };
+    return reason ? { ...base, status: 'skipped', reason } : { ...base, status: 'queued', batchId, index: c.index };
+  });
+  // The first segment's pages cannot meet a contact another page took; later segments' pages can (a contact in two).
+  const alone = position.segment === 0;
+  let claimed = await deps.recipients.claim(storeId, campaign.id, records, { alone });
+  let queued = claimed.filter((r) => r.status === 'queued');
+
+  const cap = queued.length > 0 ? await deps.dailySendCap(storeId) : 0;
+  if (cap > 0 && !(await deps.dailySends.take(storeId, sendDay(deps.clock.now()), queued.length, cap))) {
+    // Over the store's daily cap: this page's queued recipients are recorded skipped instead (same page: allowed).
+    const refused = new Set(queued.map((r) => r.customerId));
+    const rewritten = claimed.map(
+      ({ batchId: _b, index: _i, ...r }): CampaignRecipient =>
+        refused.has(r.customerId) ? { ...r, status: 'skipped', reason: 'daily_send_cap' } : { ...r },
+    );
+    claimed = await deps.recipients.claim(storeId, campaign.id, rewritten, { alone });
+    queued = [];
+  }
+
+  if (queued.length > 0 && !(await deps.batches.get(storeId, batchId))) {
+    const byId = new Map(candidates.map((c) => [c.member.customerId, c]));
+    const sendRecipients = queued.map((r): SendRecipient => {
+      const c = byId.get(r.customerId);
+      const name = fullName(c?.contact?.firstName, c?.contact?.lastName);
+      return {
+        index: r.index as number,
+        email: r.email as string,
+        ...(name ? { name } : {}),
+        substitutionData: recipientData(c?.contact, r.email as string),
+        status: 'queued',
+      };
+    });
+    const batch: SendBatch = {
+      storeId,
+      id: batchId,
+      campaignId: campaign.id,
+      createdAt: deps.clock.now(),
+      from: campaign.from,
+      replyTo: campaign.replyTo ?? campaign.from.email,
+      subject: campaign.template.subject,
+      ...(campaign.template.html !== undefined ? { html: campaign.template.html } : {}),
+      ...(campaign.template.text !== undefined ? { text: campaign.template.text } : {}),
+      headers: {},
+      substitutionData: {},
+      totalAccepted: sendRecipients.length,
+      totalRejected: 0,
+      chunks: planChunks(sendRecipients),
+      sent: 0,
+      failed: 0,
+      chunksDone: 0,
+    };
+    await deps.batches.create(batch, sendRecipients);
+  }
+  // Again on a repeated page: a batch stored by an attempt that stopped before queuing it is queued now (a chunk
+  // queued twice is sent once: its lease and its recipients' states decide).
+  if (queued.length > 0) await deps.sendQueue.startBatch(storeId, batchId);
+  return {
+    counts: { recipients: claimed.length, queued: queued.length, skipped: claimed.length - queued.length },
+    next,
+  };
+};
+
+export const handleCampaignMessage = async (
+  deps: CampaignWorkerDeps,
+  message: CampaignMessage,
+  hasTime: () => boolean = () => true,
+): Promise<CampaignOutcome> => {
+  const { storeId, campaignId } = message;
+  const first = await deps.campaigns.get(storeId, campaignId);
+  if (!first) throw new PermanentError(`campaign ${campaignId} of store ${storeId} does not exist`);
+  if (message.type === 'start') {
+    if (first.state !== 'scheduled') return { skipped: `campaign is ${first.state}` };
+    // Once: a repeated start (a tick fired twice) finds it sending and starts nothing.
+    if (!(await deps.campaigns.start(storeId, campaignId, deps.clock.now()))) return { skipped: 'started already' };
+  }
+  let pages = 0;
+  for (;;) {
+    const campaign = pages === 0 && message.type === 'walk' ? first : await deps.campaigns.get(storeId, campaignId);
+    if (campaign?.state !== 'sending') return { skipped: `campaign is ${campaign?.state ?? 'gone'}` };
+    if (campaign.walkedAt !== undefined) return { pages, walked: true, continued: false };
+    if (pages > 0 && !hasTime()) {
+      await deps.queue.send({ v: 1, type: 'walk', storeId, campaignId });
+      return { pages, walked: false, continued: true };
+    }
+    const { counts, next } = await walkPage(deps, campaign);
+    pages += 1;
+    const now = deps.clock.now();
+    const recorded = await deps.campaigns.recordPage(storeId, campaignId, campaign.walkPage, counts, next, now);
+    if (recorded && next === undefined) {
+      // The walk's end gives the campaign's place among the store's active ones back (a cancel before it did so).
+      await deps.active.release(storeId);
+      return { pages, walked: true, continued: false };
+    }
+  }
+};
