@@ -72,6 +72,7 @@
  * | session  | SESSION#<sha256 of session id>       | SESSION   |                                         |                                      |
  */
 import { CAMPAIGN_KEYS } from './campaign-keys.ts';
+import { FLOW_KEYS, pad } from './flow-keys.ts';
 
 export type Entity =
   | 'store'
@@ -130,9 +131,6 @@ export type Entity =
   | 'signInFailures'
   | 'oauthLink'
   | 'session';
-
-/** Fixed width so the string order of the sort key is the numeric order. */
-const pad = (n: number, width: number) => String(Math.max(0, Math.trunc(n))).padStart(width, '0');
 
 /** The partition-key prefix of every rate counter: functions that only count get UpdateItem on these keys alone. */
 export const RATE_KEY_PREFIX = 'RATE#';
@@ -323,52 +321,7 @@ export const keys = {
     pk: `SENDER-UNDER#${parent.toLowerCase()}`,
     sk: `${storeId}#${domain.toLowerCase()}`,
   }),
-  // ── Flows (issue 4): definitions, runs, re-entry guards, explain records ──
-  flows: (storeId: string) => ({ pk: `STORE#${storeId}#FLOWS` }),
-  flow: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#FLOWS`, sk: `FLOW#${flowId}` }),
-  flowRun: (storeId: string, runId: string) => ({ pk: `STORE#${storeId}#RUN#${runId}`, sk: 'RUN' }),
-  /** A store's deliveries, permanent bounces and complaints of one UTC day (the sending guard). */
-  reputation: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#REPUTATION#${day}`, sk: 'COUNT' }),
-  /** A store's marketing sends of one UTC day (`yyyymmdd`), counted against the daily cap. */
-  dailySends: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#DAILY-SENDS#${day}`, sk: 'COUNT' }),
-  /** A flow wait kept in the timer wheel's bucket of its store and due minute (epoch ms). */
-  wheelEntry: (storeId: string, minute: number, name: string) => ({ pk: `STORE#${storeId}#WHEEL#${minute}`, sk: name }),
-  /** How many waits the store keeps in the timer wheel (its cap: `LIMITS.waitingRunsPerStore`). */
-  waitingRuns: (storeId: string) => ({ pk: `STORE#${storeId}#WAITING`, sk: 'COUNT' }),
-  flowRunsByFlow: (storeId: string, flowId: string, startedAt: number, runId: string) => ({
-    gsi1pk: `STORE#${storeId}#FLOW#${flowId}#RUNS`,
-    gsi1sk: `${pad(startedAt, 15)}#${runId}`,
-  }),
-  flowRunsByContact: (storeId: string, email: string, startedAt: number, runId: string) => ({
-    gsi2pk: `STORE#${storeId}#CONTACT#${email.toLowerCase()}#RUNS`,
-    gsi2sk: `${pad(startedAt, 15)}#${runId}`,
-  }),
-  /** Re-entry guard: one item per flow and entry key (contact, subject, or contact + cool-down window). */
-  flowEntry: (storeId: string, flowId: string, entryKey: string) => ({
-    pk: `STORE#${storeId}#FLOW#${flowId}#ENTRY#${entryKey}`,
-    sk: 'ENTRY',
-  }),
-  /** Explain: every evaluation of a trigger against a flow, newest last. */
-  flowEvaluations: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#EVAL#${flowId}` }),
-  flowEvaluation: (storeId: string, flowId: string, at: number, triggerId: string) => ({
-    pk: `STORE#${storeId}#EVAL#${flowId}`,
-    sk: `${pad(at, 15)}#${triggerId}`,
-  }),
-  flowEvaluationsByContact: (storeId: string, email: string, at: number, flowId: string, triggerId: string) => ({
-    gsi1pk: `STORE#${storeId}#CONTACT#${email.toLowerCase()}#EVALS`,
-    gsi1sk: `${pad(at, 15)}#${flowId}#${triggerId}`,
-  }),
-  /** What triggers told the flow engine about an address, in time order (`activity.*` conditions read it). */
-  contactActivity: (storeId: string, email: string) => ({ pk: `STORE#${storeId}#ACTIVITY#${email.toLowerCase()}` }),
-  contactActivityEntry: (storeId: string, email: string, at: number, triggerId: string) => ({
-    pk: `STORE#${storeId}#ACTIVITY#${email.toLowerCase()}`,
-    sk: `${pad(at, 15)}#${triggerId}`,
-  }),
-  /** The last recovery email (abandoned cart or browse) to an address about a product. */
-  recoveryMark: (storeId: string, email: string, productId: string) => ({
-    pk: `STORE#${storeId}#RECOVERY#${email.toLowerCase()}#${productId}`,
-    sk: 'MARK',
-  }),
+  ...FLOW_KEYS,
   // ── Segments (issue 19): definitions, live count and build progress, members, the facts they read ──
   segments: (storeId: string) => ({ pk: `STORE#${storeId}#SEGMENTS` }),
   segment: (storeId: string, segmentId: string) => ({ pk: `STORE#${storeId}#SEGMENTS`, sk: `SEGMENT#${segmentId}` }),
