@@ -20,12 +20,12 @@ export interface DeliverDeps {
 export type DeliverOutcome =
   /**
    * Nothing more to do: delivered, or stopped (subscription gone or changed, unknown delivery), or `skipped`: not
-   * pending, or another copy of the message holds the attempt (its own message carries the delivery on).
+   * pending, or another copy of the message just claimed the attempt (its own message carries the delivery on).
    */
   | { readonly done: 'delivered' | 'cancelled' | 'skipped' | 'failed' }
   /** Failed this time: hold the message back this long before the next attempt. */
   | { readonly retryInSeconds: number }
-  /** Arrived before its retry is due (a duplicate of the message): hold it back this long, no attempt made. */
+  /** Arrived before its retry is due, or while an attempt is claimed: hold it back this long, no attempt made. */
   | { readonly waitSeconds: number };
 
 /**
@@ -105,7 +105,9 @@ export const deliver = async (
   const read = await deps.deliveries.get(message.storeId, message.deliveryId);
   if (read?.status !== 'pending') return { done: 'skipped' };
   const now = deps.clock.now();
-  if ((read.claimedUntil ?? 0) > now) return { done: 'skipped' };
+  // A live claim: another copy is attempting, or this very message is back after its worker died mid-attempt (a
+  // visibility timeout shorter than the claim). Skipping would lose the delivery in the second case: wait it out.
+  if ((read.claimedUntil ?? 0) > now) return { waitSeconds: Math.ceil(((read.claimedUntil ?? 0) - now) / 1000) };
   if ((read.nextAttemptAt ?? 0) - EARLY_MS > now) {
     return { waitSeconds: Math.ceil(((read.nextAttemptAt ?? 0) - now) / 1000) };
   }
