@@ -2,7 +2,7 @@
 
 import { dynamoCampaigns } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
-import { dynamoBulkBudget } from '#shared/adapters/dynamodb/rate-budget.ts';
+import { dynamoBulkBudget } from '#shared/adapters/dynamodb/budgets.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';

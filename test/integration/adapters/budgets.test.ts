@@ -6,8 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { dynamoBulkBudget } from '#shared/adapters/dynamodb/rate-budget.ts';
-import { dynamoRunBudget } from '#shared/adapters/dynamodb/run-budget.ts';
+import { dynamoBulkBudget, dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
 import { budgetAdmission } from '#shared/domain/flows/admission.ts';
 
 let runtime: LocalRuntime;
