@@ -10,6 +10,7 @@
  *
  * Target: the whole period in ≤ 60 s (the issue).
  */
+import { apiCall } from '#bench/lib/api.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
 import { seedContacts } from '#local/seed-contacts.ts';
@@ -28,17 +29,6 @@ const DEFAULT_PER_DAY = 10_000;
 const DAYS = 30;
 const CONTACTS = 20_000;
 const DAY_MS = 86_400_000;
-
-const call = async (url: string, apiKey: string, method = 'GET', body?: unknown) => {
-  const start = performance.now();
-  const response = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-service-access-token': apiKey },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json = (await response.json()) as { code?: number; message?: string; data?: Record<string, unknown> };
-  return { status: response.status, json, ms: performance.now() - start };
-};
 
 /** A deterministic pseudo-random sequence (the same history every run). */
 const random = (seed: number) => {
@@ -129,14 +119,14 @@ export const backtest: Scenario = {
     try {
       const { store, apiKey } = await createStore(storeAdminDeps(), { name: 'Bench backtest store', type: 'direct' });
       const main = runtime.urls.main;
-      const sender = await call(`${main}/api/v1/senders`, apiKey, 'POST', { domain: 'backtest.example' });
+      const sender = await apiCall(`${main}/api/v1/senders`, apiKey, 'POST', { domain: 'backtest.example' });
       if (sender.status !== 200) throw new Error(`backtest: sender answered ${sender.status}`);
-      const created = await call(`${main}/api/v1/flows`, apiKey, 'POST', {
+      const created = await apiCall(`${main}/api/v1/flows`, apiKey, 'POST', {
         preset: 'abandoned_cart',
         from: { email: 'shop@backtest.example', name: 'Bench' },
         enabled: false,
       });
-      const flowId = (created.json.data as { id?: string } | undefined)?.id;
+      const flowId = (created.body.data as { id?: string } | undefined)?.id;
       if (created.status !== 200 || !flowId) throw new Error(`backtest: flow answered ${created.status}`);
 
       log(`backtest: seeding ${CONTACTS} contacts`);
@@ -190,12 +180,12 @@ export const backtest: Scenario = {
 
       log('backtest: one backtest of the 30 days over HTTP (the route stops at its 24 s budget)');
       const cpuBefore = process.cpuUsage();
-      const answer = await call(`${main}/api/v1/flows/${flowId}/backtest`, apiKey, 'POST', {
+      const answer = await apiCall(`${main}/api/v1/flows/${flowId}/backtest`, apiKey, 'POST', {
         from: from / 1000,
         to: to / 1000,
       });
       const cpu = process.cpuUsage(cpuBefore);
-      const data = answer.json.data as
+      const data = answer.body.data as
         | { replayed: { events: number; timers: number }; summary: Record<string, unknown>; tookMs: number }
         | undefined;
 
@@ -233,7 +223,7 @@ export const backtest: Scenario = {
         {
           key: 'http_events',
           label: 'events the HTTP call replayed (all of them when it answered 200)',
-          value: data?.replayed.events ?? Number(/replayed (\d+) events/.exec(answer.json.message ?? '')?.[1] ?? 0),
+          value: data?.replayed.events ?? Number(/replayed (\d+) events/.exec(answer.body.message ?? '')?.[1] ?? 0),
           unit: 'events',
         },
         {
@@ -254,11 +244,11 @@ export const backtest: Scenario = {
         title: `Flow backtest: ${DAYS} days × ${perDay} events`,
         metrics,
         notes: [
-          `HTTP answered ${answer.status}${answer.status === 200 ? '' : `: ${answer.json.message ?? ''}`}`,
+          `HTTP answered ${answer.status}${answer.status === 200 ? '' : `: ${answer.body.message ?? ''}`}`,
           `the route's own limits: ${BACKTEST_LIMITS.maxEvents} events, ${BACKTEST_LIMITS.timeBudgetMs / 1000} s`,
           'one process: the runtime, dynalite (in memory) and the replay share one event loop',
         ],
-        details: { summary: full.summary, http: data?.summary ?? answer.json, status: answer.status },
+        details: { summary: full.summary, http: data?.summary ?? answer.body, status: answer.status },
       };
     } finally {
       await runtime.stop();

@@ -14,9 +14,8 @@
  *    are read back; the metrics are the p99 ratios B ÷ A (target ≤ 1.5), and the attacker's own figures.
  */
 import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { apiCall, queuesDrained } from '#bench/lib/api.ts';
 import { profiled } from '#bench/lib/profile.ts';
-import { queueDepth } from '#bench/lib/runtime-probes.ts';
 import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { REGION } from '#local/resources.ts';
@@ -55,20 +54,10 @@ interface Sent {
   readonly flowId?: string;
 }
 
-const call = async (url: string, apiKey: string, method: string, body?: unknown) => {
-  const response = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-service-access-token': apiKey },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-};
-
 /** A setup call, retried while the store's management rate limit answers 429. */
 const setup = async (url: string, apiKey: string, method: string, body?: unknown) => {
   for (let tries = 0; ; tries++) {
-    const answer = await call(url, apiKey, method, body);
+    const answer = await apiCall(url, apiKey, method, body);
     if (answer.status !== 429 || tries >= 20) return answer;
     await sleep(1000);
   }
@@ -93,7 +82,7 @@ const nextId = (prefix: string) => `${prefix}-${(++sequence).toString(36)}-${Dat
 
 const event = (runtime: LocalRuntime, apiKey: string, endpoint: string, data: Record<string, unknown>) => {
   const sourceId = nextId('nz');
-  return call(`${runtime.urls.main}/api/v1/events`, apiKey, 'POST', { endpoint, source_id: sourceId, data }).then(
+  return apiCall(`${runtime.urls.main}/api/v1/events`, apiKey, 'POST', { endpoint, source_id: sourceId, data }).then(
     (answer) => ({ sourceId, status: answer.status }),
   );
 };
@@ -162,24 +151,6 @@ const latencies = async (sent: readonly Sent[]) => {
   return { applied: summarize(applied), emailed: summarize(emailed), missing };
 };
 
-/** Waits until the ingest, flows and sends queues stay empty (or the limit passes). */
-const drained = async (runtime: LocalRuntime) => {
-  const sqs = new SQSClient({ region: REGION, endpoint: runtime.urls.sqs, credentials });
-  try {
-    const deadline = Date.now() + DRAIN_MS;
-    let quiet = 0;
-    while (quiet < 3 && Date.now() < deadline) {
-      const depths = await Promise.all(
-        (['ingest', 'flows', 'sends'] as const).map((queue) => queueDepth(sqs, runtime.queueUrls[queue])),
-      );
-      quiet = depths.every((depth) => depth.total === 0) ? quiet + 1 : 0;
-      await sleep(500);
-    }
-  } finally {
-    sqs.destroy();
-  }
-};
-
 /** The attacker's second: poison, waits, an expensive template and a large bulk send. */
 const attack =
   (runtime: LocalRuntime, attacker: Tenant, target: string, counts: Record<string, number>) =>
@@ -224,7 +195,7 @@ const attack =
     }
     // A 2,000-recipient bulk send.
     tasks.push(
-      call(`${runtime.urls.sending}/api/v1/sending`, attacker.apiKey, 'POST', {
+      apiCall(`${runtime.urls.sending}/api/v1/sending`, attacker.apiKey, 'POST', {
         subject: 'Hello',
         html: '<p>Hi</p>',
         from: { email: `news@${attacker.domain}`, name: 'Attacker' },
@@ -308,7 +279,7 @@ export const noisy: Scenario = {
       log(`noisy: phase A, victims alone for ${seconds} s`);
       const sentA: Sent[] = [];
       await everySecond(seconds, () => victimLoad(runtime, victims, sentA));
-      await drained(runtime);
+      await queuesDrained(runtime, ['ingest', 'flows', 'sends'], DRAIN_MS);
       const a = await latencies(sentA);
 
       log(`noisy: phase B, victims with the attacker for ${seconds} s`);
@@ -320,7 +291,7 @@ export const noisy: Scenario = {
           everySecond(seconds, attack(runtime, attacker, target, counts)),
         ]),
       );
-      await drained(runtime);
+      await queuesDrained(runtime, ['ingest', 'flows', 'sends'], DRAIN_MS);
       const b = await latencies(sentB);
 
       const scheduler = new SchedulerClient({ region: REGION, credentials });

@@ -10,12 +10,10 @@
  *
  * Target: p99 under 2 s (peers: Klaviyo's segment-triggered flows fire 13–15 minutes late).
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { queueDepth } from '#bench/lib/runtime-probes.ts';
+import { apiCall, queuesDrained } from '#bench/lib/api.ts';
 import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
-import { REGION } from '#local/resources.ts';
-import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { startLocalRuntime } from '#local/runtime.ts';
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoSegmentMembers } from '#shared/adapters/dynamodb/segments.repositories.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
@@ -24,35 +22,6 @@ import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 const DEFAULT_SECONDS = 30;
 const CUSTOMERS_PER_SECOND = 10;
 const DRAIN_MS = 60_000;
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-
-const call = async (url: string, apiKey: string, method: string, body?: unknown) => {
-  const response = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-service-access-token': apiKey },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-};
-
-/** Waits until the ingest and segments queues stay empty (or the limit passes). */
-const drained = async (runtime: LocalRuntime) => {
-  const sqs = new SQSClient({ region: REGION, endpoint: runtime.urls.sqs, credentials });
-  try {
-    const deadline = Date.now() + DRAIN_MS;
-    let quiet = 0;
-    while (quiet < 3 && Date.now() < deadline) {
-      const depths = await Promise.all(
-        (['ingest', 'segments'] as const).map((queue) => queueDepth(sqs, runtime.queueUrls[queue])),
-      );
-      quiet = depths.every((depth) => depth.total === 0) ? quiet + 1 : 0;
-      await sleep(500);
-    }
-  } finally {
-    sqs.destroy();
-  }
-};
 
 export const segments: Scenario = {
   name: 'segments',
@@ -63,14 +32,14 @@ export const segments: Scenario = {
     const runtime = await startLocalRuntime({ logLevel: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR' });
     try {
       const { store, apiKey } = await createStore(storeAdminDeps(), { name: 'Segments bench', type: 'direct' });
-      const created = await call(`${runtime.urls.main}/api/v1/segments`, apiKey, 'POST', {
+      const created = await apiCall(`${runtime.urls.main}/api/v1/segments`, apiKey, 'POST', {
         name: 'Spent more than 100',
         conditions: { match: 'all', conditions: [{ field: 'contact.total_spent', op: 'greater_than', value: 100 }] },
       });
       const segmentId = (created.body.data as { id?: string } | undefined)?.id;
       if (created.status !== 200 || !segmentId) throw new Error(`segments: ${JSON.stringify(created.body)}`);
       for (let tries = 0; tries < 100; tries++) {
-        const got = await call(`${runtime.urls.main}/api/v1/segments/${segmentId}`, apiKey, 'GET');
+        const got = await apiCall(`${runtime.urls.main}/api/v1/segments/${segmentId}`, apiKey, 'GET');
         if ((got.body.data as { status?: string } | undefined)?.status === 'ready') break;
         await sleep(200);
       }
@@ -84,13 +53,13 @@ export const segments: Scenario = {
         pending.push(
           (async () => {
             const base = { email: `${customerId}@bench.example` };
-            await call(`${runtime.urls.main}/api/v1/events`, apiKey, 'POST', {
+            await apiCall(`${runtime.urls.main}/api/v1/events`, apiKey, 'POST', {
               endpoint: 'customers/create',
               source_id: `c-${customerId}`,
               data: { id: customerId, ...base, created_at: Math.floor(Date.now() / 1000) },
             });
             const sourceId = `o-${customerId}`;
-            const paid = await call(`${runtime.urls.main}/api/v1/events`, apiKey, 'POST', {
+            const paid = await apiCall(`${runtime.urls.main}/api/v1/events`, apiKey, 'POST', {
               endpoint: 'orders/paid',
               source_id: sourceId,
               data: {
@@ -112,7 +81,7 @@ export const segments: Scenario = {
         await sleep(1000 / CUSTOMERS_PER_SECOND);
       }
       await Promise.all(pending);
-      await drained(runtime);
+      await queuesDrained(runtime, ['ingest', 'segments'], DRAIN_MS);
 
       const entered = new Map<string, number>();
       const members = dynamoSegmentMembers();

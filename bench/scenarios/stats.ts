@@ -13,6 +13,7 @@
  *
  * Targets: the stats' and the overview's median latency ≤ 1.5 × the single-item read's, from the same run.
  */
+import { type ApiBody, apiCall } from '#bench/lib/api.ts';
 import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
@@ -34,23 +35,12 @@ const DAYS = 365;
 const ROUNDS = 40;
 const DAY_MS = 86_400_000;
 
-const call = async (url: string, apiKey: string, method = 'GET', body?: unknown) => {
-  const start = performance.now();
-  const response = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-service-access-token': apiKey },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json = (await response.json()) as { code?: number; data?: Record<string, unknown> };
-  return { status: response.status, json, ms: performance.now() - start };
-};
-
 /** A console page as the browser gets it, signed in (`cookie`). */
 const page = async (url: string, cookie: string) => {
   const start = performance.now();
   const response = await fetch(url, { headers: { cookie } });
   await response.text();
-  return { status: response.status, json: {} as { data?: Record<string, unknown> }, ms: performance.now() - start };
+  return { status: response.status, body: {} as ApiBody, ms: performance.now() - start };
 };
 
 /** A sub-account of the store's main account signed in through the sign-in link: its session cookie. */
@@ -58,8 +48,8 @@ const signIn = async (main: string, apiKey: string, mainAccountId: string, store
   const username = `bench-${Date.now().toString(36)}`;
   const password = 'a long bench password 1';
   await createSubAccount(accountAdminDeps(), { mainAccountId, username, password, stores: [storeId] });
-  const link = await call(`${main}/api/v1/oauth`, apiKey, 'POST', { username, password });
-  const url = (link.json.data as { oauthUrl?: string } | undefined)?.oauthUrl;
+  const link = await apiCall(`${main}/api/v1/oauth`, apiKey, 'POST', { username, password });
+  const url = (link.body.data as { oauthUrl?: string } | undefined)?.oauthUrl;
   if (link.status !== 200 || !url) throw new Error(`stats: the sign-in link answered ${link.status}`);
   const pressed = await fetch(url, { method: 'POST', redirect: 'manual', headers: { origin: new URL(url).origin } });
   const cookie = pressed.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
@@ -84,13 +74,13 @@ export const stats: Scenario = {
       });
       const main = runtime.urls.main;
       const cookie = await signIn(main, apiKey, account.mainAccountId, store.storeId);
-      const sender = await call(`${main}/api/v1/senders`, apiKey, 'POST', { domain: 'stats.example' });
+      const sender = await apiCall(`${main}/api/v1/senders`, apiKey, 'POST', { domain: 'stats.example' });
       if (sender.status !== 200) throw new Error(`stats: sender answered ${sender.status}`);
-      const created = await call(`${main}/api/v1/flows`, apiKey, 'POST', {
+      const created = await apiCall(`${main}/api/v1/flows`, apiKey, 'POST', {
         preset: 'abandoned_cart',
         from: { email: 'shop@stats.example', name: 'Stats' },
       });
-      const flow = created.json.data as { id: string; steps: { id: string; type: string }[] } | undefined;
+      const flow = created.body.data as { id: string; steps: { id: string; type: string }[] } | undefined;
       if (created.status !== 200 || !flow) throw new Error(`stats: flow answered ${created.status}`);
       const emailSteps = flow.steps.filter((s) => s.type === 'email').map((s) => s.id);
 
@@ -172,10 +162,10 @@ export const stats: Scenario = {
           const answer =
             name === 'home' || name.startsWith('overview')
               ? await page(urls[name], cookie)
-              : await call(urls[name], apiKey);
+              : await apiCall(urls[name], apiKey);
           if (answer.status !== 200) throw new Error(`stats: ${name} answered ${answer.status}`);
           if (name === 'store') {
-            const data = answer.json.data as { recovered: { orders: number }; influenced: { orders: number } };
+            const data = answer.body.data as { recovered: { orders: number }; influenced: { orders: number } };
             orders = data.recovered.orders + data.influenced.orders;
           }
           // The first round warms each function up; it is not counted.
