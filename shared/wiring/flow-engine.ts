@@ -1,5 +1,6 @@
 /** Wiring of the flow engine and the explain views to their AWS adapters (built once per warm function). */
 
+import { dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
 import { dynamoCartRepository, dynamoCheckoutRepository } from '#shared/adapters/dynamodb/commerce.repositories.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
@@ -13,7 +14,6 @@ import {
   dynamoRecoveryMarks,
   dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
-import { dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';

@@ -1,8 +1,8 @@
 /** Wiring of the senders, bulk sending and send worker use cases to their adapters (built once per warm function). */
 
+import { dynamoBulkBudget } from '#shared/adapters/dynamodb/budgets.ts';
 import { dynamoCampaigns } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
-import { dynamoBulkBudget } from '#shared/adapters/dynamodb/budgets.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
