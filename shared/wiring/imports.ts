@@ -23,6 +23,7 @@ export const importDeps = /* @__PURE__ */ lazy(
     jobs: dynamoImportJobs(),
     queue: sqsImportQueue(),
     throttle: dynamoImportThrottle(systemClock),
+    webhooks: webhookEmitter(emitDeps()),
     clock: systemClock,
   }),
 );

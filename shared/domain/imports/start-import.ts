@@ -8,6 +8,7 @@ import type { Clock } from '#shared/domain/clock.ts';
 import { randomBase62 } from '#shared/domain/ids.ts';
 import { RevisionConflict } from '#shared/domain/repository.ts';
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
+import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 import { conflict, notFound, rateLimited, validationError } from '#shared/errors.ts';
 import { IMPORT_INTERVAL_SECONDS, type ImportJob, importJobView, MAX_UPLOAD_BYTES } from './model.ts';
 import type { ImportFiles, ImportJobRepository, ImportQueue, ImportThrottle } from './ports.ts';
@@ -17,6 +18,8 @@ export interface ImportDeps {
   readonly jobs: ImportJobRepository;
   readonly queue: ImportQueue;
   readonly throttle: ImportThrottle;
+  /** Announces a direct upload's job that ended `FAIL` before it ran (`bulk_operations/finish`). */
+  readonly webhooks: Pick<WebhookEvents, 'emit'>;
   readonly clock: Clock;
 }
 
@@ -47,10 +50,23 @@ const enqueueOrUndo = async (deps: ImportDeps, job: ImportJob, claimId: string, 
   try {
     await deps.queue.enqueue(job.storeId, job.id);
   } catch (error) {
-    if (await undoQueued(deps, job, undo)) await releaseSlot(deps, job.storeId, claimId);
+    if (await undoQueued(deps, job, undo)) {
+      await releaseSlot(deps, job.storeId, claimId);
+      if (undo.status === 'finished') await announceFailed(deps, undo);
+    }
     throw error;
   }
 };
+
+/**
+ * Tells the store's `bulk_operations/finish` subscribers that a job ended `FAIL` before it ran, as a job the worker
+ * ends does (same body and event id), so an integration waiting for the webhook is not left waiting. Best effort: the
+ * queue that just failed may fail this too; the job's status says `FAIL` either way.
+ */
+const announceFailed = (deps: ImportDeps, job: ImportJob) =>
+  deps.webhooks
+    .emit(job.storeId, 'bulk_operations/finish', { endpoint: job.endpoint, status: 'FAIL' }, `import#${job.id}`)
+    .catch(() => undefined);
 
 /** Tries of the undo: a dependency failing for a moment must not leave a job `queued` without a message. */
 const UNDO_TRIES = 3;

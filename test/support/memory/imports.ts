@@ -149,6 +149,7 @@ export const startFakes = (hooks: StartFakeHooks = {}) => {
   const slots = new Map<string, { until: number; claimId: string }>();
   let claimSeq = 0;
   const enqueued: { storeId: string; jobId: string }[] = [];
+  const emitted: { storeId: string; topic: string; body: Record<string, unknown>; eventId: string }[] = [];
   let now = 1_700_000_000_000;
   const bytes = 100;
   const stored = {
@@ -203,6 +204,11 @@ export const startFakes = (hooks: StartFakeHooks = {}) => {
         if (slots.get(storeId)?.claimId === claimId) slots.delete(storeId);
       },
     },
+    webhooks: {
+      emit: async (storeId, topic, body, eventId) => {
+        emitted.push({ storeId, topic, body, eventId });
+      },
+    },
     clock: { now: () => now },
   };
 
@@ -227,6 +233,8 @@ export const startFakes = (hooks: StartFakeHooks = {}) => {
     /** Every stored job of the store but the fakes' own uploading one (those a direct upload made). */
     otherJobs: () => [...jobs.entries()].filter(([at]) => at !== key).map(([, job]) => structuredClone(job)),
     enqueued,
+    /** Webhook events emitted by a start (a direct upload's job that ended FAIL before it ran). */
+    emitted,
     /** Until when the store's slot is held (epoch ms), or undefined when free. */
     slotUntil: () => {
       const held = slots.get(IMPORT_STORE);

@@ -55,7 +55,7 @@ describe('startImport', () => {
     expect(fakes.enqueued).toEqual([]);
   });
 
-  it('when the enqueue fails: the job ends FAIL with the reason, the slot is given back, the retry queues a new job', async () => {
+  it('when the enqueue fails: the job ends FAIL with the reason, announced by bulk_operations/finish, the slot is given back, the retry queues a new job', async () => {
     const fakes = startFakes();
     const boom = new Error('queue unavailable');
     const enqueue = fakes.deps.queue.enqueue;
@@ -71,12 +71,34 @@ describe('startImport', () => {
       revision: 2,
     });
     expect(failed?.finishedAt).toBeDefined();
+    expect(fakes.emitted).toEqual([
+      {
+        storeId: IMPORT_STORE,
+        topic: 'bulk_operations/finish',
+        body: { endpoint: 'customers', status: 'FAIL' },
+        eventId: `import#${failed?.id}`,
+      },
+    ]);
     expect(fakes.slotUntil()).toBeUndefined();
 
     fakes.deps.queue.enqueue = enqueue;
     const retried = await startImport(fakes.deps, STORE, FILE);
     expect(retried).toMatchObject({ status: 'queued' });
     expect(fakes.enqueued).toEqual([{ storeId: IMPORT_STORE, jobId: retried.jobId }]);
+  });
+
+  it('when the enqueue fails and so does the announcement, still ends the job FAIL and passes the enqueue failure on', async () => {
+    const fakes = startFakes();
+    const boom = new Error('queue unavailable');
+    fakes.deps.queue.enqueue = async () => {
+      throw boom;
+    };
+    fakes.deps.webhooks.emit = async () => {
+      throw new Error('webhook queue unavailable too');
+    };
+    expect(await rejectionOf(startImport(fakes.deps, STORE, FILE))).toBe(boom);
+    expect(fakes.otherJobs()).toEqual([expect.objectContaining({ status: 'finished', result: 'FAIL' })]);
+    expect(fakes.slotUntil()).toBeUndefined();
   });
 
   it('when the enqueue fails but the job already changed (a message did go out and the worker took it), leaves it and the slot', async () => {
@@ -92,5 +114,6 @@ describe('startImport', () => {
     expect(await rejectionOf(startImport(fakes.deps, STORE, FILE))).toBe(boom);
     expect(fakes.otherJobs()).toEqual([expect.objectContaining({ status: 'running', revision: 2 })]);
     expect(fakes.slotUntil()).toBeDefined();
+    expect(fakes.emitted).toEqual([]);
   });
 });
