@@ -19,163 +19,26 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { billFor, COMPONENTS, type EventClass, MIX, PRICES, priceOf, type Usage } from '#bench/cost-model.ts';
 import { capacityDelta, installCapacityMeter } from '#bench/lib/capacity-meter.ts';
+import { captureLogs, countSqsSends } from '#bench/lib/cost-probes.ts';
 import { countSchedulerCalls, createStores, queueDepth } from '#bench/lib/runtime-probes.ts';
 import { round, sleep } from '#bench/lib/stats.ts';
 import { storePacer } from '#bench/lib/store-windows.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { REGION } from '#local/resources.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { observeClients } from '#shared/adapters/client-observers.ts';
 import { FUNCTIONS, queueFunctions } from '#shared/catalog/functions.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { LIMITS } from '#shared/limits.ts';
+import { eventsOf } from './cost-events.ts';
 
 const DEFAULT_COUNT = 300;
 const STORES = 4;
 const CONCURRENCY = 8;
 const QUIET_MS = 2_500;
 const SETTLE_LIMIT_MS = 120_000;
-const T0 = 1_700_000_000;
 /** Each store at 80 % of the spec's event rate limit: a 429 would be an event not counted. */
 const PER_STORE_BUDGET = Math.floor(LIMITS.eventsPerSecond * 0.8);
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-
-interface PlannedEvent {
-  readonly endpoint: string;
-  readonly data: Record<string, unknown>;
-}
-
-const line = (n: number) => ({
-  product_id: `p-${n % 40}`,
-  variant_id: `p-${n % 40}-v1`,
-  title: `Product ${n % 40}`,
-  quantity: 1,
-  price: '19.90',
-});
-const order = (prefix: string, n: number, status: string) => ({
-  id: `${prefix}-o${n}`,
-  customer_id: `${prefix}-c${n}`,
-  email: `${prefix}${n}@shopper.example`,
-  name: `#${1000 + n}`,
-  order_status: status,
-  total_price: '39.80',
-  currency: 'EUR',
-  created_at: T0 + n,
-  line_items: [{ id: 'line-1', ...line(n) }],
-});
-
-/** The events of one class, in pairs where the second updates what the first created (sent in order). */
-const eventsOf = (eventClass: EventClass | 'paid', prefix: string, count: number): PlannedEvent[][] => {
-  const pairs: PlannedEvent[][] = [];
-  for (let n = 0; pairs.flat().length < count; n++) {
-    const email = `${prefix}${n}@shopper.example`;
-    const cart = (lines: number) => ({
-      token: `${prefix}-cart-${n}`,
-      email,
-      checkout_url: `https://shop.example/cart/${n}`,
-      line_items: Array.from({ length: lines }, (_, i) => line(n + i)),
-    });
-    switch (eventClass) {
-      case 'page_views':
-        pairs.push([
-          {
-            endpoint: 'page/viewed',
-            data: { email, product_id: `p-${n % 40}`, url: `https://shop.example/p/${n}`, timestamp: T0 + n },
-          },
-        ]);
-        break;
-      case 'carts':
-        pairs.push([
-          { endpoint: 'carts/create', data: cart(1) },
-          { endpoint: 'carts/update', data: cart(2) },
-        ]);
-        break;
-      case 'customers':
-        pairs.push([
-          {
-            endpoint: 'customers/create',
-            data: { id: `${prefix}-c${n}`, email, created_at: T0 + n, first_name: 'Ada', country_code: 'FR' },
-          },
-          {
-            endpoint: 'customers/update',
-            data: { id: `${prefix}-c${n}`, email_marketing_consent: { state: 'subscribed', updatedAt: T0 + n } },
-          },
-        ]);
-        break;
-      case 'orders':
-        pairs.push([
-          { endpoint: 'orders/create', data: order(prefix, n, 'pending') },
-          { endpoint: 'orders/paid', data: { ...order(prefix, n, 'paid'), payment_at: T0 + n + 60 } },
-        ]);
-        break;
-      case 'paid':
-        pairs.push([{ endpoint: 'orders/paid', data: { ...order(prefix, n, 'paid'), payment_at: T0 + n + 60 } }]);
-        break;
-      case 'other':
-        pairs.push([
-          {
-            endpoint: 'checkouts/create',
-            data: {
-              token: `${prefix}-chk-${n}`,
-              email,
-              currency: 'EUR',
-              total_price: '19.90',
-              abandoned_checkout_url: `https://shop.example/checkouts/${n}`,
-              created_at: T0 + n,
-              line_items: [line(n)],
-            },
-          },
-          {
-            endpoint: 'products',
-            data: {
-              id: `${prefix}-p${n}`,
-              title: `Lamp ${n}`,
-              src: `https://shop.example/p${n}.jpg`,
-              purchase_url: `https://shop.example/products/${n}`,
-              variants: [{ id: `${prefix}-p${n}-v1`, price: '19.90', inventory_quantity: 3 }],
-            },
-          },
-        ]);
-        break;
-    }
-  }
-  return pairs;
-};
-
-/** Counts the service's own SQS requests (sends), FIFO apart (the consumers' receives and deletes are modeled). */
-const countSqsSends = () => {
-  const counts = { fifo: 0, standard: 0 };
-  const stop = observeClients((service, client) => {
-    if (service !== 'sqs') return;
-    (client.middlewareStack as { add(middleware: unknown, options: unknown): void }).add(
-      (next: (args: { input: { QueueUrl?: string } }) => Promise<unknown>) =>
-        async (args: { input: { QueueUrl?: string } }) => {
-          counts[String(args.input.QueueUrl ?? '').endsWith('.fifo') ? 'fifo' : 'standard'] += 1;
-          return next(args);
-        },
-      { step: 'initialize', name: 'benchSqsSends' },
-    );
-  });
-  return { read: () => ({ ...counts }), stop };
-};
-
-/** Captures what the handlers log to stdout (counted, not printed). */
-const captureLogs = () => {
-  let bytes = 0;
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-    const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
-    callback?.();
-    return true;
-  }) as typeof process.stdout.write;
-  return {
-    bytes: () => bytes,
-    restore: () => {
-      process.stdout.write = write;
-    },
-  };
-};
 
 const memoryOf = new Map(FUNCTIONS.map((fn) => [fn.name, fn.memoryMb]));
 const fifoConsumers = new Set(
