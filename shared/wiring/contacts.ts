@@ -4,7 +4,6 @@ import { dynamoContactCounts, recountContacts } from '#shared/adapters/dynamodb/
 import { dynamoContactDirectory, dynamoExportPositions } from '#shared/adapters/dynamodb/contact-export.ts';
 import { dynamoContactSearchIndex } from '#shared/adapters/dynamodb/contact-search.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
-import { s3ExportPages } from '#shared/adapters/s3/export-pages.ts';
 import type { RecountDeps } from '#shared/domain/contacts/contact-counts.ts';
 import type { IndexContactsDeps } from '#shared/domain/contacts/contact-search.ts';
 import type { ExportDeps } from '#shared/domain/contacts/export-contacts.ts';
@@ -16,9 +15,18 @@ export const exportDeps = /* @__PURE__ */ lazy(
     contacts: dynamoContactDirectory(),
     positions: dynamoExportPositions(systemClock),
     counts: dynamoContactCounts(),
-    largePages: s3ExportPages(),
+    largePages: largePagesOnDemand,
   }),
 );
+
+/**
+ * Pages too large for one response go to S3 (docs/contacts.md): rare, so the S3 client and the presigner are loaded at
+ * the first such page, not at every cold start of the export (issue 16: init CPU).
+ */
+const largePagesOnDemand: ExportDeps['largePages'] = {
+  publish: async (storeId, json) =>
+    (await import('#shared/adapters/s3/export-pages.ts')).s3ExportPages().publish(storeId, json),
+};
 
 /** Counting a store's contacts again (the admin command). */
 export const recountDeps = (): RecountDeps => ({ stores: dynamoStoreRepository(), recount: recountContacts });

@@ -1,6 +1,5 @@
 /** Import files in the imports bucket: written by the API (or a presigned PUT), streamed line by line by the worker. */
 import { GetObjectCommand, type GetObjectCommandOutput, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { required } from '#shared/config.ts';
 import { readLines } from '#shared/domain/imports/line-reader.ts';
 import type { ImportFiles } from '#shared/domain/imports/ports.ts';
@@ -38,12 +37,20 @@ export const s3ImportFiles = (): ImportFiles => ({
     yield* readLines(Body as AsyncIterable<Uint8Array>, offset);
   },
 
-  uploadUrl: (key, expiresInSeconds, bytes) =>
-    getSignedUrl(s3(), new PutObjectCommand({ Bucket: required('importsBucket'), Key: key, ContentLength: bytes }), {
-      expiresIn: expiresInSeconds,
-      // Signed: S3 refuses a PUT of any other length, so the URL cannot take a file larger than the job declared.
-      signableHeaders: new Set(['content-length']),
-    }),
+  // The presigner is loaded by the upload-URL route's first call only: the start, the direct upload and the worker
+  // never sign (issue 16: init CPU).
+  async uploadUrl(key, expiresInSeconds, bytes) {
+    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+    return getSignedUrl(
+      s3(),
+      new PutObjectCommand({ Bucket: required('importsBucket'), Key: key, ContentLength: bytes }),
+      {
+        expiresIn: expiresInSeconds,
+        // Signed: S3 refuses a PUT of any other length, so the URL cannot take a file larger than the job declared.
+        signableHeaders: new Set(['content-length']),
+      },
+    );
+  },
 
   async size(key) {
     try {
