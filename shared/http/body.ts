@@ -5,7 +5,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { isAppError, payloadTooLarge, validationError } from '#shared/errors.ts';
 import { checkJsonValue, exceedsJsonDepth, MAX_JSON_DEPTH } from '#shared/json-rules.ts';
-import { parseMultipart } from './multipart.ts';
 
 /** The JSON body: content type, size, depth and the values this service cannot keep are checked before use. */
 export const readJsonBody = (event: APIGatewayProxyEventV2, maxBytes: number): unknown => {
@@ -44,7 +43,6 @@ const utf8Text = (raw: Buffer): string => {
   }
 };
 
-/** A `multipart/form-data` body (the batch import's file upload). */
 /**
  * An HTML form's body (`application/x-www-form-urlencoded`, what a console form posts) as its fields: the first value
  * of each name, the size limit and UTF-8 checked as for JSON.
@@ -61,11 +59,16 @@ export const readFormBody = (event: APIGatewayProxyEventV2, maxBytes: number): R
   return Object.fromEntries(fields);
 };
 
-export const readMultipartBody = (event: APIGatewayProxyEventV2, maxBytes: number) => {
+/**
+ * A `multipart/form-data` body (the batch import's file upload). Its parser (busboy) is loaded by the first such body:
+ * only the import route takes one, and every other function would pay for it at cold start (issue 16: init CPU).
+ */
+export const readMultipartBody = async (event: APIGatewayProxyEventV2, maxBytes: number) => {
   const contentType = event.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
     throw validationError('Content-Type must be multipart/form-data');
   }
   const raw = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  const { parseMultipart } = await import('./multipart.ts');
   return parseMultipart(contentType, raw, maxBytes);
 };
