@@ -7,6 +7,8 @@ import type { Touch } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { EMAIL_TAGS, type OutboundEmail } from '#shared/domain/email/model.ts';
+import type { RecentSends } from '#shared/domain/email/ports.ts';
+import { keptSendTimes } from '#shared/domain/email/smart-sending.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import type {
   ContactActivity,
@@ -197,5 +199,29 @@ export const memo = <K, V>(read: (key: K) => Promise<V>): ((key: K) => Promise<V
       seen.set(key, hit);
     }
     return hit;
+  };
+};
+
+/**
+ * Recent marketing sends in memory (the frequency cap, docs/smart-sending.md): the replay starts with none, so the cap
+ * sees the draft flow's own simulated emails (the period's live emails of other flows and campaigns are not replayed).
+ */
+export const simRecentSends = (): RecentSends & { readonly times: Map<string, number[]> } => {
+  const times = new Map<string, number[]>();
+  return {
+    times,
+    get: async (_storeId, email) => [...(times.get(email.toLowerCase()) ?? [])],
+    among: async (_storeId, emails) =>
+      new Map(
+        emails.flatMap((e) =>
+          times.has(e.toLowerCase()) ? [[e.toLowerCase(), [...(times.get(e.toLowerCase()) ?? [])]]] : [],
+        ),
+      ),
+    async record(_storeId, emails, at) {
+      for (const email of emails) {
+        const key = email.toLowerCase();
+        times.set(key, keptSendTimes([...(times.get(key) ?? []), at], at));
+      }
+    },
   };
 };

@@ -181,3 +181,17 @@ export interface ContactEmails {
 }
 
 // ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions, lockout ──
+
+/**
+ * When each contact was last sent marketing email (flows and campaigns), for the frequency cap
+ * (docs/smart-sending.md): one item per store and address with its send times of the last 7 days (at most
+ * `RECENT_SENDS_KEPT`), written when an email is accepted for sending.
+ */
+export interface RecentSends {
+  /** The address's recent marketing send times (epoch ms), oldest first; `[]` when none. */
+  get(storeId: string, email: string): Promise<number[]>;
+  /** Several addresses at once (lower-cased keys; addresses without sends are absent). */
+  among(storeId: string, emails: readonly string[]): Promise<Map<string, number[]>>;
+  /** Adds a send at `at` to each address (older times are dropped). */
+  record(storeId: string, emails: readonly string[], at: number): Promise<void>;
+}

@@ -16,11 +16,13 @@ import type {
   DailySendCap,
   DailySends,
   Mailer,
+  RecentSends,
   SendPacer,
   SentMessages,
   Suppressions,
 } from '#shared/domain/email/ports.ts';
 import type { StandingCheck } from '#shared/domain/email/reputation.ts';
+import { placeOf } from '#shared/domain/email/smart-sending.ts';
 import type { Store } from '#shared/domain/stores/model.ts';
 import { isAppError, PermanentError } from '#shared/errors.ts';
 import { type ContactLookup, consentAllows, findContact } from './contact-facts.ts';
@@ -30,6 +32,7 @@ import type { FlowRunRepository, RecoveryMarks, UnsubscribeUrls } from './ports.
 import { renderEmail, TemplateError } from './render.ts';
 import type { FlowRun, RunEvent } from './run.ts';
 import { finished, next, saveRun } from './run-changes.ts';
+import { smartSendDecision, waitingForCapSince } from './smart-send.ts';
 import { buildTemplateContext } from './template-context.ts';
 import type { FlowKind } from './trigger.ts';
 
@@ -57,6 +60,8 @@ export interface EmailStepDeps extends ContactLookup {
   readonly dailySendCap: DailySendCap;
   /** The bounce and complaint guard: a paused store's marketing flow email exits `sending_paused`. */
   readonly standing: StandingCheck;
+  /** Recent marketing sends per contact: the store's frequency cap reads them, every marketing email adds to them. */
+  readonly recentSends: RecentSends;
   readonly onPaused?: (storeId: string) => void;
   /** Told when a stale send claim is taken over (the `SendClaimsRetaken` metric). */
   readonly onRetaken?: () => void;
@@ -148,6 +153,42 @@ export const sendEmailStep = async (
       return end(finished(run, now, 'exited', 'sending_paused', { stepId: step.id, reason: paused }));
     }
   }
+  // Smart sending (docs/smart-sending.md): quiet hours in the recipient's zone, then the store's frequency cap.
+  const store = await deps.stores.get(storeId);
+  const settings = sendClass === 'marketing' ? store?.smartSending : undefined;
+  if (settings) {
+    const decision = smartSendDecision({
+      settings,
+      place: placeOf(contact),
+      recentSends: settings.frequencyCap ? await deps.recentSends.get(storeId, run.email) : [],
+      onFrequencyCap: flow.onFrequencyCap ?? 'skip',
+      waitingForCapSince: waitingForCapSince(run, step.id),
+      now,
+    });
+    if (decision.kind === 'skip') {
+      return end(finished(run, now, 'exited', decision.reason, { stepId: step.id, ...decision.detail }));
+    }
+    if (decision.kind === 'defer') {
+      // The run waits on the email step itself (its timer resumes it there; `advanceRun` sets the timer).
+      const deferred = next(
+        run,
+        now,
+        { status: 'waiting', waitingOn: step.id, waitUntil: decision.until, nextStepId: step.id },
+        ['sending'],
+        [
+          {
+            type: 'deferred',
+            stepId: step.id,
+            until: decision.until,
+            reason: decision.reason,
+            detail: decision.detail,
+          },
+        ],
+      );
+      return (await saveRun(deps.runs, run, deferred)) ? { run: deferred } : { run: undefined };
+    }
+  }
+
   const cap = sendClass === 'marketing' ? await deps.dailySendCap(storeId) : 0;
   if (cap > 0 && !(await deps.dailySends.take(storeId, sendDay(now), 1, cap))) {
     return end(finished(run, now, 'exited', 'daily_send_cap', { stepId: step.id, cap }));
@@ -199,7 +240,6 @@ export const sendEmailStep = async (
     );
   };
 
-  const store = await deps.stores.get(storeId);
   const unsubscribeUrl = await deps.unsubscribe.urlFor({ storeId, email: run.email, transmissionId: run.id });
   let rendered: Awaited<ReturnType<typeof renderEmail>>;
   try {
@@ -265,6 +305,8 @@ export const sendEmailStep = async (
       },
     ]),
   );
+  // Counted against the store's frequency cap, whether or not it has one now (a cap set later sees it).
+  if (sendClass === 'marketing') await persistAfterSend(() => deps.recentSends.record(storeId, [run.email], sentAt));
   // Counted for the flow's stats, and remembered for its cart or checkout (a recovered order names it).
   await persistAfterSend(() =>
     flowEmailed(deps.attribution, storeId, run.trigger.subject, {

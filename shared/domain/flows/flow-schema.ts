@@ -147,6 +147,7 @@ export const FlowDefinitionSchema = known(
       ),
     ),
     holdoutPercent: v.optional(integerBetween(FLOW_RULES.holdoutPercent.min, FLOW_RULES.holdoutPercent.max)),
+    onFrequencyCap: v.optional(v.picklist(['skip', 'wait'], 'must be one of: skip, wait')),
     steps: v.pipe(
       v.array(StepSchema, 'must be an array'),
       v.minLength(FLOW_RULES.steps.min, `must have at least ${FLOW_RULES.steps.min} step`),
@@ -275,6 +276,7 @@ export const parseFlowDefinition = (body: unknown): { definition: FlowDefinition
       reentry: (parsed.reentry ?? DEFAULT_REENTRY[parsed.trigger]) as ReentryPolicy,
       consent: parsed.consent ?? DEFAULT_CONSENT[parsed.trigger],
       holdoutPercent: parsed.holdoutPercent || undefined,
+      onFrequencyCap: parsed.onFrequencyCap === 'wait' ? 'wait' : undefined,
       steps: withStepIds(parsed.steps as unknown as ParsedStep[]),
     }) as FlowDefinition,
   );
