@@ -32,7 +32,7 @@ import type { FlowRunRepository, RecoveryMarks, UnsubscribeUrls } from './ports.
 import { renderEmail, TemplateError } from './render.ts';
 import type { FlowRun, RunEvent } from './run.ts';
 import { finished, next, saveRun } from './run-changes.ts';
-import { smartSendDecision, waitingForCapSince } from './smart-send.ts';
+import { decidedAt, smartSendDecision, waitingForCapSince } from './smart-send.ts';
 import { buildTemplateContext } from './template-context.ts';
 import type { FlowKind } from './trigger.ts';
 
@@ -163,7 +163,7 @@ export const sendEmailStep = async (
       recentSends: settings.frequencyCap ? await deps.recentSends.get(storeId, run.email) : [],
       onFrequencyCap: flow.onFrequencyCap ?? 'skip',
       waitingForCapSince: waitingForCapSince(run, step.id),
-      now,
+      now: decidedAt(run, step.id, now),
     });
     if (decision.kind === 'skip') {
       return end(finished(run, now, 'exited', decision.reason, { stepId: step.id, ...decision.detail }));

@@ -75,3 +75,15 @@ export const smartSendDecision = (input: SmartSendInput): SmartSendDecision => {
 /** When the run first waited for the cap at `stepId` (its first `deferred` event for it), if it did. */
 export const waitingForCapSince = (run: FlowRun, stepId: string): number | undefined =>
   run.events.find((e) => e.type === 'deferred' && e.stepId === stepId && e.reason === 'frequency_cap')?.at;
+
+/**
+ * The time a deferred email is judged at: now, but never before the time it was deferred to when this pass resumes it
+ * (its timer fired). Deployed, timers never fire early, so this is now; the local runtime's clock advance fires them
+ * early on the wall clock, and the email is then judged as of its due time, as it would be had the time passed.
+ */
+export const decidedAt = (run: FlowRun, stepId: string, now: number): number => {
+  const last = run.events[run.events.length - 1];
+  if (last?.type !== 'resumed' || last.stepId !== stepId) return now;
+  const deferred = run.events.findLast((e) => e.type === 'deferred' && e.stepId === stepId);
+  return Math.max(now, deferred?.until ?? now);
+};
