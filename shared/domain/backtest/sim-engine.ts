@@ -8,7 +8,7 @@ import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { EMAIL_TAGS, type OutboundEmail } from '#shared/domain/email/model.ts';
 import type { RecentSends } from '#shared/domain/email/ports.ts';
-import { keptSendTimes } from '#shared/domain/email/smart-sending.ts';
+import { keptSends, type RecentSend } from '#shared/domain/email/smart-sending.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import type {
   ContactActivity,
@@ -206,22 +206,49 @@ export const memo = <K, V>(read: (key: K) => Promise<V>): ((key: K) => Promise<V
  * Recent marketing sends in memory (the frequency cap, docs/smart-sending.md): the replay starts with none, so the cap
  * sees the draft flow's own simulated emails (the period's live emails of other flows and campaigns are not replayed).
  */
-export const simRecentSends = (): RecentSends & { readonly times: Map<string, number[]> } => {
-  const times = new Map<string, number[]>();
+/** The send times per address, as tests read and set them (a time set here belongs to no run). */
+export interface RecentTimes {
+  get(email: string): number[] | undefined;
+  set(email: string, times: readonly number[]): void;
+}
+
+export const simRecentSends = (): RecentSends & { readonly times: RecentTimes } => {
+  const sends = new Map<string, RecentSend[]>();
+  const timesOf = (email: string) => (sends.get(email.toLowerCase()) ?? []).map((s) => s.at);
+  const times: RecentTimes = {
+    get: (email) => (sends.has(email.toLowerCase()) ? timesOf(email) : undefined),
+    set: (email, list) =>
+      void sends.set(
+        email.toLowerCase(),
+        list.map((at) => ({ at })),
+      ),
+  };
+  const add = (email: string, send: RecentSend) => {
+    const key = email.toLowerCase();
+    sends.set(key, keptSends([...(sends.get(key) ?? []), send], send.at));
+  };
   return {
     times,
-    get: async (_storeId, email) => [...(times.get(email.toLowerCase()) ?? [])],
+    get: async (_storeId, email) => timesOf(email),
     among: async (_storeId, emails) =>
-      new Map(
-        emails.flatMap((e) =>
-          times.has(e.toLowerCase()) ? [[e.toLowerCase(), [...(times.get(e.toLowerCase()) ?? [])]]] : [],
-        ),
-      ),
+      new Map(emails.flatMap((e) => (sends.has(e.toLowerCase()) ? [[e.toLowerCase(), timesOf(e)] as const] : []))),
     async record(_storeId, emails, at) {
-      for (const email of emails) {
-        const key = email.toLowerCase();
-        times.set(key, keptSendTimes([...(times.get(key) ?? []), at], at));
-      }
+      for (const email of emails) add(email, { at });
+    },
+    async take(_storeId, email, send, allows) {
+      const list = sends.get(email.toLowerCase()) ?? [];
+      const others = list.filter((s) => s.id !== send.id).map((s) => s.at);
+      if (list.some((s) => s.id === send.id)) return { taken: true, times: others };
+      if (!allows(others)) return { taken: false, times: others };
+      add(email, send);
+      return { taken: true, times: others };
+    },
+    async release(_storeId, email, id) {
+      const key = email.toLowerCase();
+      sends.set(
+        key,
+        (sends.get(key) ?? []).filter((s) => s.id !== id),
+      );
     },
   };
 };

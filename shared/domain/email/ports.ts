@@ -185,7 +185,9 @@ export interface ContactEmails {
 /**
  * When each contact was last sent marketing email (flows and campaigns), for the frequency cap
  * (docs/smart-sending.md): one item per store and address with its send times of the last 7 days (at most
- * `RECENT_SENDS_KEPT`), written when an email is accepted for sending.
+ * `RECENT_SENDS_KEPT`), written when an email is accepted for sending: a flow email takes its place before the SES call
+ * (one conditional write, so two workers mailing one contact at once cannot both pass the cap), a campaign page
+ * records its queued recipients in one batch.
  */
 export interface RecentSends {
   /** The address's recent marketing send times (epoch ms), oldest first; `[]` when none. */
@@ -194,4 +196,17 @@ export interface RecentSends {
   among(storeId: string, emails: readonly string[]): Promise<Map<string, number[]>>;
   /** Adds a send at `at` to each address (older times are dropped). */
   record(storeId: string, emails: readonly string[], at: number): Promise<void>;
+  /**
+   * Adds the send `id` at `at` to the address if `allows` holds for its other recent send times (or `id` is there
+   * already: a retried email); answers whether it did and the times it judged. Conditional on the item's revision,
+   * re-read on a race.
+   */
+  take(
+    storeId: string,
+    email: string,
+    send: { readonly id: string; readonly at: number },
+    allows: (times: readonly number[]) => boolean,
+  ): Promise<{ taken: boolean; times: number[] }>;
+  /** Removes the send `id` (its email was not sent after all). */
+  release(storeId: string, email: string, id: string): Promise<void>;
 }

@@ -56,6 +56,19 @@ export const keptSendTimes = (times: readonly number[], now: number): number[] =
     .sort((a, b) => a - b)
     .slice(-RECENT_SENDS_KEPT);
 
+/** One recent send of a contact: when, and (flow email) which run's step took it. */
+export interface RecentSend {
+  readonly at: number;
+  readonly id?: string;
+}
+
+/** The sends worth keeping at `now`, as `keptSendTimes` keeps times. */
+export const keptSends = (sends: readonly RecentSend[], now: number): RecentSend[] =>
+  sends
+    .filter((s) => s.at > now - RECENT_SENDS_WINDOW_MS)
+    .sort((a, b) => a.at - b.at)
+    .slice(-RECENT_SENDS_KEPT);
+
 export type CapVerdict =
   | { readonly allowed: true }
   | {

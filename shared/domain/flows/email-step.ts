@@ -22,7 +22,7 @@ import type {
   Suppressions,
 } from '#shared/domain/email/ports.ts';
 import type { StandingCheck } from '#shared/domain/email/reputation.ts';
-import { placeOf } from '#shared/domain/email/smart-sending.ts';
+import { capVerdict, placeOf } from '#shared/domain/email/smart-sending.ts';
 import type { Store } from '#shared/domain/stores/model.ts';
 import { isAppError, PermanentError } from '#shared/errors.ts';
 import { type ContactLookup, consentAllows, findContact } from './contact-facts.ts';
@@ -32,7 +32,7 @@ import type { FlowRunRepository, RecoveryMarks, UnsubscribeUrls } from './ports.
 import { renderEmail, TemplateError } from './render.ts';
 import type { FlowRun, RunEvent } from './run.ts';
 import { finished, next, saveRun } from './run-changes.ts';
-import { decidedAt, smartSendDecision, waitingForCapSince } from './smart-send.ts';
+import { decidedAt, type SmartSendDecision, smartSendDecision, waitingForCapSince } from './smart-send.ts';
 import { buildTemplateContext } from './template-context.ts';
 import type { FlowKind } from './trigger.ts';
 
@@ -156,41 +156,60 @@ export const sendEmailStep = async (
   // Smart sending (docs/smart-sending.md): quiet hours in the recipient's zone, then the store's frequency cap.
   const store = await deps.stores.get(storeId);
   const settings = sendClass === 'marketing' ? store?.smartSending : undefined;
-  if (settings) {
-    const decision = smartSendDecision({
-      settings,
-      place: placeOf(contact),
-      recentSends: settings.frequencyCap ? await deps.recentSends.get(storeId, run.email) : [],
-      onFrequencyCap: flow.onFrequencyCap ?? 'skip',
-      waitingForCapSince: waitingForCapSince(run, step.id),
-      now: decidedAt(run, step.id, now),
-    });
+  const sendId = `${run.id}#${step.id}`;
+  /** The run's end or wait when `decision` holds the email back; undefined when it lets it go. */
+  const holdBack = async (decision: SmartSendDecision) => {
     if (decision.kind === 'skip') {
       return end(finished(run, now, 'exited', decision.reason, { stepId: step.id, ...decision.detail }));
     }
-    if (decision.kind === 'defer') {
-      // The run waits on the email step itself (its timer resumes it there; `advanceRun` sets the timer).
-      const deferred = next(
-        run,
-        now,
-        { status: 'waiting', waitingOn: step.id, waitUntil: decision.until, nextStepId: step.id },
-        ['sending'],
-        [
-          {
-            type: 'deferred',
-            stepId: step.id,
-            until: decision.until,
-            reason: decision.reason,
-            detail: decision.detail,
-          },
-        ],
-      );
-      return (await saveRun(deps.runs, run, deferred)) ? { run: deferred } : { run: undefined };
+    if (decision.kind === 'send') return undefined;
+    // The run waits on the email step itself (its timer resumes it there; `advanceRun` sets the timer).
+    const { until, reason, detail } = decision;
+    const deferred = next(
+      run,
+      now,
+      { status: 'waiting', waitingOn: step.id, waitUntil: until, nextStepId: step.id },
+      ['sending'],
+      [{ type: 'deferred', stepId: step.id, until, reason, detail }],
+    );
+    return (await saveRun(deps.runs, run, deferred)) ? { run: deferred } : { run: undefined };
+  };
+  if (sendClass === 'marketing') {
+    const judgedAt = decidedAt(run, step.id, now);
+    const judge = (recentSends: readonly number[]) =>
+      smartSendDecision({
+        settings,
+        place: placeOf(contact),
+        recentSends,
+        onFrequencyCap: flow.onFrequencyCap ?? 'skip',
+        waitingForCapSince: waitingForCapSince(run, step.id),
+        now: judgedAt,
+      });
+    if (settings) {
+      const held = await holdBack(judge(settings.frequencyCap ? await deps.recentSends.get(storeId, run.email) : []));
+      if (held) return held;
+    }
+    // The email takes its place among the contact's recent sends, counted whether or not the store has a cap now (a
+    // cap set later sees it): one conditional write, so of two emails decided at once only one passes the cap.
+    const taken = await deps.recentSends.take(
+      storeId,
+      run.email,
+      { id: sendId, at: now },
+      (times) => capVerdict(settings?.frequencyCap, times, judgedAt).allowed,
+    );
+    if (!taken.taken) {
+      const held = await holdBack(judge(taken.times));
+      if (held) return held;
     }
   }
+  /** Gives the email's place among the recent sends back: it was not sent after all. */
+  const releaseSend = async () => {
+    if (sendClass === 'marketing') await deps.recentSends.release(storeId, run.email, sendId);
+  };
 
   const cap = sendClass === 'marketing' ? await deps.dailySendCap(storeId) : 0;
   if (cap > 0 && !(await deps.dailySends.take(storeId, sendDay(now), 1, cap))) {
+    await releaseSend();
     return end(finished(run, now, 'exited', 'daily_send_cap', { stepId: step.id, cap }));
   }
 
@@ -217,6 +236,7 @@ export const sendEmailStep = async (
     });
     if (!mark.claimed) {
       await releaseMarks();
+      await releaseSend();
       return end(
         finished(run, now, 'exited', 'recently_mailed', {
           stepId: step.id,
@@ -232,6 +252,7 @@ export const sendEmailStep = async (
 
   const failPermanently = async (reason: string, error: unknown) => {
     await releaseMarks();
+    await releaseSend();
     return end(
       finished(run, deps.clock.now(), 'failed', reason, {
         stepId: step.id,
@@ -305,8 +326,6 @@ export const sendEmailStep = async (
       },
     ]),
   );
-  // Counted against the store's frequency cap, whether or not it has one now (a cap set later sees it).
-  if (sendClass === 'marketing') await persistAfterSend(() => deps.recentSends.record(storeId, [run.email], sentAt));
   // Counted for the flow's stats, and remembered for its cart or checkout (a recovered order names it).
   await persistAfterSend(() =>
     flowEmailed(deps.attribution, storeId, run.trigger.subject, {

@@ -1,6 +1,6 @@
 /** In-memory doubles of the flow engine's ports, for the domain tests (no AWS, no local runtime). */
 
-import { simRecentSends } from '#shared/domain/backtest/sim-engine.ts';
+import { type RecentTimes, simRecentSends } from '#shared/domain/backtest/sim-engine.ts';
 import type { Cart } from '#shared/domain/carts/model.ts';
 import type { Checkout } from '#shared/domain/checkouts/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
@@ -105,7 +105,7 @@ export interface Fakes {
   /** The store's smart-sending settings (`stores.get` answers them); none at first. */
   smartSending: SmartSendingSettings | undefined;
   /** Recent marketing send times per address (the frequency cap). */
-  readonly recentSends: Map<string, number[]>;
+  readonly recentSends: RecentTimes;
   /** Domains the store has verified for sending (`shop.example`, the fakes' sender, at first). */
   readonly verifiedDomains: Set<string>;
   readonly clock: { now: number };

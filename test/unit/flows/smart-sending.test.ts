@@ -9,6 +9,7 @@ import { handleFlowMessage } from '#shared/domain/flows/engine.ts';
 import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import { runIdOf } from '#shared/domain/flows/run.ts';
 import { parseSendingSettings } from '#shared/domain/stores/sending-settings.ts';
+import { PermanentError } from '#shared/errors.ts';
 import { customerOf, emailStep, fakes, flowOf, STORE, triggerOf } from '#test/support/memory/flow-engine.ts';
 
 const H = 3600_000;
@@ -189,6 +190,35 @@ describe('smart sending in the flow engine', () => {
     });
     expect(f.sent).toHaveLength(1);
     expect(f.recentSends.get('ada@example.com')).toEqual([NOW]);
+  });
+
+  it('lets only one of two marketing flows of one trigger through the cap, though they run at once', async () => {
+    const f = fakes();
+    f.clock.now = NOW;
+    f.smartSending = { frequencyCap: { minHoursBetween: 16 } };
+    f.flows.set('fl_a', marketing('fl_a'));
+    f.flows.set('fl_b', marketing('fl_b'));
+    const trigger = triggerOf('order_paid');
+    await handleTrigger(f.deps, trigger);
+    const runs = ['fl_a', 'fl_b'].map((id) => f.runs.get(runIdOf(STORE, id, trigger.id)));
+    expect(runs.map((run) => run?.status).sort()).toEqual(['completed', 'exited']);
+    expect(runs.find((run) => run?.status === 'exited')?.events.at(-1)).toMatchObject({ reason: 'frequency_cap' });
+    expect(f.sent).toHaveLength(1);
+    expect(f.recentSends.get('ada@example.com')).toEqual([NOW]);
+  });
+
+  it('gives the email’s place back when it is not sent after all', async () => {
+    const f = fakes();
+    f.clock.now = NOW;
+    f.smartSending = { frequencyCap: { minHoursBetween: 16 } };
+    f.flows.set(
+      'fl_bad',
+      marketing('fl_bad', { steps: [emailStep('e1', { from: { email: 'x@unverified.example' } })] }),
+    );
+    f.verifiedDomains.add('unverified.example');
+    f.failures.push(Object.assign(new PermanentError('rejected by SES'), {}));
+    await handleTrigger(f.deps, triggerOf('order_paid'));
+    expect(f.recentSends.get('ada@example.com')).toEqual([]);
   });
 
   it('waits for the cap when the flow says so, and sends when its timer resumes it', async () => {
