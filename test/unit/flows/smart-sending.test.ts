@@ -211,12 +211,8 @@ describe('smart sending in the flow engine', () => {
     const f = fakes();
     f.clock.now = NOW;
     f.smartSending = { frequencyCap: { minHoursBetween: 16 } };
-    f.flows.set(
-      'fl_bad',
-      marketing('fl_bad', { steps: [emailStep('e1', { from: { email: 'x@unverified.example' } })] }),
-    );
-    f.verifiedDomains.add('unverified.example');
-    f.failures.push(Object.assign(new PermanentError('rejected by SES'), {}));
+    f.flows.set('fl_bad', marketing('fl_bad'));
+    f.failures.push(new PermanentError('rejected by SES'));
     await handleTrigger(f.deps, triggerOf('order_paid'));
     expect(f.recentSends.get('ada@example.com')).toEqual([]);
   });
