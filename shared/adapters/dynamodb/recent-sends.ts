@@ -67,17 +67,20 @@ export const dynamoRecentSends = (): RecentSends => {
     async get(storeId, email) {
       return timesOf(sendsOf(await getItem(keys.recentSends(storeId, email))));
     },
-    async among(storeId, emails) {
+    async among(storeId, emails, exceptId) {
       const items = await itemsAmong(storeId, emails);
-      return new Map([...items].map(([email, item]) => [email, timesOf(sendsOf(item))]));
+      return new Map(
+        [...items].map(([email, item]) => [email, timesOf(sendsOf(item).filter((s) => s.id !== exceptId))]),
+      );
     },
-    async record(storeId, emails, at) {
+    async record(storeId, emails, send) {
       const before = await itemsAmong(storeId, emails);
       const unique = [...new Set(emails.map((email) => email.toLowerCase()))];
+      const fresh = unique.filter((email) => !sendsOf(before.get(email)).some((s) => s.id === send.id));
       await batchPut(
-        unique.map((email) => {
+        fresh.map((email) => {
           const item = before.get(email);
-          return itemOf(storeId, email, [...sendsOf(item), { at }], Number(item?.rev ?? 0) + 1, at);
+          return itemOf(storeId, email, [...sendsOf(item), send], Number(item?.rev ?? 0) + 1, send.at);
         }),
       );
     },

@@ -230,10 +230,17 @@ export const simRecentSends = (): RecentSends & { readonly times: RecentTimes } 
   return {
     times,
     get: async (_storeId, email) => timesOf(email),
-    among: async (_storeId, emails) =>
-      new Map(emails.flatMap((e) => (sends.has(e.toLowerCase()) ? [[e.toLowerCase(), timesOf(e)] as const] : []))),
-    async record(_storeId, emails, at) {
-      for (const email of emails) add(email, { at });
+    among: async (_storeId, emails, exceptId) =>
+      new Map(
+        emails.flatMap((e) => {
+          const list = sends.get(e.toLowerCase());
+          return list ? [[e.toLowerCase(), list.filter((s) => s.id !== exceptId).map((s) => s.at)] as const] : [];
+        }),
+      ),
+    async record(_storeId, emails, send) {
+      for (const email of emails) {
+        if (!(sends.get(email.toLowerCase()) ?? []).some((s) => s.id === send.id)) add(email, send);
+      }
     },
     async take(_storeId, email, send, allows) {
       const list = sends.get(email.toLowerCase()) ?? [];

@@ -142,6 +142,7 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
     ? await deps.recentSends.among(
         storeId,
         candidates.flatMap((c) => (c.reason || !c.email ? [] : [c.email])),
+        campaign.id,
       )
     : new Map<string, number[]>();
   const capped = (email: string) => !capVerdict(cap, recent.get(email.toLowerCase()) ?? [], now).allowed;
@@ -175,13 +176,13 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
     queued = [];
   }
 
-  // Accepted for sending: counted against the frequency cap (a repeated page records the same recipients again, at a
-  // later time: the cap then sees one email as two within seconds, which it counts once against `minHoursBetween`).
+  // Accepted for sending: counted against the frequency cap, once per recipient and campaign (a repeated page neither
+  // records its recipients twice nor finds them capped by its own first attempt).
   if (queued.length > 0) {
     await deps.recentSends.record(
       storeId,
       queued.map((r) => r.email as string),
-      now,
+      { id: campaign.id, at: now },
     );
   }
   if (queued.length > 0 && !(await deps.batches.get(storeId, batchId))) {

@@ -192,10 +192,13 @@ export interface ContactEmails {
 export interface RecentSends {
   /** The address's recent marketing send times (epoch ms), oldest first; `[]` when none. */
   get(storeId: string, email: string): Promise<number[]>;
-  /** Several addresses at once (lower-cased keys; addresses without sends are absent). */
-  among(storeId: string, emails: readonly string[]): Promise<Map<string, number[]>>;
-  /** Adds a send at `at` to each address (older times are dropped). */
-  record(storeId: string, emails: readonly string[], at: number): Promise<void>;
+  /**
+   * Several addresses at once (lower-cased keys; addresses without sends are absent), leaving out the sends of
+   * `exceptId` (a campaign's own, when its page is repeated).
+   */
+  among(storeId: string, emails: readonly string[], exceptId?: string): Promise<Map<string, number[]>>;
+  /** Adds the send `id` at `at` to each address that does not have it yet (older times are dropped). */
+  record(storeId: string, emails: readonly string[], send: { readonly id: string; readonly at: number }): Promise<void>;
   /**
    * Adds the send `id` at `at` to the address if `allows` holds for its other recent send times (or `id` is there
    * already: a retried email); answers whether it did and the times it judged. Conditional on the item's revision,

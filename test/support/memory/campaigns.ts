@@ -285,6 +285,8 @@ export const campaignFakes = () => {
     claims,
     clock,
     limits,
+    /** Recent marketing send times per address (the frequency cap). */
+    recentSends: recentSends.times,
     schedules,
     buckets,
     /** Adds the contacts to a segment (in customer id order, as the members page answers them). */

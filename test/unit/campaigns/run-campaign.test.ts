@@ -194,6 +194,41 @@ describe('campaign walk', () => {
     expect(fakes.campaigns.get(created.id)?.progress).toMatchObject({ recipients: 6, queued: 3, skipped: 3 });
   });
 
+  it('skips recipients the frequency cap holds with frequency_cap, counts the others, and not twice on a repeat', async () => {
+    const fakes = campaignFakes();
+    const now = fakes.clock.now;
+    fakes.limits.smartSending = { frequencyCap: { minHoursBetween: 16 } };
+    fakes.segment(S1, ids('a', 3));
+    // a01 was mailed by a flow an hour ago; a02 a day ago.
+    fakes.recentSends.set('a01@example.com', [now - 3600_000]);
+    fakes.recentSends.set('a02@example.com', [now - 24 * 3600_000]);
+    const created = await createCampaign(fakes.manage, CAMPAIGN_STORE, request());
+    const start = fakes.queued.shift() as NonNullable<(typeof fakes.queued)[number]>;
+    // The page's record fails once: the queue's retry walks the same page again.
+    const record = fakes.worker.campaigns.recordPage;
+    let failures = 1;
+    const flaky = {
+      ...fakes.worker,
+      campaigns: {
+        ...fakes.worker.campaigns,
+        recordPage: async (...args: Parameters<typeof record>) => {
+          if (failures-- > 0) throw new Error('DynamoDB unavailable');
+          return record(...args);
+        },
+      },
+    };
+    await expect(handleCampaignMessage(flaky, start)).rejects.toThrow('DynamoDB unavailable');
+    await handleCampaignMessage(flaky, { v: 1, type: 'walk', storeId: CAMPAIGN_STORE, campaignId: created.id });
+
+    expect(sentTo(fakes)).toEqual(['a00@example.com', 'a02@example.com']);
+    expect(fakes.recipients.get(created.id)?.get('a01')).toMatchObject({ status: 'skipped', reason: 'frequency_cap' });
+    expect(fakes.recipients.get(created.id)?.get('a00')).toMatchObject({ status: 'queued' });
+    expect(fakes.campaigns.get(created.id)?.progress).toMatchObject({ recipients: 3, queued: 2, skipped: 1 });
+    // Counted once for the campaign, beside what was there.
+    expect(fakes.recentSends.get('a00@example.com')).toEqual([now]);
+    expect(fakes.recentSends.get('a02@example.com')).toEqual([now - 24 * 3600_000, now]);
+  });
+
   it('answers each recipient with the outcome the send path recorded', async () => {
     const fakes = campaignFakes();
     fakes.segment(S1, [subscriber('a1'), subscriber('a2'), subscriber('a3', { emailConsent: undefined })]);
