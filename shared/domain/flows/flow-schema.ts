@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { parseOrThrow } from '#shared/domain/validation.ts';
 import { validationError } from '#shared/errors.ts';
-import { groupAt, isRecord, known, line } from './condition-schema.ts';
+import { groupAt, integerBetween, isRecord, known, line } from './condition-schema.ts';
 import type { Flow, FlowStep, ReentryPolicy } from './flow.ts';
 import { SAFE_ID } from './flow-id.ts';
 import { DEFAULT_CONSENT, DEFAULT_REENTRY, FLOW_RULES, TRANSACTIONAL_KINDS } from './flow-rules.ts';
@@ -24,14 +24,6 @@ const email = () =>
     v.toLowerCase(),
     v.maxLength(254, 'must be at most 254 characters'),
     v.email('must be an email address'),
-  );
-
-const integerBetween = (min: number, max: number) =>
-  v.pipe(
-    v.number('must be a number'),
-    v.integer('must be an integer'),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
   );
 
 const stepId = () =>

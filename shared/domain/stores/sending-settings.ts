@@ -7,7 +7,7 @@ import * as v from 'valibot';
 import type { Clock } from '#shared/domain/clock.ts';
 import { SMART_SENDING_LIMITS, type SmartSendingSettings, settingsRecord } from '#shared/domain/email/smart-sending.ts';
 import { isTimeZone, minuteOfDayOf } from '#shared/domain/email/time-zones.ts';
-import { isRecord, known } from '#shared/domain/flows/condition-schema.ts';
+import { integerBetween, isRecord, known } from '#shared/domain/flows/condition-schema.ts';
 import { parseOrThrow } from '#shared/domain/validation.ts';
 import { validationError } from '#shared/errors.ts';
 import type { Store } from './model.ts';
@@ -19,14 +19,6 @@ export interface SendingSettingsDeps {
   };
   readonly clock: Clock;
 }
-
-const integerBetween = (min: number, max: number) =>
-  v.pipe(
-    v.number('must be a number'),
-    v.integer('must be an integer'),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
 
 const timeOfDay = v.pipe(
   v.string('must be a string'),

@@ -31,6 +31,22 @@ const startNow = async (fakes: ReturnType<typeof campaignFakes>, extra: Partial<
 const sentTo = (fakes: ReturnType<typeof campaignFakes>) =>
   [...fakes.batches.values()].flatMap((b) => b.recipients.map((r) => r.email)).sort();
 
+/** The worker's ports with the page record failing once (the queue's retry walks the same page again). */
+const recordFailingOnce = (fakes: ReturnType<typeof campaignFakes>) => {
+  const record = fakes.worker.campaigns.recordPage;
+  let failures = 1;
+  return {
+    ...fakes.worker,
+    campaigns: {
+      ...fakes.worker.campaigns,
+      recordPage: async (...args: Parameters<typeof record>) => {
+        if (failures-- > 0) throw new Error('DynamoDB unavailable');
+        return record(...args);
+      },
+    },
+  };
+};
+
 describe('campaign walk', () => {
   it('hands every member of several segments to the send path once, minus the excluded ones', async () => {
     const fakes = campaignFakes();
@@ -163,18 +179,7 @@ describe('campaign walk', () => {
     fakes.segment(S1, ids('a', 3));
     const created = await createCampaign(fakes.manage, CAMPAIGN_STORE, request());
     const start = fakes.queued.shift() as NonNullable<(typeof fakes.queued)[number]>;
-    const record = fakes.worker.campaigns.recordPage;
-    let failures = 1;
-    const flaky = {
-      ...fakes.worker,
-      campaigns: {
-        ...fakes.worker.campaigns,
-        recordPage: async (...args: Parameters<typeof record>) => {
-          if (failures-- > 0) throw new Error('DynamoDB unavailable');
-          return record(...args);
-        },
-      },
-    };
+    const flaky = recordFailingOnce(fakes);
     await expect(handleCampaignMessage(flaky, start)).rejects.toThrow('DynamoDB unavailable');
     // The queue's retry: the campaign is sending already, so the walk message resumes at the same page.
     await handleCampaignMessage(flaky, { v: 1, type: 'walk', storeId: CAMPAIGN_STORE, campaignId: created.id });
@@ -205,18 +210,7 @@ describe('campaign walk', () => {
     const created = await createCampaign(fakes.manage, CAMPAIGN_STORE, request());
     const start = fakes.queued.shift() as NonNullable<(typeof fakes.queued)[number]>;
     // The page's record fails once: the queue's retry walks the same page again.
-    const record = fakes.worker.campaigns.recordPage;
-    let failures = 1;
-    const flaky = {
-      ...fakes.worker,
-      campaigns: {
-        ...fakes.worker.campaigns,
-        recordPage: async (...args: Parameters<typeof record>) => {
-          if (failures-- > 0) throw new Error('DynamoDB unavailable');
-          return record(...args);
-        },
-      },
-    };
+    const flaky = recordFailingOnce(fakes);
     await expect(handleCampaignMessage(flaky, start)).rejects.toThrow('DynamoDB unavailable');
     await handleCampaignMessage(flaky, { v: 1, type: 'walk', storeId: CAMPAIGN_STORE, campaignId: created.id });
 

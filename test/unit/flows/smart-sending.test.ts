@@ -148,6 +148,13 @@ describe('the settings a store sends', () => {
   });
 });
 
+/** The timer of the run's deferred email fired: the flow worker resumes it at its email step. */
+const resume = (f: ReturnType<typeof fakes>, runId: string) =>
+  handleFlowMessage(
+    { ...f.deps, triggers: { get: async () => undefined } },
+    { v: 1, type: 'resume', storeId: STORE, runId, step: 'e1' },
+  );
+
 describe('smart sending in the flow engine', () => {
   const NOW = at('2026-06-01T10:00:00Z');
   const marketing = (id: string, extra = {}) =>
@@ -233,16 +240,7 @@ describe('smart sending in the flow engine', () => {
     expect(f.sent).toHaveLength(0);
 
     f.clock.now = NOW + 14 * H;
-    await handleFlowMessage(
-      { ...f.deps, triggers: { get: async () => undefined } },
-      {
-        v: 1,
-        type: 'resume',
-        storeId: STORE,
-        runId,
-        step: 'e1',
-      },
-    );
+    await resume(f, runId);
     expect(f.runs.get(runId)?.status).toBe('completed');
     expect(f.sent).toHaveLength(1);
   });
@@ -260,16 +258,7 @@ describe('smart sending in the flow engine', () => {
     // Someone else mails the contact just before the wait ends: the cap would hold it past a week since it began.
     f.clock.now = NOW + WEEK_MS - H;
     f.recentSends.set('ada@example.com', [f.clock.now - 60_000]);
-    await handleFlowMessage(
-      { ...f.deps, triggers: { get: async () => undefined } },
-      {
-        v: 1,
-        type: 'resume',
-        storeId: STORE,
-        runId,
-        step: 'e1',
-      },
-    );
+    await resume(f, runId);
     expect(f.runs.get(runId)?.events.at(-1)).toMatchObject({
       type: 'exited',
       reason: 'frequency_cap',
