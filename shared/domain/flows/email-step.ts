@@ -185,12 +185,12 @@ export const sendEmailStep = async (
         waitingForCapSince: waitingForCapSince(run, step.id),
         now: judgedAt,
       });
-    if (settings) {
-      const held = await holdBack(judge(settings.frequencyCap ? await deps.recentSends.get(storeId, run.email) : []));
-      if (held) return held;
-    }
-    // The email takes its place among the contact's recent sends, counted whether or not the store has a cap now (a
-    // cap set later sees it): one conditional write, so of two emails decided at once only one passes the cap.
+    // Quiet hours first: an email due in the window waits for its end whatever the cap says.
+    const quiet = await holdBack(judge([]));
+    if (quiet) return quiet;
+    // Then the cap, as the email takes its place among the contact's recent sends (counted whether or not the store
+    // has a cap now: a cap set later sees it). One conditional write, so of two emails decided at once only one passes
+    // the cap; a retried email finds its own place taken and is not capped by it.
     const taken = await deps.recentSends.take(
       storeId,
       run.email,

@@ -214,6 +214,21 @@ describe('smart sending in the flow engine', () => {
     expect(f.recentSends.get('ada@example.com')).toEqual([NOW]);
   });
 
+  it('does not cap a retried email by its own place (a transient SES failure, then the queue’s retry)', async () => {
+    const f = fakes();
+    f.clock.now = NOW;
+    f.smartSending = { frequencyCap: { minHoursBetween: 16 } };
+    f.flows.set('fl_promo', marketing('fl_promo'));
+    f.failures.push(new Error('Throttling'));
+    const trigger = triggerOf('order_paid');
+    await expect(handleTrigger(f.deps, trigger)).rejects.toThrow('Throttling');
+    f.clock.now = NOW + 5_000;
+    await handleTrigger(f.deps, trigger);
+    expect(f.runs.get(runIdOf(STORE, 'fl_promo', trigger.id))?.status).toBe('completed');
+    expect(f.sent).toHaveLength(1);
+    expect(f.recentSends.get('ada@example.com')).toEqual([NOW]);
+  });
+
   it('gives the email’s place back when it is not sent after all', async () => {
     const f = fakes();
     f.clock.now = NOW;
