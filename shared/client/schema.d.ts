@@ -340,6 +340,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/sending": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the smart-sending settings
+         * @description The store's frequency cap, quiet hours and time zone, every part present (`null`: off). A store that never set them answers the defaults: no cap, no quiet hours, UTC. At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        get: operations["sendingSettingsGet"];
+        /**
+         * Replace the smart-sending settings
+         * @description Replaces the settings whole: a part left out (or `null`) is off, the zone UTC. Flow and campaign workers apply them within a minute. A body read from GET is accepted (`updatedAt` is ignored). At most 10 calls per second per store.
+         *
+         *     Host: main.
+         */
+        put: operations["sendingSettingsUpdate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sending": {
         parameters: {
             query?: never;
@@ -932,8 +960,12 @@ export interface components {
                 skipped: {
                     [key: string]: number;
                 };
-                /** @description Runs that ended before their last step, by reason (exit_if, no_consent, suppressed, …) */
+                /** @description Runs that ended before their last step, by reason (exit_if, no_consent, suppressed, frequency_cap, …) */
                 exited: {
+                    [key: string]: number;
+                };
+                /** @description Emails deferred by quiet hours or the frequency cap, by reason (quiet_hours, frequency_cap) */
+                delayed: {
                     [key: string]: number;
                 };
                 completed: number;
@@ -976,6 +1008,16 @@ export interface components {
                 /** @description End of the wait a run is on at the end of the period, epoch milliseconds */
                 waitingUntil?: number;
                 nextStepId?: string;
+                /** @description Emails of the run put off by quiet hours or the frequency cap */
+                delays?: {
+                    stepId: string;
+                    /** @description `quiet_hours` or `frequency_cap` (docs/smart-sending.md) */
+                    reason: string;
+                    /** @description When the email was due, epoch milliseconds */
+                    at: number;
+                    /** @description When it was tried again, epoch milliseconds */
+                    until: number;
+                }[];
                 recovered: {
                     orderId: string;
                     stepId?: string;
@@ -1133,7 +1175,7 @@ export interface components {
                 /** @enum {string} */
                 status: "queued" | "sent" | "failed" | "skipped";
                 /** @enum {string} */
-                reason?: "not_subscribed" | "suppressed" | "no_email" | "invalid_address" | "daily_send_cap" | "contact_gone" | "cancelled";
+                reason?: "not_subscribed" | "suppressed" | "no_email" | "invalid_address" | "daily_send_cap" | "frequency_cap" | "contact_gone" | "cancelled";
                 /** @description SES's reason (failed). */
                 error?: string;
                 messageId?: string;
@@ -1837,15 +1879,15 @@ export interface components {
                         /** @description When it happened, Unix epoch milliseconds */
                         at: number;
                         /** @enum {string} */
-                        type: "entered" | "waiting" | "resumed" | "split" | "emailed" | "exited" | "completed" | "failed";
+                        type: "entered" | "waiting" | "resumed" | "split" | "deferred" | "emailed" | "exited" | "completed" | "failed";
                         stepId?: string;
                         /** @description The branch the run took (`split`) */
                         branch?: string;
                         /** @description SES message id (`emailed`) */
                         messageId?: string;
-                        /** @description End of the wait (`waiting`), Unix epoch milliseconds */
+                        /** @description End of the wait (`waiting`), or when a `deferred` email is tried again, Unix epoch milliseconds */
                         until?: number;
-                        /** @description Why the run exited (`holdout`, `exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, `recently_mailed`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`) or failed (`send_rejected`, `send_failed`, `render_failed`) */
+                        /** @description Why the run exited (`holdout`, `exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, `recently_mailed`, `frequency_cap`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`), failed (`send_rejected`, `send_failed`, `render_failed`), or why an email was deferred (`quiet_hours`, `frequency_cap`; docs/smart-sending.md) */
                         reason?: string;
                         detail?: {
                             [key: string]: unknown;
@@ -1912,6 +1954,12 @@ export interface components {
              * @default 0
              */
             holdoutPercent: number;
+            /**
+             * @description When the store's frequency cap (PUT /api/v1/settings/sending) holds back a marketing email of the flow: `skip` ends the run (explain: exited, reason frequency_cap); `wait` defers the email until the cap allows it (explain: a `deferred` event, reason frequency_cap), for at most 7 days.
+             * @default skip
+             * @enum {string}
+             */
+            onFrequencyCap: "skip" | "wait";
             steps: components["schemas"]["FlowStep"][];
             /** @description PUT only: replace only if the flow is still at this revision. */
             revision?: number;
@@ -1982,6 +2030,12 @@ export interface components {
              * @default 0
              */
             holdoutPercent: number;
+            /**
+             * @description When the store's frequency cap (PUT /api/v1/settings/sending) holds back a marketing email of the flow: `skip` ends the run (explain: exited, reason frequency_cap); `wait` defers the email until the cap allows it (explain: a `deferred` event, reason frequency_cap), for at most 7 days.
+             * @default skip
+             * @enum {string}
+             */
+            onFrequencyCap: "skip" | "wait";
             steps: components["schemas"]["FlowStep"][];
             /**
              * @description The preset the flow was created from.
@@ -2765,6 +2819,36 @@ export interface components {
              * @example mail.shop.example
              */
             domain: string;
+        };
+        SendingSettings: {
+            /** @description The store's IANA zone, for recipients whose own zone is not known (default UTC) */
+            timeZone: string;
+            frequencyCap: {
+                /** @description At most one marketing email per contact in this many hours (1–168) */
+                minHoursBetween?: number;
+                /** @description At most this many marketing emails per contact in any 7 days (1–50) */
+                maxPerWeek?: number;
+            } | null;
+            quietHours: {
+                /** @description HH:MM, 24-hour, in the recipient’s zone: the quiet window starts */
+                start: string;
+                /** @description HH:MM: the quiet window ends, the sending window starts */
+                end: string;
+            } | null;
+            /** @description Last change, Unix epoch seconds */
+            updatedAt?: number;
+        };
+        SendingSettingsRequest: {
+            timeZone?: string | null;
+            frequencyCap?: {
+                minHoursBetween?: number;
+                maxPerWeek?: number;
+            } | null;
+            quietHours?: {
+                start: string;
+                end: string;
+            } | null;
+            updatedAt?: unknown;
         };
         SignInRequest: {
             username: string;
@@ -4897,6 +4981,174 @@ export interface operations {
                         /** @constant */
                         code: 404;
                         /** @example Sender domain mail.shop.example is not registered in this store */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    sendingSettingsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["SendingSettings"];
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    sendingSettingsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendingSettingsRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["SendingSettings"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example timeZone must be an IANA time zone name, such as Europe/Paris or America/New_York */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 413;
+                        /** @example Request body is larger than 262144 bytes */
                         message: string;
                     };
                 };

@@ -9,6 +9,7 @@ import {
   dynamoSendOutcomes,
 } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
 import { dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
+import { dynamoRecentSends } from '#shared/adapters/dynamodb/recent-sends.ts';
 import { dynamoSegmentMembers, dynamoSegments } from '#shared/adapters/dynamodb/segments.repositories.ts';
 import { dynamoDailySends } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches } from '#shared/adapters/dynamodb/sending.repositories.ts';
@@ -26,7 +27,7 @@ import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
 import { systemClock } from './clock.ts';
-import { senderDeps, storeDailySendCap } from './sending.ts';
+import { senderDeps, storeDailySendCap, storeSmartSending } from './sending.ts';
 
 export const manageCampaignDeps = /* @__PURE__ */ lazy(
   (): ManageCampaignDeps => ({
@@ -71,6 +72,8 @@ export const campaignWorkerDeps = /* @__PURE__ */ lazy(
     suppressions: dynamoSuppressions(),
     dailySends: dynamoDailySends(),
     dailySendCap: storeDailySendCap(),
+    smartSending: storeSmartSending(),
+    recentSends: dynamoRecentSends(),
     batches: dynamoSendBatches(systemClock),
     sendQueue: sqsSendQueue(),
     queue: sqsCampaignQueue(),

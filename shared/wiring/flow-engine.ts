@@ -14,6 +14,7 @@ import {
   dynamoRecoveryMarks,
   dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { dynamoRecentSends } from '#shared/adapters/dynamodb/recent-sends.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
@@ -108,6 +109,7 @@ export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: 
   dailySends: dynamoDailySends(),
   dailySendCap: storeDailySendCap(),
   standing: storeStanding(),
+  recentSends: dynamoRecentSends(),
   onPaused: () => metrics.count(BUSINESS_METRICS.marketingSendsPaused, 1, { by: 'flow' }),
   onRetaken: () => metrics.count(BUSINESS_METRICS.sendClaimsRetaken, 1, { by: 'flow' }),
   clock: systemClock,

@@ -5,7 +5,7 @@ import { dynamoCampaigns } from '#shared/adapters/dynamodb/campaigns.repositorie
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
-import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
+import { cachedPerStore, dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { sesIdentities } from '#shared/adapters/ses/identities.ts';
@@ -17,6 +17,8 @@ import type { DailySendCap } from '#shared/domain/email/ports.ts';
 import { reputationDays, type StandingCheck, standingOf } from '#shared/domain/email/reputation.ts';
 import type { SendWorkerDeps } from '#shared/domain/email/send-chunk.ts';
 import type { SenderDeps } from '#shared/domain/email/senders.ts';
+import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
+import type { SendingSettingsDeps } from '#shared/domain/stores/sending-settings.ts';
 import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
@@ -43,11 +45,22 @@ export const acceptBulkDeps = /* @__PURE__ */ lazy(
   }),
 );
 
+/** The smart-sending settings routes: the store record, read and written directly (no cache: a merchant reads back). */
+export const sendingSettingsDeps = /* @__PURE__ */ lazy(
+  (): SendingSettingsDeps => ({ stores: dynamoStoreRepository(), clock: systemClock }),
+);
+
 /** Each store's daily cap (its own, else the deployment's), read at most once a minute per store per warm function. */
 export const storeDailySendCap = /* @__PURE__ */ lazy((): DailySendCap => {
   const fallback = config().storeDailySendCap;
   return cachedPerStore(systemClock, 60_000, (store) => store?.dailySendCap ?? fallback);
 });
+
+/** Each store's smart-sending settings (docs/smart-sending.md), read at most once a minute per store per warm function. */
+export const storeSmartSending = /* @__PURE__ */ lazy(
+  (): ((storeId: string) => Promise<SmartSendingSettings | undefined>) =>
+    cachedPerStore(systemClock, 60_000, (store) => store?.smartSending),
+);
 
 /** The bounce and complaint guard, read at most once a minute per store per warm function. */
 export const storeStanding = /* @__PURE__ */ lazy((): StandingCheck => {

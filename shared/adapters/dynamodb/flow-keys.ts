@@ -15,6 +15,11 @@ export const FLOW_KEYS = {
   reputation: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#REPUTATION#${day}`, sk: 'COUNT' }),
   /** A store's marketing sends of one UTC day (`yyyymmdd`), counted against the daily cap. */
   dailySends: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#DAILY-SENDS#${day}`, sk: 'COUNT' }),
+  /** A contact's recent marketing send times, for the frequency cap (docs/smart-sending.md). */
+  recentSends: (storeId: string, email: string) => ({
+    pk: `STORE#${storeId}#RECENT-SENDS#${email.toLowerCase()}`,
+    sk: 'SENDS',
+  }),
   /** A flow wait kept in the timer wheel's bucket of its store and due minute (epoch ms). */
   wheelEntry: (storeId: string, minute: number, name: string) => ({ pk: `STORE#${storeId}#WHEEL#${minute}`, sk: name }),
   /** How many waits the store keeps in the timer wheel (its cap: `LIMITS.waitingRunsPerStore`). */

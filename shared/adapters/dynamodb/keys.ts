@@ -54,6 +54,7 @@
  * | waitingRuns | STORE#<storeId>#WAITING          | COUNT     |                                         |                                      |
  * | dailySends | STORE#<storeId>#DAILY-SENDS#<day> | COUNT     |                                         |                                      |
  * | reputation | STORE#<storeId>#REPUTATION#<day>  | COUNT     |                                         |                                      |
+ * | recentSends | STORE#<storeId>#RECENT-SENDS#<email> | SENDS (marketing send times, 7 days) |      |                                      |
  * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
  * | contactActivity | STORE#<storeId>#ACTIVITY#<email> | <at>#<triggerId> |                           |                                      |
  * | segment  | STORE#<storeId>#SEGMENTS             | SEGMENT#<segmentId> |                               |                                      |
@@ -115,6 +116,7 @@ export type Entity =
   | 'waitingRuns'
   | 'dailySends'
   | 'reputation'
+  | 'recentSends'
   | 'flowEntry'
   | 'flowEvaluation'
   | 'contactActivity'

@@ -103,6 +103,18 @@ export const dynamoStoreRepository = (): StoreRepository => {
       );
     },
 
+    async setSmartSending(storeId, settings) {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.store(storeId),
+          UpdateExpression: 'SET smartSending = :settings',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':settings': settings },
+        }),
+      );
+    },
+
     async setInfluenceWindow(storeId, days) {
       await dynamo().send(
         new UpdateCommand({

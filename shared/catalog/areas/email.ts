@@ -10,6 +10,9 @@ export const EMAIL_FUNCTIONS = area('email', [
     table: 'readWrite',
     sesIdentities: true,
   }),
+  // Smart sending (docs/smart-sending.md): the store's frequency cap, quiet hours and time zone, on its store record.
+  route('sending-settings-get', ['GET', 'main', '/api/v1/settings/sending'], READ_ROUTE_USES),
+  route('sending-settings-update', ['PUT', 'main', '/api/v1/settings/sending'], { table: 'readWrite' }),
   // 2,000 recipients: validation, a suppression read and ~80 batch writes; a pending from domain is re-read from SES.
   route(
     'sending-create',

@@ -56,6 +56,13 @@ export interface BacktestRun {
   /** A run still waiting at the end of the period: the end of its wait, and the step after it. */
   readonly waitingUntil?: number;
   readonly nextStepId?: string;
+  /** Emails put off by quiet hours or the frequency cap (docs/smart-sending.md): when, why, and until when. */
+  readonly delays?: readonly {
+    readonly stepId: string;
+    readonly reason: string;
+    readonly at: number;
+    readonly until: number;
+  }[];
   readonly recovered: readonly BacktestRecovery[];
 }
 
@@ -79,6 +86,8 @@ export interface BacktestSummary {
   readonly skipped: Readonly<Record<BacktestReason, number>>;
   /** Runs that ended before their last step, by reason (exit_if, no_consent, suppressed, …). */
   readonly exited: Readonly<Record<BacktestReason, number>>;
+  /** Emails deferred (quiet_hours, frequency_cap), by reason; a run deferred twice counts twice. */
+  readonly delayed: Readonly<Record<string, number>>;
   readonly completed: number;
   /** Runs still waiting when the period ended. */
   readonly waiting: number;

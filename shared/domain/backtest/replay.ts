@@ -33,6 +33,7 @@ import {
   simFlows,
   simMailer,
   simMarks,
+  simRecentSends,
   simRuns,
 } from './sim-engine.ts';
 import {
@@ -163,6 +164,8 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
     dailySends: { take: async () => true },
     dailySendCap: async () => 0,
     standing: async () => undefined,
+    // The store's frequency cap and quiet hours apply as live (its settings come with the store record).
+    recentSends: simRecentSends(),
     timers,
     clock,
   };

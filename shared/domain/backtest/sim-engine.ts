@@ -7,6 +7,8 @@ import type { Touch } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { EMAIL_TAGS, type OutboundEmail } from '#shared/domain/email/model.ts';
+import type { RecentSends } from '#shared/domain/email/ports.ts';
+import { keptSends, type RecentSend } from '#shared/domain/email/smart-sending.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import type {
   ContactActivity,
@@ -197,5 +199,63 @@ export const memo = <K, V>(read: (key: K) => Promise<V>): ((key: K) => Promise<V
       seen.set(key, hit);
     }
     return hit;
+  };
+};
+
+/**
+ * Recent marketing sends in memory (the frequency cap, docs/smart-sending.md): the replay starts with none, so the cap
+ * sees the draft flow's own simulated emails (the period's live emails of other flows and campaigns are not replayed).
+ */
+/** The send times per address, as tests read and set them (a time set here belongs to no run). */
+export interface RecentTimes {
+  get(email: string): number[] | undefined;
+  set(email: string, times: readonly number[]): void;
+}
+
+export const simRecentSends = (): RecentSends & { readonly times: RecentTimes } => {
+  const sends = new Map<string, RecentSend[]>();
+  const timesOf = (email: string) => (sends.get(email.toLowerCase()) ?? []).map((s) => s.at);
+  const times: RecentTimes = {
+    get: (email) => (sends.has(email.toLowerCase()) ? timesOf(email) : undefined),
+    set: (email, list) =>
+      void sends.set(
+        email.toLowerCase(),
+        list.map((at) => ({ at })),
+      ),
+  };
+  const add = (email: string, send: RecentSend) => {
+    const key = email.toLowerCase();
+    sends.set(key, keptSends([...(sends.get(key) ?? []), send], send.at));
+  };
+  return {
+    times,
+    get: async (_storeId, email) => timesOf(email),
+    among: async (_storeId, emails, exceptId) =>
+      new Map(
+        emails.flatMap((e) => {
+          const list = sends.get(e.toLowerCase());
+          return list ? [[e.toLowerCase(), list.filter((s) => s.id !== exceptId).map((s) => s.at)] as const] : [];
+        }),
+      ),
+    async record(_storeId, emails, send) {
+      for (const email of emails) {
+        if (!(sends.get(email.toLowerCase()) ?? []).some((s) => s.id === send.id)) add(email, send);
+      }
+    },
+    async take(_storeId, email, send, allows) {
+      const list = sends.get(email.toLowerCase()) ?? [];
+      const others = list.filter((s) => s.id !== send.id).map((s) => s.at);
+      if (list.some((s) => s.id === send.id)) return { taken: true, times: others };
+      if (!allows(others)) return { taken: false, times: others };
+      add(email, send);
+      return { taken: true, times: others };
+    },
+    async release(_storeId, email, id) {
+      const key = email.toLowerCase();
+      sends.set(
+        key,
+        (sends.get(key) ?? []).filter((s) => s.id !== id),
+      );
+    },
   };
 };

@@ -37,6 +37,7 @@ export const summarise = (result: ReplayResult, flowId: string, limit: number) =
   }
 
   const exited: Record<string, number> = {};
+  const delayed: Record<string, number> = {};
   let completed = 0;
   let waiting = 0;
   let emails = 0;
@@ -50,6 +51,12 @@ export const summarise = (result: ReplayResult, flowId: string, limit: number) =
       });
       emails += sent.length;
       if (sent.length > 0) emailed.add(run.email);
+      const delays = run.events.flatMap((event) =>
+        event.type === 'deferred'
+          ? [{ stepId: event.stepId ?? '', reason: event.reason ?? 'deferred', at: event.at, until: event.until ?? 0 }]
+          : [],
+      );
+      for (const delay of delays) bump(delayed, delay.reason);
       const end = run.events.findLast((event) => event.type === 'exited' || event.type === 'failed');
       if (run.status === 'completed') completed++;
       if (!TERMINAL.has(run.status)) waiting++;
@@ -65,6 +72,7 @@ export const summarise = (result: ReplayResult, flowId: string, limit: number) =
         ...(end && TERMINAL.has(run.status) && run.status !== 'completed' ? { exit: exitOf(end, run.status) } : {}),
         ...(!TERMINAL.has(run.status) && run.waitUntil !== undefined ? { waitingUntil: run.waitUntil } : {}),
         ...(!TERMINAL.has(run.status) && run.nextStepId !== undefined ? { nextStepId: run.nextStepId } : {}),
+        ...(delays.length > 0 ? { delays } : {}),
         recovered: recoveredByRun.get(run.id) ?? [],
       };
     });
@@ -93,6 +101,7 @@ export const summarise = (result: ReplayResult, flowId: string, limit: number) =
     contactsEmailed: emailed.size,
     skipped: skippedCounts,
     exited,
+    delayed,
     completed,
     waiting,
     recovered: { orders: ours.length, revenue: revenueOf(ours) },

@@ -79,6 +79,7 @@ export const SKIP_REASONS = [
   'no_email',
   'invalid_address',
   'daily_send_cap',
+  'frequency_cap',
   'contact_gone',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];

@@ -24,10 +24,12 @@ import { sendDay } from '#shared/domain/email/pacing.ts';
 import type {
   DailySendCap,
   DailySends,
+  RecentSends,
   SendBatchRepository,
   SendQueue,
   Suppressions,
 } from '#shared/domain/email/ports.ts';
+import { capVerdict, type SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
 import type { SegmentMembers } from '#shared/domain/segments/ports.ts';
 import { PermanentError } from '#shared/errors.ts';
 import { recipientData } from './content.ts';
@@ -50,6 +52,10 @@ export interface CampaignWorkerDeps {
   readonly suppressions: Pick<Suppressions, 'suppressedAmong'>;
   readonly dailySends: DailySends;
   readonly dailySendCap: DailySendCap;
+  /** The store's smart-sending settings (docs/smart-sending.md): its frequency cap skips recipients mailed recently. */
+  readonly smartSending: (storeId: string) => Promise<SmartSendingSettings | undefined>;
+  /** Recent marketing sends per contact: read for the cap, added to for every queued recipient. */
+  readonly recentSends: Pick<RecentSends, 'among' | 'record'>;
   readonly batches: Pick<SendBatchRepository, 'create' | 'get'>;
   readonly sendQueue: Pick<SendQueue, 'startBatch'>;
   readonly queue: CampaignQueue;
@@ -129,9 +135,26 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
     storeId,
     candidates.flatMap((c) => (c.reason || !c.email ? [] : [c.email])),
   );
+  // The store's frequency cap (flows and campaigns share it); quiet hours do not apply: the merchant chose `sendAt`.
+  const cap = (await deps.smartSending(storeId))?.frequencyCap;
+  const now = deps.clock.now();
+  const recent = cap
+    ? await deps.recentSends.among(
+        storeId,
+        candidates.flatMap((c) => (c.reason || !c.email ? [] : [c.email])),
+        campaign.id,
+      )
+    : new Map<string, number[]>();
+  const capped = (email: string) => !capVerdict(cap, recent.get(email.toLowerCase()) ?? [], now).allowed;
   const batchId = pageBatchId(campaign.id, campaign.walkPage);
   const records = candidates.map((c): CampaignRecipient => {
-    const reason = c.reason ?? (c.email && suppressed.has(c.email.toLowerCase()) ? 'suppressed' : undefined);
+    const reason =
+      c.reason ??
+      (c.email && suppressed.has(c.email.toLowerCase())
+        ? 'suppressed'
+        : c.email && capped(c.email)
+          ? 'frequency_cap'
+          : undefined);
     const email = c.email ?? c.member.email;
     const base = { customerId: c.member.customerId, ...(email ? { email } : {}), claimedBy };
     return reason ? { ...base, status: 'skipped', reason } : { ...base, status: 'queued', batchId, index: c.index };
@@ -141,8 +164,8 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
   let claimed = await deps.recipients.claim(storeId, campaign.id, records, { alone });
   let queued = claimed.filter((r) => r.status === 'queued');
 
-  const cap = queued.length > 0 ? await deps.dailySendCap(storeId) : 0;
-  if (cap > 0 && !(await deps.dailySends.take(storeId, sendDay(deps.clock.now()), queued.length, cap))) {
+  const dailyCap = queued.length > 0 ? await deps.dailySendCap(storeId) : 0;
+  if (dailyCap > 0 && !(await deps.dailySends.take(storeId, sendDay(now), queued.length, dailyCap))) {
     // Over the store's daily cap: this page's queued recipients are recorded skipped instead (same page: allowed).
     const refused = new Set(queued.map((r) => r.customerId));
     const rewritten = claimed.map(
@@ -153,6 +176,15 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
     queued = [];
   }
 
+  // Accepted for sending: counted against the frequency cap, once per recipient and campaign (a repeated page neither
+  // records its recipients twice nor finds them capped by its own first attempt).
+  if (queued.length > 0) {
+    await deps.recentSends.record(
+      storeId,
+      queued.map((r) => r.email as string),
+      { id: campaign.id, at: now },
+    );
+  }
   if (queued.length > 0 && !(await deps.batches.get(storeId, batchId))) {
     const byId = new Map(candidates.map((c) => [c.member.customerId, c]));
     const sendRecipients = queued.map((r): SendRecipient => {

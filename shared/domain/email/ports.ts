@@ -181,3 +181,35 @@ export interface ContactEmails {
 }
 
 // ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions, lockout ──
+
+/**
+ * When each contact was last sent marketing email (flows and campaigns), for the frequency cap
+ * (docs/smart-sending.md): one item per store and address with its send times of the last 7 days (at most
+ * `RECENT_SENDS_KEPT`), written when an email is accepted for sending: a flow email takes its place before the SES call
+ * (one conditional write, so two workers mailing one contact at once cannot both pass the cap), a campaign page
+ * records its queued recipients in one batch.
+ */
+export interface RecentSends {
+  /** The address's recent marketing send times (epoch ms), oldest first; `[]` when none. */
+  get(storeId: string, email: string): Promise<number[]>;
+  /**
+   * Several addresses at once (lower-cased keys; addresses without sends are absent), leaving out the sends of
+   * `exceptId` (a campaign's own, when its page is repeated).
+   */
+  among(storeId: string, emails: readonly string[], exceptId?: string): Promise<Map<string, number[]>>;
+  /** Adds the send `id` at `at` to each address that does not have it yet (older times are dropped). */
+  record(storeId: string, emails: readonly string[], send: { readonly id: string; readonly at: number }): Promise<void>;
+  /**
+   * Adds the send `id` at `at` to the address if `allows` holds for its other recent send times (or `id` is there
+   * already: a retried email); answers whether it did and the times it judged. Conditional on the item's revision,
+   * re-read on a race.
+   */
+  take(
+    storeId: string,
+    email: string,
+    send: { readonly id: string; readonly at: number },
+    allows: (times: readonly number[]) => boolean,
+  ): Promise<{ taken: boolean; times: number[] }>;
+  /** Removes the send `id` (its email was not sent after all). */
+  release(storeId: string, email: string, id: string): Promise<void>;
+}

@@ -131,6 +131,12 @@ export const advanceRun = async (
         if (outcome === 'busy') return current.status;
         run = outcome.run ?? (await deps.runs.get(storeId, runId));
         if (!outcome.run) flowRead = false;
+        // Deferred by quiet hours or the frequency cap: waiting on the email step, whose timer resumes it there.
+        const deferred = outcome.run;
+        if (deferred?.status === 'waiting' && deferred.waitingOn === decided.step.id && deferred.waitUntil) {
+          if (await keptWaiting(waitTimer(deferred, deferred.waitingOn, deferred.waitUntil))) return 'waiting';
+          continue;
+        }
         // The contact was checked for this email only; a later email step (after a wait or not) checks again.
         checked = undefined;
       }

@@ -33,6 +33,15 @@ export const known = <E extends v.ObjectEntries>(entries: E, ignored: readonly s
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** One line of text: CR/LF in a header field would let it write other headers. */
+/** A whole number from `min` to `max`, each rule with its own message. */
+export const integerBetween = (min: number, max: number) =>
+  v.pipe(
+    v.number('must be a number'),
+    v.integer('must be an integer'),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
 export const line = (max: number) =>
   v.pipe(
     v.string('must be a string'),

@@ -16,11 +16,13 @@ import type {
   DailySendCap,
   DailySends,
   Mailer,
+  RecentSends,
   SendPacer,
   SentMessages,
   Suppressions,
 } from '#shared/domain/email/ports.ts';
 import type { StandingCheck } from '#shared/domain/email/reputation.ts';
+import { capVerdict, placeOf } from '#shared/domain/email/smart-sending.ts';
 import type { Store } from '#shared/domain/stores/model.ts';
 import { isAppError, PermanentError } from '#shared/errors.ts';
 import { type ContactLookup, consentAllows, findContact } from './contact-facts.ts';
@@ -30,6 +32,7 @@ import type { FlowRunRepository, RecoveryMarks, UnsubscribeUrls } from './ports.
 import { renderEmail, TemplateError } from './render.ts';
 import type { FlowRun, RunEvent } from './run.ts';
 import { finished, next, saveRun } from './run-changes.ts';
+import { decidedAt, type SmartSendDecision, smartSendDecision, waitingForCapSince } from './smart-send.ts';
 import { buildTemplateContext } from './template-context.ts';
 import type { FlowKind } from './trigger.ts';
 
@@ -57,6 +60,8 @@ export interface EmailStepDeps extends ContactLookup {
   readonly dailySendCap: DailySendCap;
   /** The bounce and complaint guard: a paused store's marketing flow email exits `sending_paused`. */
   readonly standing: StandingCheck;
+  /** Recent marketing sends per contact: the store's frequency cap reads them, every marketing email adds to them. */
+  readonly recentSends: RecentSends;
   readonly onPaused?: (storeId: string) => void;
   /** Told when a stale send claim is taken over (the `SendClaimsRetaken` metric). */
   readonly onRetaken?: () => void;
@@ -148,8 +153,63 @@ export const sendEmailStep = async (
       return end(finished(run, now, 'exited', 'sending_paused', { stepId: step.id, reason: paused }));
     }
   }
+  // Smart sending (docs/smart-sending.md): quiet hours in the recipient's zone, then the store's frequency cap.
+  const store = await deps.stores.get(storeId);
+  const settings = sendClass === 'marketing' ? store?.smartSending : undefined;
+  const sendId = `${run.id}#${step.id}`;
+  /** The run's end or wait when `decision` holds the email back; undefined when it lets it go. */
+  const holdBack = async (decision: SmartSendDecision) => {
+    if (decision.kind === 'skip') {
+      return end(finished(run, now, 'exited', decision.reason, { stepId: step.id, ...decision.detail }));
+    }
+    if (decision.kind === 'send') return undefined;
+    // The run waits on the email step itself (its timer resumes it there; `advanceRun` sets the timer).
+    const { until, reason, detail } = decision;
+    const deferred = next(
+      run,
+      now,
+      { status: 'waiting', waitingOn: step.id, waitUntil: until, nextStepId: step.id },
+      ['sending'],
+      [{ type: 'deferred', stepId: step.id, until, reason, detail }],
+    );
+    return (await saveRun(deps.runs, run, deferred)) ? { run: deferred } : { run: undefined };
+  };
+  if (sendClass === 'marketing') {
+    const judgedAt = decidedAt(run, step.id, now);
+    const judge = (recentSends: readonly number[]) =>
+      smartSendDecision({
+        settings,
+        place: placeOf(contact),
+        recentSends,
+        onFrequencyCap: flow.onFrequencyCap ?? 'skip',
+        waitingForCapSince: waitingForCapSince(run, step.id),
+        now: judgedAt,
+      });
+    // Quiet hours first: an email due in the window waits for its end whatever the cap says.
+    const quiet = await holdBack(judge([]));
+    if (quiet) return quiet;
+    // Then the cap, as the email takes its place among the contact's recent sends (counted whether or not the store
+    // has a cap now: a cap set later sees it). One conditional write, so of two emails decided at once only one passes
+    // the cap; a retried email finds its own place taken and is not capped by it.
+    const taken = await deps.recentSends.take(
+      storeId,
+      run.email,
+      { id: sendId, at: now },
+      (times) => capVerdict(settings?.frequencyCap, times, judgedAt).allowed,
+    );
+    if (!taken.taken) {
+      const held = await holdBack(judge(taken.times));
+      if (held) return held;
+    }
+  }
+  /** Gives the email's place among the recent sends back: it was not sent after all. */
+  const releaseSend = async () => {
+    if (sendClass === 'marketing') await deps.recentSends.release(storeId, run.email, sendId);
+  };
+
   const cap = sendClass === 'marketing' ? await deps.dailySendCap(storeId) : 0;
   if (cap > 0 && !(await deps.dailySends.take(storeId, sendDay(now), 1, cap))) {
+    await releaseSend();
     return end(finished(run, now, 'exited', 'daily_send_cap', { stepId: step.id, cap }));
   }
 
@@ -176,6 +236,7 @@ export const sendEmailStep = async (
     });
     if (!mark.claimed) {
       await releaseMarks();
+      await releaseSend();
       return end(
         finished(run, now, 'exited', 'recently_mailed', {
           stepId: step.id,
@@ -191,6 +252,7 @@ export const sendEmailStep = async (
 
   const failPermanently = async (reason: string, error: unknown) => {
     await releaseMarks();
+    await releaseSend();
     return end(
       finished(run, deps.clock.now(), 'failed', reason, {
         stepId: step.id,
@@ -199,7 +261,6 @@ export const sendEmailStep = async (
     );
   };
 
-  const store = await deps.stores.get(storeId);
   const unsubscribeUrl = await deps.unsubscribe.urlFor({ storeId, email: run.email, transmissionId: run.id });
   let rendered: Awaited<ReturnType<typeof renderEmail>>;
   try {

@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { parseOrThrow } from '#shared/domain/validation.ts';
 import { validationError } from '#shared/errors.ts';
-import { groupAt, isRecord, known, line } from './condition-schema.ts';
+import { groupAt, integerBetween, isRecord, known, line } from './condition-schema.ts';
 import type { Flow, FlowStep, ReentryPolicy } from './flow.ts';
 import { SAFE_ID } from './flow-id.ts';
 import { DEFAULT_CONSENT, DEFAULT_REENTRY, FLOW_RULES, TRANSACTIONAL_KINDS } from './flow-rules.ts';
@@ -24,14 +24,6 @@ const email = () =>
     v.toLowerCase(),
     v.maxLength(254, 'must be at most 254 characters'),
     v.email('must be an email address'),
-  );
-
-const integerBetween = (min: number, max: number) =>
-  v.pipe(
-    v.number('must be a number'),
-    v.integer('must be an integer'),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
   );
 
 const stepId = () =>
@@ -147,6 +139,7 @@ export const FlowDefinitionSchema = known(
       ),
     ),
     holdoutPercent: v.optional(integerBetween(FLOW_RULES.holdoutPercent.min, FLOW_RULES.holdoutPercent.max)),
+    onFrequencyCap: v.optional(v.picklist(['skip', 'wait'], 'must be one of: skip, wait')),
     steps: v.pipe(
       v.array(StepSchema, 'must be an array'),
       v.minLength(FLOW_RULES.steps.min, `must have at least ${FLOW_RULES.steps.min} step`),
@@ -275,6 +268,7 @@ export const parseFlowDefinition = (body: unknown): { definition: FlowDefinition
       reentry: (parsed.reentry ?? DEFAULT_REENTRY[parsed.trigger]) as ReentryPolicy,
       consent: parsed.consent ?? DEFAULT_CONSENT[parsed.trigger],
       holdoutPercent: parsed.holdoutPercent || undefined,
+      onFrequencyCap: parsed.onFrequencyCap === 'wait' ? 'wait' : undefined,
       steps: withStepIds(parsed.steps as unknown as ParsedStep[]),
     }) as FlowDefinition,
   );

@@ -102,6 +102,11 @@ export interface Flow {
    * contacts' orders after entry) so a split's branches can be compared with doing nothing. Absent: 0.
    */
   readonly holdoutPercent?: number;
+  /**
+   * What a marketing email of the flow does when the store's frequency cap holds it back (docs/smart-sending.md):
+   * `skip` (the default) ends the run `frequency_cap`; `wait` defers it until the cap allows it.
+   */
+  readonly onFrequencyCap?: 'skip' | 'wait';
   /** The preset it was created from, if any. */
   readonly preset?: string;
   /** Epoch milliseconds. */

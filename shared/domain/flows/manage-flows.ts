@@ -43,6 +43,7 @@ export const flowRecord = (flow: Flow) => ({
   reentry: flow.reentry,
   consent: flow.consent,
   ...(flow.holdoutPercent ? { holdoutPercent: flow.holdoutPercent } : {}),
+  ...(flow.onFrequencyCap === 'wait' ? { onFrequencyCap: flow.onFrequencyCap } : {}),
   steps: flow.steps,
   ...(flow.preset ? { preset: flow.preset } : {}),
   createdAt: Math.floor(flow.createdAt / 1000),

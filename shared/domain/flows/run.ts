@@ -55,15 +55,27 @@ export const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'exited', 
 /** One state change of a run, in order. */
 export interface RunEvent {
   readonly at: number;
-  readonly type: 'entered' | 'waiting' | 'resumed' | 'split' | 'emailed' | 'exited' | 'completed' | 'failed';
+  readonly type:
+    | 'entered'
+    | 'waiting'
+    | 'resumed'
+    | 'split'
+    | 'deferred'
+    | 'emailed'
+    | 'exited'
+    | 'completed'
+    | 'failed';
   readonly stepId?: string;
   /** The branch the run took (`split`). */
   readonly branch?: string;
   /** SES message id (`emailed`). */
   readonly messageId?: string;
-  /** End of the wait (`waiting`), epoch ms. */
+  /** End of the wait (`waiting`), or when a `deferred` email is due again (quiet hours, frequency cap), epoch ms. */
   readonly until?: number;
-  /** Why the run exited or failed (`exit_if`, `flow_disabled`, `no_consent`, `send_rejected`, …). */
+  /**
+   * Why the run exited or failed (`exit_if`, `flow_disabled`, `no_consent`, `frequency_cap`, `send_rejected`, …), or
+   * why an email was `deferred` (`quiet_hours`, `frequency_cap`).
+   */
   readonly reason?: string;
   readonly detail?: Readonly<Record<string, unknown>>;
 }
@@ -86,7 +98,10 @@ export interface FlowRun {
   readonly group?: string;
   /** The step to run next (by id, so an edited flow continues where it makes sense); absent: none left. */
   readonly nextStepId?: string;
-  /** The wait step the run is waiting on (`waiting`), and when that wait ends (epoch ms). */
+  /**
+   * The wait step the run is waiting on (`waiting`), and when that wait ends (epoch ms); an email step deferred by
+   * quiet hours or the frequency cap waits on its own id (`nextStepId` is then that email step).
+   */
   readonly waitingOn?: string;
   readonly waitUntil?: number;
   /** An email step being sent: set before the Mailer call, cleared with its result (see `email-step.ts`). */

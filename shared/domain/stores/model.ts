@@ -1,4 +1,5 @@
 /** Stores: the unit of tenancy. One store is one site; every record belongs to exactly one store. */
+import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
 
 /** `direct` stores integrate through the API; `platform` stores come from a commerce platform (webhook format two). */
 export const STORE_TYPES = ['direct', 'platform'] as const;
@@ -38,4 +39,6 @@ export interface Store extends AuthenticatedStore {
   readonly dailySendCap?: number;
   /** Days after a click within which a paid order counts as influenced (docs/attribution.md); default 5. */
   readonly influenceWindowDays?: number;
+  /** Frequency cap, quiet hours and the store's time zone (docs/smart-sending.md); absent: all off, UTC. */
+  readonly smartSending?: SmartSendingSettings;
 }

@@ -1,4 +1,5 @@
 /** Ports of the stores area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
+import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
 import type { AuthenticatedStore, Store } from './model.ts';
 
 export interface StoreRepository {
@@ -15,6 +16,8 @@ export interface StoreRepository {
    */
   /** Sets the store's own daily cap on marketing email, or (undefined) goes back to the deployment's. */
   setDailySendCap(storeId: string, cap: number | undefined): Promise<void>;
+  /** Replaces the store's smart-sending settings (frequency cap, quiet hours, time zone). */
+  setSmartSending(storeId: string, settings: SmartSendingSettings): Promise<void>;
   /** Sets the store's own influence window in days, or (undefined) goes back to the default. */
   setInfluenceWindow(storeId: string, days: number | undefined): Promise<void>;
   setPublishableKey(

@@ -92,6 +92,13 @@ beforeAll(async () => {
     await ok(call(a, 'POST', 'main', '/api/v1/batch/customers/uploads?append=update&size=1000'), 'upload'),
   );
   await ok(call(a, 'POST', 'main', '/api/v1/senders', { domain }), 'sender');
+  await ok(
+    call(a, 'PUT', 'main', '/api/v1/settings/sending', {
+      timeZone: 'Asia/Tokyo',
+      frequencyCap: { minHoursBetween: 16 },
+    }),
+    'sending settings',
+  );
   const flow = dataOf(
     await ok(
       call(a, 'POST', 'main', '/api/v1/flows', {
@@ -188,6 +195,7 @@ const snapshotOfA = async () => {
     campaign: await read('GET', 'main', `/api/v1/campaigns/${res.campaignId}`),
     campaignRecipients: await read('GET', 'main', `/api/v1/campaigns/${res.campaignId}/recipients`),
     senders: await read('GET', 'main', '/api/v1/senders'),
+    sendingSettings: await read('GET', 'main', '/api/v1/settings/sending'),
     batch: await read('GET', 'sending', `/api/v1/sending/${res.batchId}`),
   };
 };
@@ -299,6 +307,13 @@ const MATRIX: Record<string, Row> = {
     mustNotShow: (r) => [r.webhookId, r.flowId, r.batchId, a.storeId],
   },
   'GET main /api/v1/senders': { kind: 'store', mustNotShow: A_IDS },
+  'GET main /api/v1/settings/sending': { kind: 'store', mustNotShow: (r) => [...A_IDS(r), 'Asia/Tokyo'] },
+  'PUT main /api/v1/settings/sending': {
+    kind: 'store',
+    // B sets its own settings: A's (Asia/Tokyo, a cap) stay as they were.
+    body: () => ({ timeZone: 'Europe/Paris', frequencyCap: null, quietHours: { start: '22:00', end: '07:00' } }),
+    mustNotShow: (r) => [...A_IDS(r), 'Asia/Tokyo'],
+  },
   'GET main /api/v1/senders/{domain}': { kind: 'id', id: (r) => r.domain },
   'DELETE main /api/v1/senders/{domain}': { kind: 'id', id: (r) => r.domain },
   'POST sending /api/v1/sending': {

@@ -1,6 +1,7 @@
 /** In-memory doubles for the backtest: the event history, and the live records a replay reads. */
 import type { BacktestDeps } from '#shared/domain/backtest/backtest.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
+import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import type { EventHistory, HistoryEvent } from '#shared/domain/ingest/event-history.ts';
 import { historyDay } from '#shared/domain/ingest/event-history.ts';
@@ -35,7 +36,7 @@ export const memoryHistory = (pageSize = 2) => {
 };
 
 /** A backtest's dependencies: the flows given, the history given, live contacts, products and suppressions in maps. */
-export const backtestFakes = (options: { flows?: Flow[]; now?: number } = {}) => {
+export const backtestFakes = (options: { flows?: Flow[]; now?: number; smartSending?: SmartSendingSettings } = {}) => {
   const flows = new Map((options.flows ?? []).map((flow) => [flow.id, flow]));
   const { events, history } = memoryHistory();
   const customers = new Map<string, Customer>();
@@ -70,6 +71,7 @@ export const backtestFakes = (options: { flows?: Flow[]; now?: number } = {}) =>
           keyHash: 'x',
           keyCipher: 'x',
           createdAt: 1,
+          ...(options.smartSending ? { smartSending: options.smartSending } : {}),
         }),
       },
       suppressions: { suppressedAmong: async (_storeId, emails) => new Set(emails.filter((e) => suppressed.has(e))) },

@@ -1,4 +1,6 @@
 /** In-memory doubles of the campaigns area's ports (`shared/domain/campaigns/ports.ts`), for unit tests. */
+
+import { simRecentSends } from '#shared/domain/backtest/sim-engine.ts';
 import type { CampaignRequest } from '#shared/domain/campaigns/campaign-request.ts';
 import type { ManageCampaignDeps } from '#shared/domain/campaigns/manage-campaigns.ts';
 import type { Campaign, CampaignRecipient } from '#shared/domain/campaigns/model.ts';
@@ -12,6 +14,7 @@ import type { CampaignWorkerDeps } from '#shared/domain/campaigns/run-campaign.t
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.ts';
 import type { Sender } from '#shared/domain/email/sender.ts';
+import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
 import type { SegmentMember } from '#shared/domain/segments/model.ts';
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { customerOf } from './flow-engine.ts';
@@ -71,7 +74,12 @@ export const campaignFakes = () => {
   /** Each claim: whether it was written without the condition (a page of the first segment), and its size. */
   const claims: { alone: boolean; count: number }[] = [];
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const limits = { dailyCap: 0, sentToday: 0, active: 0 };
+  const limits: { dailyCap: number; sentToday: number; active: number; smartSending?: SmartSendingSettings } = {
+    dailyCap: 0,
+    sentToday: 0,
+    active: 0,
+  };
+  const recentSends = simRecentSends();
   const schedules = new MemorySchedules();
   const buckets = new MemoryTimerBuckets();
 
@@ -182,6 +190,8 @@ export const campaignFakes = () => {
       },
     },
     dailySendCap: async () => limits.dailyCap,
+    smartSending: async () => limits.smartSending,
+    recentSends,
     batches: {
       create: async (batch, list) => void batches.set(batch.id, { batch: copy(batch), recipients: copy([...list]) }),
       get: async (_s, id) => copy(batches.get(id)?.batch),
@@ -275,6 +285,8 @@ export const campaignFakes = () => {
     claims,
     clock,
     limits,
+    /** Recent marketing send times per address (the frequency cap). */
+    recentSends: recentSends.times,
     schedules,
     buckets,
     /** Adds the contacts to a segment (in customer id order, as the members page answers them). */

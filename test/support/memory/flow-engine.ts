@@ -1,9 +1,11 @@
 /** In-memory doubles of the flow engine's ports, for the domain tests (no AWS, no local runtime). */
 
+import { type RecentTimes, simRecentSends } from '#shared/domain/backtest/sim-engine.ts';
 import type { Cart } from '#shared/domain/carts/model.ts';
 import type { Checkout } from '#shared/domain/checkouts/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { OutboundEmail, SentMessage } from '#shared/domain/email/model.ts';
+import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
 import type { EngineDeps } from '#shared/domain/flows/engine.ts';
 import type { Flow, FlowStep } from '#shared/domain/flows/flow.ts';
 import type { ContactActivityEntry, RecoveryMark, TriggerLog } from '#shared/domain/flows/ports.ts';
@@ -100,6 +102,10 @@ export interface Fakes {
   readonly slots: { count: number; storeId: string; sendClass: string }[];
   /** Marketing sends counted per `storeId#day` against the daily cap (set `deps.dailySendCap` to turn it on). */
   readonly daily: Map<string, number>;
+  /** The store's smart-sending settings (`stores.get` answers them); none at first. */
+  smartSending: SmartSendingSettings | undefined;
+  /** Recent marketing send times per address (the frequency cap). */
+  readonly recentSends: RecentTimes;
   /** Domains the store has verified for sending (`shop.example`, the fakes' sender, at first). */
   readonly verifiedDomains: Set<string>;
   readonly clock: { now: number };
@@ -129,6 +135,7 @@ export const fakes = (): Fakes => {
   const recordFailures: Error[] = [];
   const slots: { count: number; storeId: string; sendClass: string }[] = [];
   const daily = new Map<string, number>();
+  const recentSends = simRecentSends();
   const verifiedDomains = new Set<string>(['shop.example']);
   const clock = { now: 2_000_000 };
   // Every port call yields once, so concurrent callers interleave as they would against a real table.
@@ -227,8 +234,10 @@ export const fakes = (): Fakes => {
         keyHash: 'x',
         keyCipher: 'x',
         createdAt: 1,
+        ...(result.smartSending ? { smartSending: result.smartSending } : {}),
       }),
     },
+    recentSends,
     suppressions: {
       suppressedAmong: async (_storeId, emails) => new Set(emails.filter((e) => suppressed.has(e.toLowerCase()))),
     },
@@ -284,7 +293,7 @@ export const fakes = (): Fakes => {
     clock: { now: () => clock.now },
   };
 
-  return {
+  const result: Fakes = {
     deps,
     attribution,
     flows,
@@ -307,5 +316,8 @@ export const fakes = (): Fakes => {
     daily,
     verifiedDomains,
     clock,
+    smartSending: undefined,
+    recentSends: recentSends.times,
   };
+  return result;
 };

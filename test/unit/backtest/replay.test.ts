@@ -214,4 +214,28 @@ describe('backtest replay', () => {
     expect(answer.truncated).toBe(true);
     expect(answer.summary.entered).toBe(3);
   });
+
+  it('replays the store’s quiet hours and frequency cap: emails deferred to the window, a second one capped', async () => {
+    const quietAndCapped = { quietHours: { start: '21:00', end: '08:00' }, frequencyCap: { minHoursBetween: 16 } };
+    const f = backtestFakes({
+      flows: [cartFlow({ steps: [emailStep('first', { subject: 'Your cart' })] })],
+      smartSending: quietAndCapped,
+    });
+    const ada = contact(f, 'ada');
+    // A cart left at 01:00 UTC: its flow starts at 02:00, inside the quiet hours (UTC: the store's zone, no country).
+    cart(f, T0 + HOUR, 'cart-1', ada);
+    // A second cart at 09:00: its email would go at 10:00, two hours after the first one.
+    cart(f, T0 + 9 * HOUR, 'cart-2', ada);
+
+    const answer = await backtestFlow(f.deps, STORE, 'fl_cart', period);
+
+    const [first, second] = answer.runs;
+    expect(first?.emails).toEqual([{ stepId: 'first', subject: 'Your cart', at: T0 + 8 * HOUR }]);
+    expect(first?.delays).toEqual([
+      { stepId: 'first', reason: 'quiet_hours', at: T0 + 2 * HOUR, until: T0 + 8 * HOUR },
+    ]);
+    expect(second?.status).toBe('exited');
+    expect(second?.exit).toMatchObject({ reason: 'frequency_cap', stepId: 'first' });
+    expect(answer.summary).toMatchObject({ emails: 1, delayed: { quiet_hours: 1 }, exited: { frequency_cap: 1 } });
+  });
 });

@@ -31,6 +31,22 @@ const startNow = async (fakes: ReturnType<typeof campaignFakes>, extra: Partial<
 const sentTo = (fakes: ReturnType<typeof campaignFakes>) =>
   [...fakes.batches.values()].flatMap((b) => b.recipients.map((r) => r.email)).sort();
 
+/** The worker's ports with the page record failing once (the queue's retry walks the same page again). */
+const recordFailingOnce = (fakes: ReturnType<typeof campaignFakes>) => {
+  const record = fakes.worker.campaigns.recordPage;
+  let failures = 1;
+  return {
+    ...fakes.worker,
+    campaigns: {
+      ...fakes.worker.campaigns,
+      recordPage: async (...args: Parameters<typeof record>) => {
+        if (failures-- > 0) throw new Error('DynamoDB unavailable');
+        return record(...args);
+      },
+    },
+  };
+};
+
 describe('campaign walk', () => {
   it('hands every member of several segments to the send path once, minus the excluded ones', async () => {
     const fakes = campaignFakes();
@@ -163,18 +179,7 @@ describe('campaign walk', () => {
     fakes.segment(S1, ids('a', 3));
     const created = await createCampaign(fakes.manage, CAMPAIGN_STORE, request());
     const start = fakes.queued.shift() as NonNullable<(typeof fakes.queued)[number]>;
-    const record = fakes.worker.campaigns.recordPage;
-    let failures = 1;
-    const flaky = {
-      ...fakes.worker,
-      campaigns: {
-        ...fakes.worker.campaigns,
-        recordPage: async (...args: Parameters<typeof record>) => {
-          if (failures-- > 0) throw new Error('DynamoDB unavailable');
-          return record(...args);
-        },
-      },
-    };
+    const flaky = recordFailingOnce(fakes);
     await expect(handleCampaignMessage(flaky, start)).rejects.toThrow('DynamoDB unavailable');
     // The queue's retry: the campaign is sending already, so the walk message resumes at the same page.
     await handleCampaignMessage(flaky, { v: 1, type: 'walk', storeId: CAMPAIGN_STORE, campaignId: created.id });
@@ -192,6 +197,30 @@ describe('campaign walk', () => {
     expect(sentTo(fakes)).toEqual(['a00@example.com', 'a01@example.com', 'a02@example.com']);
     expect(fakes.recipients.get(created.id)?.get('a04')).toMatchObject({ status: 'skipped', reason: 'daily_send_cap' });
     expect(fakes.campaigns.get(created.id)?.progress).toMatchObject({ recipients: 6, queued: 3, skipped: 3 });
+  });
+
+  it('skips recipients the frequency cap holds with frequency_cap, counts the others, and not twice on a repeat', async () => {
+    const fakes = campaignFakes();
+    const now = fakes.clock.now;
+    fakes.limits.smartSending = { frequencyCap: { minHoursBetween: 16 } };
+    fakes.segment(S1, ids('a', 3));
+    // a01 was mailed by a flow an hour ago; a02 a day ago.
+    fakes.recentSends.set('a01@example.com', [now - 3600_000]);
+    fakes.recentSends.set('a02@example.com', [now - 24 * 3600_000]);
+    const created = await createCampaign(fakes.manage, CAMPAIGN_STORE, request());
+    const start = fakes.queued.shift() as NonNullable<(typeof fakes.queued)[number]>;
+    // The page's record fails once: the queue's retry walks the same page again.
+    const flaky = recordFailingOnce(fakes);
+    await expect(handleCampaignMessage(flaky, start)).rejects.toThrow('DynamoDB unavailable');
+    await handleCampaignMessage(flaky, { v: 1, type: 'walk', storeId: CAMPAIGN_STORE, campaignId: created.id });
+
+    expect(sentTo(fakes)).toEqual(['a00@example.com', 'a02@example.com']);
+    expect(fakes.recipients.get(created.id)?.get('a01')).toMatchObject({ status: 'skipped', reason: 'frequency_cap' });
+    expect(fakes.recipients.get(created.id)?.get('a00')).toMatchObject({ status: 'queued' });
+    expect(fakes.campaigns.get(created.id)?.progress).toMatchObject({ recipients: 3, queued: 2, skipped: 1 });
+    // Counted once for the campaign, beside what was there.
+    expect(fakes.recentSends.get('a00@example.com')).toEqual([now]);
+    expect(fakes.recentSends.get('a02@example.com')).toEqual([now - 24 * 3600_000, now]);
   });
 
   it('answers each recipient with the outcome the send path recorded', async () => {

@@ -53,6 +53,19 @@ const Run = v.object({
   exit: v.optional(v.object({ reason: v.string(), stepId: v.optional(v.string()), at: ms('When') })),
   waitingUntil: v.optional(ms('End of the wait a run is on at the end of the period')),
   nextStepId: v.optional(v.string()),
+  delays: v.optional(
+    v.pipe(
+      v.array(
+        v.object({
+          stepId: v.string(),
+          reason: v.pipe(v.string(), v.description('`quiet_hours` or `frequency_cap` (docs/smart-sending.md)')),
+          at: ms('When the email was due'),
+          until: ms('When it was tried again'),
+        }),
+      ),
+      v.description('Emails of the run put off by quiet hours or the frequency cap'),
+    ),
+  ),
   recovered: v.array(
     v.object({
       orderId: v.string(),
@@ -83,7 +96,10 @@ const BacktestResult = v.object({
     emails: count,
     contactsEmailed: count,
     skipped: reasons('Triggers that did not enter, by reason (condition_false, no_consent, suppressed, reentry, …)'),
-    exited: reasons('Runs that ended before their last step, by reason (exit_if, no_consent, suppressed, …)'),
+    exited: reasons(
+      'Runs that ended before their last step, by reason (exit_if, no_consent, suppressed, frequency_cap, …)',
+    ),
+    delayed: reasons('Emails deferred by quiet hours or the frequency cap, by reason (quiet_hours, frequency_cap)'),
     completed: count,
     waiting: count,
     recovered: v.object({ orders: count, revenue: v.record(v.string(), v.string()) }),

@@ -24,17 +24,18 @@ const Subject = v.pipe(
 
 const RunEvent = v.object({
   at: millis('When it happened'),
-  type: v.picklist(['entered', 'waiting', 'resumed', 'split', 'emailed', 'exited', 'completed', 'failed']),
+  type: v.picklist(['entered', 'waiting', 'resumed', 'split', 'deferred', 'emailed', 'exited', 'completed', 'failed']),
   stepId: v.optional(v.string()),
   branch: v.optional(v.pipe(v.string(), v.description('The branch the run took (`split`)'))),
   messageId: v.optional(v.pipe(v.string(), v.description('SES message id (`emailed`)'))),
-  until: v.optional(millis('End of the wait (`waiting`)')),
+  until: v.optional(millis('End of the wait (`waiting`), or when a `deferred` email is tried again')),
   reason: v.optional(
     v.pipe(
       v.string(),
       v.description(
         'Why the run exited (`holdout`, `exit_if`, `flow_disabled`, `flow_deleted`, `step_removed`, `no_consent`, `suppressed`, ' +
-          '`recently_mailed`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`) or failed (`send_rejected`, `send_failed`, `render_failed`)',
+          '`recently_mailed`, `frequency_cap`, `daily_send_cap`, `sending_paused`, `waiting_runs_cap`), failed (`send_rejected`, ' +
+          '`send_failed`, `render_failed`), or why an email was deferred (`quiet_hours`, `frequency_cap`; docs/smart-sending.md)',
       ),
     ),
   ),

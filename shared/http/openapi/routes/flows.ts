@@ -201,6 +201,13 @@ const definitionProperties = {
     description:
       'Percent of entering runs held out: they enter, are recorded (explain: exited, reason holdout) and measured, and are never mailed. Chosen by a hash of (flow, contact address).',
   },
+  onFrequencyCap: {
+    type: 'string',
+    enum: ['skip', 'wait'],
+    default: 'skip',
+    description:
+      "When the store's frequency cap (PUT /api/v1/settings/sending) holds back a marketing email of the flow: `skip` ends the run (explain: exited, reason frequency_cap); `wait` defers the email until the cap allows it (explain: a `deferred` event, reason frequency_cap), for at most 7 days.",
+  },
   steps: {
     type: 'array',
     minItems: FLOW_RULES.steps.min,

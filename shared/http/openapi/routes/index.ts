@@ -13,6 +13,7 @@ import { META_ROUTES } from './meta.ts';
 import { OAUTH_ROUTES } from './oauth.ts';
 import { SEGMENT_ROUTES } from './segments.ts';
 import { SENDING_ROUTES } from './sending.ts';
+import { SETTINGS_ROUTES } from './settings.ts';
 import { STATS_ROUTES } from './stats.ts';
 import { WEBHOOK_ROUTES } from './webhooks.ts';
 
@@ -27,6 +28,7 @@ export const ROUTE_DOCS: Readonly<Record<string, RouteDoc>> = {
   ...STATS_ROUTES,
   ...BACKTEST_ROUTES,
   ...SENDING_ROUTES,
+  ...SETTINGS_ROUTES,
   ...OAUTH_ROUTES,
   ...META_ROUTES,
 };
