@@ -90,7 +90,11 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
   let now = input.from;
   const clock = { now: () => now };
   const queue = new TimerQueue();
-  // A store of up to BULK_CONTACTS_MAX contacts is read at once; a larger one address by address.
+  // The history's first days are read while the contacts are: a store of up to BULK_CONTACTS_MAX contacts is read at
+  // once, a larger one address by address.
+  const pages = input.events[Symbol.asyncIterator]();
+  const firstPage = pages.next();
+  firstPage.catch(() => undefined);
   const bulk = live.allContacts ? await live.allContacts(storeId, BULK_CONTACTS_MAX) : undefined;
   const people = bulk ? contactsInMemory(bulk) : live;
   const customers = new SimRepository<Customer>(
@@ -110,9 +114,7 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
   const mail = simMailer(clock);
   const attribution = simAttribution(clock);
   const store = memo((id: string) => live.stores.get(id));
-  const suppressed = memo(async (email: string) =>
-    (await live.suppressions.suppressedAmong(storeId, [email])).has(email),
-  );
+  const suppressed = batchedSuppressions(storeId, live.suppressions);
   const verified = memo(async (from: string) => {
     try {
       await live.senders.requireVerified(storeId, from);
@@ -144,7 +146,7 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
     stores: { get: store },
     suppressions: {
       suppressedAmong: async (_s, emails) => {
-        const hits = await Promise.all(emails.map(async (e) => ((await suppressed(e)) ? [e] : [])));
+        const hits = await Promise.all(emails.map(async (e) => ((await suppressed.get(e)) ? [e] : [])));
         return new Set(hits.flat());
       },
     },
@@ -224,13 +226,18 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
   /** The live reads a page of events will need, started together (they overlap the replay of the page before). */
   const prefetch = (page: readonly HistoryEvent[]) => {
     for (const { data } of page) {
-      if (typeof data.email === 'string' && data.email !== '') contacts.prefetch(storeId, data.email);
+      if (typeof data.email === 'string' && data.email !== '') {
+        contacts.prefetch(storeId, data.email);
+        suppressed.prefetch(data.email.toLowerCase());
+      }
       if (typeof data.customer_id === 'string' && data.customer_id !== '')
         customers.prefetch(storeId, data.customer_id);
     }
+    suppressed.flush();
   };
 
-  for await (const page of input.events) {
+  for (let next = await firstPage; !next.done; next = await pages.next()) {
+    const page = next.value;
     prefetch(page);
     for (const event of page) {
       if (event.acceptedAt < input.from || event.acceptedAt >= input.to) continue;
@@ -258,5 +265,41 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
     replayed,
     fired,
     failedEvents,
+  };
+};
+
+/** Addresses asked about together (`Suppressions.suppressedAmong`). */
+const SUPPRESSION_BATCH = 100;
+
+/**
+ * Today's suppressions, each address asked once: the addresses a page of events names are asked in batches of 100
+ * ahead of the replay (`prefetch`, then `flush`); an address not asked ahead is asked alone when needed.
+ */
+const batchedSuppressions = (storeId: string, suppressions: Pick<Suppressions, 'suppressedAmong'>) => {
+  const known = new Map<string, Promise<boolean>>();
+  let waiting: string[] = [];
+  const ask = (emails: string[]) => {
+    const answer = suppressions.suppressedAmong(storeId, emails);
+    answer.catch(() => undefined);
+    for (const email of emails)
+      known.set(
+        email,
+        answer.then((hits) => hits.has(email)),
+      );
+  };
+  return {
+    prefetch(email: string) {
+      if (known.has(email)) return;
+      known.set(email, Promise.resolve(false));
+      waiting.push(email);
+    },
+    flush() {
+      for (let i = 0; i < waiting.length; i += SUPPRESSION_BATCH) ask(waiting.slice(i, i + SUPPRESSION_BATCH));
+      waiting = [];
+    },
+    get(email: string): Promise<boolean> {
+      if (!known.has(email)) ask([email]);
+      return known.get(email) as Promise<boolean>;
+    },
   };
 };
