@@ -111,6 +111,7 @@ export type Entity =
   | 'senderSubdomain'
   | 'flow'
   | 'flowRun'
+  | 'backtestJob'
   | 'wheelEntry'
   | 'waitingRuns'
   | 'dailySends'

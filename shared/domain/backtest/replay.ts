@@ -15,6 +15,7 @@ import type { EngineDeps } from '#shared/domain/flows/engine.ts';
 import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
+import { renderEmail } from '#shared/domain/flows/render.ts';
 import { type ApplyDeps, applyEvent } from '#shared/domain/ingest/apply-event.ts';
 import type { HistoryEvent } from '#shared/domain/ingest/event-history.ts';
 import type { Order } from '#shared/domain/orders/model.ts';
@@ -80,6 +81,8 @@ export interface ReplayInput {
   /** Wall-clock time (ms) after which the replay stops. */
   readonly deadline: number;
   readonly wallClock: () => number;
+  /** Told every 256 events of how far the replay got. */
+  readonly progress?: (progress: { events: number; reachedAt: number }) => void;
 }
 
 /** Everything the replay saw, for the answer to summarise. */
@@ -160,6 +163,8 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
         if (refused) throw refused;
       },
     },
+    // Only the subject is reported: the body (most of the rendering's cost) is not rendered (docs/backtest.md).
+    render: (step, context) => renderEmail({ subject: step.subject }, context),
     pacer: { reserve: async () => ({ at: now }) },
     sendRatePerSecond: live.sendRatePerSecond,
     dailySends: { take: async () => true },
@@ -242,7 +247,10 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
     for (const event of page) {
       if (event.acceptedAt < input.from || event.acceptedAt >= input.to) continue;
       if (++replayed > input.maxEvents) throw new ReplayBound('events', replayed - 1, now);
-      if (replayed % 256 === 0 && overBudget()) throw new ReplayBound('time', replayed, now);
+      if (replayed % 256 === 0) {
+        if (overBudget()) throw new ReplayBound('time', replayed, now);
+        input.progress?.({ events: replayed, reachedAt: now });
+      }
       await fireUntil(event.acceptedAt - 1);
       now = Math.max(now, event.acceptedAt);
       try {
