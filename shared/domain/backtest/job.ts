@@ -66,6 +66,8 @@ export interface BacktestQueue {
 export const BACKTEST_JOB_DAYS = 7;
 /** The answer's compressed size at most (the job item stays under DynamoDB's 400 KB); the lists are cut to fit. */
 export const MAX_RESULT_BYTES = 300_000;
+/** The answer's JSON at most, so that the `GET` answer stays well under Lambda's 6 MB response. */
+export const MAX_RESULT_CHARS = 4_000_000;
 /** Progress is written at most this often. */
 const PROGRESS_EVERY_MS = 2_000;
 /** Left of the invocation's time when the replay must stop: to write the outcome. */
@@ -156,13 +158,19 @@ export const getBacktestJob = async (
   return backtestJobView(job, result);
 };
 
-/** The answer compressed, its lists cut (halved, `truncated`) until it fits `maxBytes`. */
-export const packResult = async (answer: BacktestAnswer, maxBytes = MAX_RESULT_BYTES): Promise<Uint8Array> => {
+/** The answer compressed, its lists cut (halved, `truncated`) until it fits `maxBytes` compressed and `maxChars` as JSON. */
+export const packResult = async (
+  answer: BacktestAnswer,
+  maxBytes = MAX_RESULT_BYTES,
+  maxChars = MAX_RESULT_CHARS,
+): Promise<Uint8Array> => {
   let listed = Math.max(answer.runs.length, answer.skipped.length);
   let current = answer;
   for (;;) {
-    const bytes = new Uint8Array(await compress(Buffer.from(JSON.stringify(current)), FAST));
-    if (bytes.length <= maxBytes || listed === 0) return bytes;
+    const json = JSON.stringify(current);
+    const bytes = json.length <= maxChars ? new Uint8Array(await compress(Buffer.from(json), FAST)) : undefined;
+    if ((bytes && bytes.length <= maxBytes) || listed === 0)
+      return bytes ?? new Uint8Array(await compress(Buffer.from(json), FAST));
     listed = Math.floor(listed / 2);
     current = {
       ...answer,

@@ -219,5 +219,11 @@ describe('backtest jobs', () => {
     expect(back.truncated).toBe(true);
     expect(back.runs.length).toBeLessThan(2_000);
     expect(back.runs[0]).toEqual(answer.runs[0]);
+    // A JSON bound too: the GET answer stays under Lambda's response limit.
+    const byChars = JSON.parse(
+      brotliDecompressSync(await packResult(answer, 1_000_000, 50_000)).toString(),
+    ) as BacktestAnswer;
+    expect(JSON.stringify(byChars).length).toBeLessThanOrEqual(50_000);
+    expect(byChars.truncated).toBe(true);
   });
 });
