@@ -176,7 +176,8 @@ export const BACKTEST_ROUTES = {
       'through `definition`, with the cart, checkout and wait timers simulated: who would have entered, each email ' +
       'with its rendered subject and time, who was skipped and why, and the revenue of the carts and checkouts ' +
       `recovered after an email. At most ${BACKTEST_LIMITS.maxRangeDays} days and ${BACKTEST_LIMITS.maxEvents} events ` +
-      `(413 beyond), within ${BACKTEST_LIMITS.timeBudgetMs / 1000} s (422 beyond). At most ` +
+      `(413 beyond), within ${BACKTEST_LIMITS.timeBudgetMs / 1000} s (422 beyond: a longer backtest runs as a job, ` +
+      '`POST /api/v1/flows/{flowId}/backtests`). At most ' +
       `${LIMITS.flowManagementPerSecond} calls per second per store (shared with the flows API).`,
     api: 'webhooks',
     path: parametersOf(FlowPath),
