@@ -51,7 +51,7 @@ export const startBacktestDeps = /* @__PURE__ */ lazy(
   }),
 );
 
-export const backtestJobDeps = /* @__PURE__ */ lazy(() => ({ jobs: dynamoBacktestJobs() }));
+export const backtestJobDeps = /* @__PURE__ */ lazy(() => ({ jobs: dynamoBacktestJobs(), clock: systemClock }));
 
 /** The backtest worker: the backtest's own dependencies, and the jobs. */
 export const runBacktestDeps = /* @__PURE__ */ lazy(

@@ -29,7 +29,7 @@ export const dynamoBacktestJobs = (): BacktestJobs => ({
           TableName: tableName(),
           Key: keys.backtestJob(storeId, id),
           UpdateExpression: 'SET #status = :running, startedAt = :at, attempts = attempts + :one REMOVE progress',
-          ConditionExpression: 'attribute_exists(pk) AND #status IN (:queued, :running)',
+          ConditionExpression: '#status = :queued',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':at': at, ':one': 1 },
         }),
@@ -39,6 +39,20 @@ export const dynamoBacktestJobs = (): BacktestJobs => ({
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  },
+  async release(storeId, id) {
+    await dynamo()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.backtestJob(storeId, id),
+          UpdateExpression: 'SET #status = :queued',
+          ConditionExpression: '#status = :running',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':queued': 'queued', ':running': 'running' },
+        }),
+      )
+      .catch(ignoreConditionFailure);
   },
   async progress(storeId, id, progress) {
     await dynamo()

@@ -45,8 +45,10 @@ export interface BacktestJob {
 export interface BacktestJobs {
   create(job: BacktestJob): Promise<void>;
   get(storeId: string, id: string): Promise<BacktestJob | undefined>;
-  /** Marks a queued (or crashed running) job running; false when it is finished already. */
+  /** Marks a queued job running; false when it is not queued (finished, or running when its worker crashed). */
   start(storeId: string, id: string, at: number): Promise<boolean>;
+  /** Puts a running job back to `queued` (its run failed and the message will come back). */
+  release(storeId: string, id: string): Promise<void>;
   /** Writes progress on a running job (nothing when it is not running any more). */
   progress(storeId: string, id: string, progress: BacktestProgress): Promise<void>;
   finish(
@@ -68,6 +70,12 @@ export const BACKTEST_JOB_DAYS = 7;
 export const MAX_RESULT_BYTES = 300_000;
 /** The answer's JSON at most, so that the `GET` answer stays well under Lambda's 6 MB response. */
 export const MAX_RESULT_CHARS = 4_000_000;
+/** The worker's longest run (Lambda's 15 minutes) and a minute to spare. */
+const WORKER_MAX_MS = 16 * 60_000;
+const STALLED = {
+  code: 500,
+  message: 'The backtest stopped without an answer (out of time or memory); start it again',
+};
 /** Progress is written at most this often. */
 const PROGRESS_EVERY_MS = 2_000;
 /** Left of the invocation's time when the replay must stop: to write the outcome. */
@@ -120,7 +128,12 @@ export const startBacktestJob = async (
 };
 
 /** The job as the API shows it: status, progress (share of the period replayed), then the answer or the error. */
-export const backtestJobView = (job: BacktestJob, result?: BacktestAnswer) => {
+export const backtestJobView = (shown: BacktestJob, result?: BacktestAnswer, now?: number) => {
+  // A job running longer than the worker can run has lost its worker: failed (its message's next receive records it).
+  const job: BacktestJob =
+    now !== undefined && shown.status === 'running' && now - (shown.startedAt ?? now) > WORKER_MAX_MS
+      ? { ...shown, status: 'failed', error: STALLED }
+      : shown;
   const from = job.request.from * 1000;
   const span = job.request.to * 1000 - from;
   const share = job.status === 'succeeded' ? 1 : job.progress ? (job.progress.reachedAt - from) / span : 0;
@@ -145,7 +158,7 @@ export const backtestJobView = (job: BacktestJob, result?: BacktestAnswer) => {
 
 /** `GET …/backtests/{backtestId}`: 404 unless it is this store's job of this flow. */
 export const getBacktestJob = async (
-  deps: { readonly jobs: Pick<BacktestJobs, 'get'> },
+  deps: { readonly jobs: Pick<BacktestJobs, 'get'>; readonly clock: Clock },
   storeId: string,
   flowId: string,
   backtestId: string,
@@ -155,7 +168,7 @@ export const getBacktestJob = async (
   const result = job.result
     ? (JSON.parse((await decompress(job.result)).toString('utf8')) as BacktestAnswer)
     : undefined;
-  return backtestJobView(job, result);
+  return backtestJobView(job, result, deps.clock.now());
 };
 
 /** The answer compressed, its lists cut (halved, `truncated`) until it fits `maxBytes` compressed and `maxChars` as JSON. */
@@ -189,9 +202,10 @@ export interface RunBacktestDeps {
 
 /**
  * Runs a queued job to its end: the replay's time budget is the invocation's remaining time less a margin. A job
- * already finished is left alone (a message delivered twice); a job found `running` ran before and crashed: it runs
- * again from the start. An `AppError` (413, 422, the flow deleted since) fails the job with the synchronous route's
- * status and message; anything else is thrown for the queue to retry, and recorded as failed on the last attempt.
+ * already finished is left alone (a message delivered twice); a job found `running` lost its worker (out of time or
+ * memory) and is failed. An `AppError` (413, 422, the flow deleted since) fails the job with the synchronous route's
+ * status and message; anything else puts it back to `queued` and is thrown for the queue to retry, and is recorded as
+ * failed on the last attempt.
  */
 export const runBacktestJob = async (
   deps: RunBacktestDeps,
@@ -203,6 +217,11 @@ export const runBacktestJob = async (
   const job = await deps.jobs.get(storeId, backtestId);
   if (!job) return 'gone';
   if (job.status === 'succeeded' || job.status === 'failed') return job.status;
+  if (job.status === 'running') {
+    // Its worker ended without a word (out of time or memory): running it again would end the same way.
+    await deps.jobs.finish(storeId, backtestId, { status: 'failed', error: STALLED, finishedAt: deps.clock.now() });
+    return 'failed';
+  }
   if (!(await deps.jobs.start(storeId, backtestId, deps.clock.now()))) return 'gone';
   let written = deps.clock.now();
   let last: BacktestProgress | undefined;
@@ -235,7 +254,11 @@ export const runBacktestJob = async (
         : options.lastAttempt
           ? { code: 500, message: 'The backtest failed; start it again' }
           : undefined;
-    if (!failure) throw error;
+    if (!failure) {
+      // Queued again for the message's next receive.
+      await deps.jobs.release(storeId, backtestId);
+      throw error;
+    }
     await deps.jobs.finish(storeId, backtestId, {
       status: 'failed',
       error: failure,

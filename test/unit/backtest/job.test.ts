@@ -28,9 +28,13 @@ const memoryJobs = () => {
     get: async (storeId, id) => (jobs.get(id)?.storeId === storeId ? jobs.get(id) : undefined),
     async start(_storeId, id, at) {
       const job = jobs.get(id);
-      if (!job || job.status === 'succeeded' || job.status === 'failed') return false;
+      if (job?.status !== 'queued') return false;
       jobs.set(id, { ...job, status: 'running', startedAt: at, attempts: job.attempts + 1 });
       return true;
+    },
+    async release(_storeId, id) {
+      const job = jobs.get(id);
+      if (job?.status === 'running') jobs.set(id, { ...job, status: 'queued' });
     },
     async progress(_storeId, id, p) {
       progress.push(p);
@@ -88,7 +92,7 @@ const failure = async (promise: Promise<unknown>) => {
 
 describe('backtest jobs', () => {
   it('records a queued job and its message, then runs it to the answer the synchronous route gives', async () => {
-    const { memory, queued, start, run } = setup();
+    const { f, memory, queued, start, run } = setup();
     const view = await startBacktestJob(start, STORE, 'fl_cart', request);
     expect(view).toMatchObject({ flowId: 'fl_cart', status: 'queued', progress: { events: 0, percent: 0 } });
     expect(view.backtestId).toMatch(/^bt_[A-Za-z0-9]{20}$/);
@@ -100,7 +104,12 @@ describe('backtest jobs', () => {
       lastAttempt: false,
     });
     expect(outcome).toBe('succeeded');
-    const shown = await getBacktestJob({ jobs: memory.repository }, STORE, 'fl_cart', view.backtestId);
+    const shown = await getBacktestJob(
+      { jobs: memory.repository, clock: f.deps.clock },
+      STORE,
+      'fl_cart',
+      view.backtestId,
+    );
     expect(shown).toMatchObject({ status: 'succeeded', progress: { events: 3, percent: 100 } });
     expect(shown.result).toMatchObject({
       flowId: 'fl_cart',
@@ -156,7 +165,12 @@ describe('backtest jobs', () => {
         lastAttempt: false,
       }),
     ).toBe('failed');
-    const shown = await getBacktestJob({ jobs: memory.repository }, STORE, 'fl_cart', view.backtestId);
+    const shown = await getBacktestJob(
+      { jobs: memory.repository, clock: f.deps.clock },
+      STORE,
+      'fl_cart',
+      view.backtestId,
+    );
     expect(shown.error?.code).toBe(422);
     expect(shown.error?.message).toMatch(/^The backtest did not finish within its budget of 0 s/);
 
@@ -167,7 +181,7 @@ describe('backtest jobs', () => {
     const second = await startBacktestJob(start, STORE, 'fl_cart', request);
     const message = { storeId: STORE, backtestId: second.backtestId };
     await expect(runBacktestJob(broken, message, () => 900_000, { lastAttempt: false })).rejects.toThrow('table down');
-    expect(memory.jobs.get(second.backtestId)?.status).toBe('running');
+    expect(memory.jobs.get(second.backtestId)?.status).toBe('queued');
     expect(await runBacktestJob(broken, message, () => 900_000, { lastAttempt: true })).toBe('failed');
     expect(memory.jobs.get(second.backtestId)?.error).toEqual({
       code: 500,
@@ -175,10 +189,24 @@ describe('backtest jobs', () => {
     });
   });
 
-  it("shows a job to its own store and flow only, and refuses a flow that is not the store's", async () => {
-    const { memory, start } = setup();
+  it('fails a job whose worker ended without a word, when shown and when its message comes back', async () => {
+    const { f, memory, start, run } = setup();
     const view = await startBacktestJob(start, STORE, 'fl_cart', request);
-    const deps = { jobs: memory.repository };
+    await memory.repository.start(STORE, view.backtestId, f.deps.clock.now());
+    const deps = { jobs: memory.repository, clock: f.deps.clock };
+    expect((await getBacktestJob(deps, STORE, 'fl_cart', view.backtestId)).status).toBe('running');
+    f.advanceWall(17 * 60_000);
+    const stalled = await getBacktestJob(deps, STORE, 'fl_cart', view.backtestId);
+    expect(stalled).toMatchObject({ status: 'failed', error: { code: 500 } });
+    const message = { storeId: STORE, backtestId: view.backtestId };
+    expect(await runBacktestJob(run, message, () => 900_000, { lastAttempt: false })).toBe('failed');
+    expect(memory.jobs.get(view.backtestId)).toMatchObject({ status: 'failed', attempts: 1 });
+  });
+
+  it("shows a job to its own store and flow only, and refuses a flow that is not the store's", async () => {
+    const { f, memory, start } = setup();
+    const view = await startBacktestJob(start, STORE, 'fl_cart', request);
+    const deps = { jobs: memory.repository, clock: f.deps.clock };
     expect((await failure(getBacktestJob(deps, 'st_other', 'fl_cart', view.backtestId))).message).toBe(
       'Backtest not found',
     );
