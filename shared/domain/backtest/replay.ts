@@ -81,7 +81,7 @@ export interface ReplayInput {
   /** Wall-clock time (ms) after which the replay stops. */
   readonly deadline: number;
   readonly wallClock: () => number;
-  /** Told every 256 events of how far the replay got. */
+  /** Told every 256 events of how far the replay got (the replay then lets pending I/O run). */
   readonly progress?: (progress: { events: number; reachedAt: number }) => void;
 }
 
@@ -249,7 +249,12 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
       if (++replayed > input.maxEvents) throw new ReplayBound('events', replayed - 1, now);
       if (replayed % 256 === 0) {
         if (overBudget()) throw new ReplayBound('time', replayed, now);
-        input.progress?.({ events: replayed, reachedAt: now });
+        if (input.progress) {
+          input.progress({ events: replayed, reachedAt: now });
+          // The replay's awaits are mostly in memory (microtasks): let I/O through, so the progress write goes out now
+          // (and, in the local runtime's one process, the routes answer meanwhile).
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
       await fireUntil(event.acceptedAt - 1);
       now = Math.max(now, event.acceptedAt);
