@@ -30,6 +30,7 @@ export const ENV = {
   emailEventsQueueUrl: 'EMAIL_EVENTS_QUEUE_URL',
   segmentQueueUrl: 'SEGMENT_QUEUE_URL',
   campaignQueueUrl: 'CAMPAIGN_QUEUE_URL',
+  backtestQueueUrl: 'BACKTEST_QUEUE_URL',
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   sesSendRatePerSecond: OPERATOR_SETTINGS.sesSendRatePerSecond.env,
   storeDailySendCap: OPERATOR_SETTINGS.storeDailySendCap.env,
@@ -73,6 +74,7 @@ const ConfigSchema = v.object({
   [ENV.emailEventsQueueUrl]: v.optional(v.string()),
   [ENV.segmentQueueUrl]: v.optional(v.string()),
   [ENV.campaignQueueUrl]: v.optional(v.string()),
+  [ENV.backtestQueueUrl]: v.optional(v.string()),
   [ENV.sesConfigurationSet]: v.optional(v.string()),
   [ENV.sesSendRatePerSecond]: intFromString(OPERATOR_SETTINGS.sesSendRatePerSecond.default),
   [ENV.storeDailySendCap]: intFromString(OPERATOR_SETTINGS.storeDailySendCap.default),
@@ -125,6 +127,8 @@ export interface Config {
   /** Segment builds, purges and timed re-evaluations (issue 19). */
   readonly segmentQueueUrl: string | undefined;
   readonly campaignQueueUrl: string | undefined;
+  /** Flow backtest jobs (docs/backtest.md). */
+  readonly backtestQueueUrl: string | undefined;
   /** The SES configuration set every message is sent with (event publishing). */
   readonly sesConfigurationSet: string | undefined;
   /** Messages per second the SES account allows (its sending quota); bulk chunks are paced to stay under it. */
@@ -204,6 +208,7 @@ const parsedConfig = (): Config => {
     emailEventsQueueUrl: env[ENV.emailEventsQueueUrl],
     segmentQueueUrl: env[ENV.segmentQueueUrl],
     campaignQueueUrl: env[ENV.campaignQueueUrl],
+    backtestQueueUrl: env[ENV.backtestQueueUrl],
     sesConfigurationSet: env[ENV.sesConfigurationSet],
     sesSendRatePerSecond: env[ENV.sesSendRatePerSecond],
     storeDailySendCap: env[ENV.storeDailySendCap],

@@ -16,5 +16,5 @@ export const handler = httpRoute({
   found: ({ store, path }) => assertOwnFlow(manageFlowDeps(), store.storeId, path.flowId),
   body: parseBacktestRequest,
   handle: async ({ store, path, body }) =>
-    webhooksReply.ok(await backtestFlow(backtestDeps(), store.storeId, path.flowId, body)),
+    webhooksReply.ok(await backtestFlow({ ...backtestDeps(), jobHint: true }, store.storeId, path.flowId, body)),
 });

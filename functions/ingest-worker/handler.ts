@@ -3,7 +3,6 @@
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { countEventApplied, countEventFailed } from '#shared/domain/console/activity.ts';
 import { applyEvent } from '#shared/domain/ingest/apply-event.ts';
-import { recordHistory } from '#shared/domain/ingest/event-history.ts';
 import { failEvent } from '#shared/domain/ingest/fail-event.ts';
 import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
 import { segmentsAfterEvent } from '#shared/domain/segments/after-event.ts';
@@ -11,7 +10,14 @@ import { logger } from '#shared/observability.ts';
 import { fifoQueueWorker } from '#shared/queue/batch.ts';
 import { followUp } from '#shared/queue/follow-up.ts';
 import { systemClock } from '#shared/wiring/clock.ts';
-import { applyDeps, eventCounters, failEventDeps, flushEventCounters, historyDeps } from '#shared/wiring/ingest.ts';
+import {
+  applyDeps,
+  eventCounters,
+  failEventDeps,
+  flushEventCounters,
+  historyBuffer,
+  historyDeps,
+} from '#shared/wiring/ingest.ts';
 import { forgetBatchSegments, segmentEventDeps } from '#shared/wiring/segments.ts';
 
 export const handler = fifoQueueWorker({
@@ -19,8 +25,8 @@ export const handler = fifoQueueWorker({
   parse: parseIngestMessage,
   handle: async (message) => {
     const outcome = await applyEvent(applyDeps(), message);
-    // Kept for flow backtests (docs/backtest.md): one write per applied event, removed by TTL after its retention.
-    await recordHistory(historyDeps(), message);
+    // Kept for flow backtests (docs/backtest.md): the batch's applied events, written packed when the batch ends.
+    historyBuffer.add(message);
     // Segments the changed contact entered or left (issue 19), within the same delivery: seconds after the event.
     const segments = await followUp('Segment step', () => segmentsAfterEvent(segmentEventDeps(), message, outcome), {
       storeId: message.storeId,
@@ -41,9 +47,10 @@ export const handler = fifoQueueWorker({
     await failEvent(failEventDeps(), message, error);
     await countEventFailed(eventCounters(), message.storeId, systemClock.now());
   },
-  // The batch's event counts (the console's overview), one write per store and day; the segments it read forgotten.
+  // The batch's event history (one compressed pack per store and day) and its event counts (the console's overview,
+  // one write per store and day); the segments it read forgotten.
   afterBatch: async () => {
     forgetBatchSegments();
-    await flushEventCounters();
+    await Promise.all([historyBuffer.flush(historyDeps()), flushEventCounters()]);
   },
 });

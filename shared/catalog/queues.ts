@@ -100,5 +100,16 @@ export const QUEUES = {
     maxReceiveCount: 5,
     urlEnv: ENV.campaignQueueUrl,
   },
+  /**
+   * Flow backtest jobs (docs/backtest.md): a message per job. A job runs in one invocation (at most 15 minutes); a
+   * second receive (a crashed run) runs it again from the start, and a failure then is recorded on the job.
+   */
+  backtests: {
+    fifo: false,
+    // Six times the worker's 15 minutes.
+    visibilityTimeoutSeconds: 5400,
+    maxReceiveCount: 2,
+    urlEnv: ENV.backtestQueueUrl,
+  },
 } as const satisfies Record<string, QueueSpec>;
 export type QueueName = keyof typeof QUEUES;

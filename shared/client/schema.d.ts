@@ -595,11 +595,55 @@ export interface paths {
         put?: never;
         /**
          * Replay a period of the store's events through a flow, sending nothing
-         * @description The store's recorded events of the period (kept for `EVENT_HISTORY_DAYS`, default 90) replayed in order through the flow as stored, enabled or not, or through `definition`, with the cart, checkout and wait timers simulated: who would have entered, each email with its rendered subject and time, who was skipped and why, and the revenue of the carts and checkouts recovered after an email. At most 31 days and 400000 events (413 beyond), within 24 s (422 beyond). At most 10 calls per second per store (shared with the flows API).
+         * @description The store's recorded events of the period (kept for `EVENT_HISTORY_DAYS`, default 90) replayed in order through the flow as stored, enabled or not, or through `definition`, with the cart, checkout and wait timers simulated: who would have entered, each email with its rendered subject and time, who was skipped and why, and the revenue of the carts and checkouts recovered after an email. At most 31 days and 400000 events (413 beyond), within 24 s (422 beyond: a longer backtest runs as a job, `POST /api/v1/flows/{flowId}/backtests`). At most 10 calls per second per store (shared with the flows API).
          *
          *     Host: main.
          */
         post: operations["flowBacktest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{flowId}/backtests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a backtest job (any period up to 31 days)
+         * @description A backtest of any size, as a job: the same request and answer as `POST /api/v1/flows/{flowId}/backtest`, without its 24 s budget (the worker has up to 15 minutes). Answers 202 with the job; poll `GET /api/v1/flows/{flowId}/backtests/{backtestId}` for its progress and then its answer. Jobs and answers are kept 7 days. At most 10 calls per second per store (shared with the flows API).
+         *
+         *     Host: main.
+         */
+        post: operations["flowBacktestStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/flows/{flowId}/backtests/{backtestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A backtest job: its progress, then its answer
+         * @description `queued`, then `running` with `progress` (events replayed and the share of the period, written every few seconds), then `succeeded` with `result` (the backtest answer; its lists cut to fit 300 KB compressed, `truncated: true`) or `failed` with `error` (the status and message the synchronous route would have given: 413 past 400000 events, 422 past the worker's time). Another store's or flow's job is not found.
+         *
+         *     Host: main.
+         */
+        get: operations["flowBacktestGet"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -928,6 +972,39 @@ export interface components {
             phone?: string | null;
             ignore_flow?: ("Y" | "N") | null;
         } | unknown | unknown;
+        BacktestJob: {
+            /** @description `bt_` and 20 letters and digits */
+            backtestId: string;
+            flowId: string;
+            /**
+             * @description `succeeded`: `result` holds the answer; `failed`: `error` says why
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed";
+            from: number;
+            to: number;
+            progress: {
+                /** @description Events replayed so far */
+                events: number;
+                /** @description The simulated time reached, epoch milliseconds */
+                reachedAt?: number;
+                /** @description Share of the period replayed, 0–100 */
+                percent: number;
+            };
+            /** @description Started, epoch milliseconds */
+            createdAt: number;
+            /** @description Picked up by the worker, epoch milliseconds */
+            startedAt?: number;
+            /** @description Finished, epoch milliseconds */
+            finishedAt?: number;
+            /** @description The answer, as `POST /api/v1/flows/{flowId}/backtest` gives it (BacktestResult) */
+            result?: unknown;
+            error?: {
+                /** @description The status the synchronous route would have answered (413, 422, 404, …) */
+                code: number;
+                message: string;
+            };
+        };
         BacktestRequest: {
             /** @description Start of the period, epoch seconds (inclusive) */
             from: number;
@@ -6501,6 +6578,210 @@ export interface operations {
                         /** @constant */
                         code: 422;
                         /** @example segment_entered flows cannot be backtested: segment membership changes are not part of the event history */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    flowBacktestStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The flow id (`id` of the flow record, `fl_` and 20 letters and digits) */
+                flowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BacktestRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 202;
+                        data: components["schemas"]["BacktestJob"];
+                    };
+                };
+            };
+            /** @description Validation failed: the message names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 400;
+                        /** @example a backtest covers at most 31 days (from … to is 45 days) */
+                        message: string;
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Flow not found */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out as asked; the message says what to change */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 422;
+                        /** @example segment_entered flows cannot be backtested: segment membership changes are not part of the event history */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Too many requests for this store; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 429;
+                        /** @example Too many requests */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Internal error; retry later */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 500;
+                        /** @example Internal error; retry later */
+                        message: string;
+                    };
+                };
+            };
+        };
+    };
+    flowBacktestGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The flow id (`id` of the flow record, `fl_` and 20 letters and digits) */
+                flowId: string;
+                /** @description The backtest id (`backtestId` of the 202 answer, `bt_` and 20 letters and digits) */
+                backtestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 200;
+                        data: components["schemas"]["BacktestJob"];
+                    };
+                };
+            };
+            /** @description X-Service-Access-Token missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 401;
+                        /** @example Missing X-Service-Access-Token header */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not found (another store's id answers exactly like a missing one) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 404;
+                        /** @example Backtest not found */
                         message: string;
                     };
                 };

@@ -120,6 +120,10 @@ export const FlowStateQuery = v.object({
 export const FlowPath = v.object({
   flowId: text('The flow id (`id` of the flow record, `fl_` and 20 letters and digits)'),
 });
+export const BacktestJobPath = v.object({
+  flowId: text('The flow id (`id` of the flow record, `fl_` and 20 letters and digits)'),
+  backtestId: text('The backtest id (`backtestId` of the 202 answer, `bt_` and 20 letters and digits)'),
+});
 export const WebhookPath = v.object({ webHookId: text('The subscription id (`id` in the list)') });
 export const DeliveryPath = v.object({ deliveryId: text('The delivery id (from the deliveries list)') });
 export const SenderPath = v.object({

@@ -1,4 +1,5 @@
 /** Wiring of the flow backtest (docs/backtest.md): the history, the flows, and read-only live records. */
+import { dynamoBacktestJobs } from '#shared/adapters/dynamodb/backtest-jobs.ts';
 import { dynamoContactDirectory } from '#shared/adapters/dynamodb/contact-export.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
@@ -8,8 +9,10 @@ import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
 import { dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { sqsBacktestQueue } from '#shared/adapters/sqs/backtest-queue.ts';
 import { config } from '#shared/config.ts';
 import { type BacktestDeps, recordedSenderCheck } from '#shared/domain/backtest/backtest.ts';
+import type { RunBacktestDeps, StartBacktestDeps } from '#shared/domain/backtest/job.ts';
 import { contactsUpTo } from '#shared/domain/backtest/sim-repositories.ts';
 import type { Position } from '#shared/domain/contacts/export-contacts.ts';
 import { lazy } from '#shared/lazy.ts';
@@ -36,4 +39,21 @@ export const backtestDeps = /* @__PURE__ */ lazy(
     },
     clock: systemClock,
   }),
+);
+
+/** Starting a backtest job: the flows (to check the flow), the jobs, the queue. */
+export const startBacktestDeps = /* @__PURE__ */ lazy(
+  (): StartBacktestDeps => ({
+    flows: dynamoFlows(),
+    jobs: dynamoBacktestJobs(),
+    queue: sqsBacktestQueue(),
+    clock: systemClock,
+  }),
+);
+
+export const backtestJobDeps = /* @__PURE__ */ lazy(() => ({ jobs: dynamoBacktestJobs(), clock: systemClock }));
+
+/** The backtest worker: the backtest's own dependencies, and the jobs. */
+export const runBacktestDeps = /* @__PURE__ */ lazy(
+  (): RunBacktestDeps => ({ backtest: backtestDeps(), jobs: dynamoBacktestJobs(), clock: systemClock }),
 );

@@ -26,7 +26,7 @@ import type { CounterBuffer } from '#shared/domain/attribution/counter-buffer.ts
 import { newId } from '#shared/domain/ids.ts';
 import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
-import type { RecordHistoryDeps } from '#shared/domain/ingest/event-history.ts';
+import { HistoryBuffer, type RecordHistoryDeps } from '#shared/domain/ingest/event-history.ts';
 import type { EventStatusDeps } from '#shared/domain/ingest/event-status.ts';
 import type { FailEventDeps } from '#shared/domain/ingest/fail-event.ts';
 import type { FireTimerDeps } from '#shared/domain/timers/fire-timer.ts';
@@ -78,7 +78,10 @@ export const applyDeps = /* @__PURE__ */ lazy(
   }),
 );
 
-/** The event history for backtests (docs/backtest.md): one write per applied event. */
+/** The applied events of the worker's batch in hand, written packed when the batch ends (docs/backtest.md). */
+export const historyBuffer = /* @__PURE__ */ new HistoryBuffer();
+
+/** The event history for backtests (docs/backtest.md): one write per store and day per worker batch. */
 export const historyDeps = /* @__PURE__ */ lazy(
   (): RecordHistoryDeps => ({ history: dynamoEventHistory(systemClock), keepDays: config().eventHistoryDays }),
 );

@@ -1,63 +1,71 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import { type EventHistory, type HistoryEvent, historyDay } from '#shared/domain/ingest/event-history.ts';
-import { itemMeta, keys } from './keys.ts';
+import type { EventHistory } from '#shared/domain/ingest/event-history.ts';
+import { historyDay } from '#shared/domain/ingest/event-history.ts';
+import { HISTORY_PACK_PREFIX, itemMeta, keys } from './keys.ts';
 import { tableName } from './table.ts';
 
+/** DynamoDB's refusal of an update that would take the item past 400 KB. */
+const tooLarge = (error: unknown) =>
+  error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message);
+
 /**
- * The event history (docs/backtest.md): one item per applied event in its store's day partition, sorted by acceptance
- * time, removed by TTL (`expiresAt`). Written with a plain put (the same key again rewrites the same item).
+ * The event history (docs/backtest.md): per store and UTC day, one item per minute holding a set of packs (binary,
+ * compressed; `ADD` to a binary set, so the same pack twice is kept once), removed by TTL (`expiresAt`). A pack the
+ * minute's item cannot take (400 KB) is put as an item of its own.
  */
 export const dynamoEventHistory = (clock: { now(): number } = { now: () => Date.now() }): EventHistory => ({
-  async append(event: HistoryEvent, expiresAt: number) {
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.eventHistory(event.storeId, historyDay(event.acceptedAt), event.acceptedAt, event.sourceId),
-          ...itemMeta('eventHistory'),
-          sourceId: event.sourceId,
-          endpoint: event.endpoint,
-          interface: event.interface,
-          acceptedAt: event.acceptedAt,
-          ...(event.storeType ? { storeType: event.storeType } : {}),
-          data: event.data,
-          expiresAt,
-        },
-      }),
-    );
+  async append(storeId, minute, pack, expiresAt) {
+    const day = historyDay(minute);
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.eventHistory(storeId, day, minute),
+          UpdateExpression: 'ADD #packs :pack SET expiresAt = :expiresAt, entity = :entity, #schema = :schema',
+          ExpressionAttributeNames: { '#packs': 'packs', '#schema': 'schema' },
+          ExpressionAttributeValues: {
+            ':pack': new Set([pack.bytes]),
+            ':expiresAt': expiresAt,
+            ':entity': itemMeta('eventHistory').entity,
+            ':schema': itemMeta('eventHistory').schema,
+          },
+        }),
+      );
+    } catch (error) {
+      if (!tooLarge(error)) throw error;
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.eventHistory(storeId, day, minute, { at: pack.firstAt, sourceId: pack.firstSourceId }),
+            ...itemMeta('eventHistory'),
+            packs: new Set([pack.bytes]),
+            expiresAt,
+          },
+        }),
+      );
+    }
   },
-  async page(storeId, day, from, to, after) {
-    const { pk } = keys.eventHistory(storeId, day, 0, '');
+  async page(storeId, day, after) {
+    const { pk } = keys.eventHistory(storeId, day, 0);
     const page = await dynamo().send(
       new QueryCommand({
         TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :pack)',
         // TTL deletes up to days late: an item past its retention is not history any more.
         FilterExpression: 'expiresAt > :now',
         ExpressionAttributeValues: {
           ':pk': pk,
-          ':from': keys.eventHistoryBound(from),
-          // `to` is exclusive: the last millisecond's keys (`<to - 1>#<sourceId>`) all sort below `<to - 1>$`.
-          ':to': `${keys.eventHistoryBound(to - 1)}$`,
+          ':pack': HISTORY_PACK_PREFIX,
           ':now': Math.floor(clock.now() / 1000),
         },
-        ProjectionExpression: 'sourceId, endpoint, #interface, acceptedAt, storeType, #data',
-        ExpressionAttributeNames: { '#interface': 'interface', '#data': 'data' },
+        ProjectionExpression: '#packs',
+        ExpressionAttributeNames: { '#packs': 'packs' },
         ...(after ? { ExclusiveStartKey: after as Record<string, unknown> } : {}),
       }),
     );
-    const items = (page.Items ?? []).map(
-      (item): HistoryEvent => ({
-        storeId,
-        sourceId: String(item.sourceId),
-        endpoint: String(item.endpoint),
-        interface: item.interface as HistoryEvent['interface'],
-        acceptedAt: Number(item.acceptedAt),
-        ...(item.storeType ? { storeType: item.storeType as NonNullable<HistoryEvent['storeType']> } : {}),
-        data: (item.data ?? {}) as Record<string, unknown>,
-      }),
-    );
-    return page.LastEvaluatedKey ? { items, next: page.LastEvaluatedKey } : { items };
+    const packs = (page.Items ?? []).flatMap((item) => [...((item.packs as Set<Uint8Array> | undefined) ?? [])]);
+    return page.LastEvaluatedKey ? { packs, next: page.LastEvaluatedKey } : { packs };
   },
 });

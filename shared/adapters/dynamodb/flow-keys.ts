@@ -11,6 +11,11 @@ export const FLOW_KEYS = {
   flows: (storeId: string) => ({ pk: `STORE#${storeId}#FLOWS` }),
   flow: (storeId: string, flowId: string) => ({ pk: `STORE#${storeId}#FLOWS`, sk: `FLOW#${flowId}` }),
   flowRun: (storeId: string, runId: string) => ({ pk: `STORE#${storeId}#RUN#${runId}`, sk: 'RUN' }),
+  /** A backtest job (docs/backtest.md "As a job"), removed by TTL a week after it was made. */
+  backtestJob: (storeId: string, backtestId: string) => ({
+    pk: `STORE#${storeId}#BACKTEST#${backtestId}`,
+    sk: 'BACKTEST',
+  }),
   /** A store's deliveries, permanent bounces and complaints of one UTC day (the sending guard). */
   reputation: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#REPUTATION#${day}`, sk: 'COUNT' }),
   /** A store's marketing sends of one UTC day (`yyyymmdd`), counted against the daily cap. */

@@ -8,7 +8,7 @@
  * | store    | STORE#<storeId>                      | STORE     | STORES / <createdAt>#<storeId>          |                                      |
  * | apiKey   | APIKEY#<sha256>                      | APIKEY    |                                         |                                      |
  * | event    | STORE#<storeId>#EVENT#<sourceId>     | EVENT     |                                         |                                      |
- * | eventHistory | STORE#<storeId>#HISTORY#<yyyy-mm-dd> | <acceptedAt ms, 15 digits>#<sourceId> |         |                                      |
+ * | eventHistory | STORE#<storeId>#HISTORY#<yyyy-mm-dd> | PACK#<minute ms, 15 digits>[#<acceptedAt>#<sourceId>] |  |                  |
  * | rate     | RATE#<key>#<epochSecond>             | RATE      |                                         |                                      |
  * | customer | STORE#<storeId>#CUSTOMER#<originId>  | CUSTOMER  | STORE#<storeId>#CUSTOMERS / <createdAt>#<id> | STORE#<storeId>#EMAIL#<email> / <originId> |
  * | contactLookup (phone) | STORE#<storeId>#PHONE#<phone> | <originId> |                                 |                                      |
@@ -112,6 +112,7 @@ export type Entity =
   | 'senderSubdomain'
   | 'flow'
   | 'flowRun'
+  | 'backtestJob'
   | 'wheelEntry'
   | 'waitingRuns'
   | 'dailySends'
@@ -137,6 +138,9 @@ export type Entity =
 /** The partition-key prefix of every rate counter: functions that only count get UpdateItem on these keys alone. */
 export const RATE_KEY_PREFIX = 'RATE#';
 
+/** The sort-key prefix of a history pack (the one-item-per-event history before it had none, and is not read). */
+export const HISTORY_PACK_PREFIX = 'PACK#';
+
 export const keys = {
   store: (storeId: string) => ({ pk: `STORE#${storeId}`, sk: 'STORE' }),
   storeIndex: (createdAt: number, storeId: string) => ({
@@ -145,13 +149,14 @@ export const keys = {
   }),
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   event: (storeId: string, sourceId: string) => ({ pk: `STORE#${storeId}#EVENT#${sourceId}`, sk: 'EVENT' }),
-  /** An applied event's payload for backtests (docs/backtest.md): per store and UTC day, in acceptance order. */
-  eventHistory: (storeId: string, day: string, acceptedAt: number, sourceId: string) => ({
+  /**
+   * Applied events for backtests (docs/backtest.md): per store and UTC day, an item per minute holding that minute's
+   * packs; a pack the minute's item could not take is an item of its own, after it (`overflow`: its first event).
+   */
+  eventHistory: (storeId: string, day: string, minute: number, overflow?: { at: number; sourceId: string }) => ({
     pk: `STORE#${storeId}#HISTORY#${day}`,
-    sk: `${pad(acceptedAt, 15)}#${sourceId}`,
+    sk: `${HISTORY_PACK_PREFIX}${pad(minute, 15)}${overflow ? `#${pad(overflow.at, 15)}#${overflow.sourceId}` : ''}`,
   }),
-  /** The sort-key bound of an acceptance time within a day's history partition. */
-  eventHistoryBound: (acceptedAt: number) => pad(acceptedAt, 15),
   rate: (key: string, epochSecond: number) => ({ pk: `${RATE_KEY_PREFIX}${key}#${epochSecond}`, sk: 'RATE' }),
   customer: (storeId: string, originId: string) => ({ pk: `STORE#${storeId}#CUSTOMER#${originId}`, sk: 'CUSTOMER' }),
   /** Contacts of a store in creation order (the contact export pages through this). */

@@ -32,4 +32,18 @@ export const FLOWS_FUNCTIONS = area('flows', [
     { ...READ_ROUTE_USES, replaysTimers: true },
     { timeoutSeconds: 29, memoryMb: 2048 },
   ),
+  // The backtest as a job (docs/backtest.md "As a job"): started (202), run by the worker within Lambda's 15 minutes
+  // (one job per invocation, two at once per deployment: bounded work), its progress and answer on the job.
+  route('flow-backtest-start', ['POST', 'main', '/api/v1/flows/{flowId}/backtests'], {
+    ...READ_ROUTE_USES,
+    table: 'readWrite',
+    sendTo: ['backtests'],
+  }),
+  route('flow-backtest-get', ['GET', 'main', '/api/v1/flows/{flowId}/backtests/{backtestId}'], READ_ROUTE_USES),
+  consumer(
+    'backtest-worker',
+    'backtests',
+    { table: 'readWrite', replaysTimers: true },
+    { timeoutSeconds: 900, memoryMb: 2048, batchSize: 1, maxConcurrency: 2 },
+  ),
 ]);

@@ -24,7 +24,9 @@ export interface BacktestDeps {
   readonly live: ReplayLive;
   /** The wall clock: the time budget, and nothing else (the replay keeps its own). */
   readonly clock: Clock;
-  /** Overrides of `BACKTEST_LIMITS` (tests). */
+  /** Past the time budget, the 422 names the job route (the synchronous route's answer). */
+  readonly jobHint?: boolean;
+  /** Overrides of `BACKTEST_LIMITS` (tests, and the job's own budget). */
   readonly limits?: { readonly maxEvents?: number; readonly timeBudgetMs?: number };
 }
 
@@ -80,21 +82,40 @@ export const parseBacktestRequest = (body: unknown): BacktestRequest => {
 
 const unprocessable = (message: string) => new AppError('unprocessable', message);
 
-export const backtestFlow = async (
-  deps: BacktestDeps,
+/**
+ * The draft a backtest replays: the stored flow as it is, or the unsaved definition under its id, enabled for the
+ * replay either way. 404 for a flow that is not the store's, 422 for a flow the history cannot replay.
+ */
+export const checkBacktestable = async (
+  flows: BacktestDeps['flows'],
   storeId: string,
   flowId: string,
-  request: BacktestRequest,
-): Promise<BacktestAnswer> => {
-  const stored = possibleFlowId(flowId) ? await deps.flows.get(storeId, flowId) : undefined;
+  request: Pick<BacktestRequest, 'definition'>,
+): Promise<Flow> => {
+  const stored = possibleFlowId(flowId) ? await flows.get(storeId, flowId) : undefined;
   if (!stored) throw notFound('Flow not found');
-  // The draft: the stored flow as it is, or the unsaved definition under its id; enabled for the replay either way.
   const flow: Flow = { ...stored, ...(request.definition ?? {}), id: stored.id, storeId, enabled: true };
   if (isSegmentKind(flow.trigger)) {
     throw unprocessable(
       `${flow.trigger} flows cannot be backtested: segment membership changes are not part of the event history`,
     );
   }
+  return flow;
+};
+
+export interface BacktestOptions {
+  /** Told of the replay's progress every few hundred events (the job writes it on the job). */
+  readonly onProgress?: (progress: { events: number; reachedAt: number }) => void;
+}
+
+export const backtestFlow = async (
+  deps: BacktestDeps,
+  storeId: string,
+  flowId: string,
+  request: BacktestRequest,
+  options: BacktestOptions = {},
+): Promise<BacktestAnswer> => {
+  const flow = await checkBacktestable(deps.flows, storeId, flowId, request);
   const limits = { ...BACKTEST_LIMITS, ...deps.limits };
   const started = deps.clock.now();
   const from = request.from * 1000;
@@ -109,6 +130,7 @@ export const backtestFlow = async (
       maxEvents: limits.maxEvents,
       deadline: started + limits.timeBudgetMs,
       wallClock: () => deps.clock.now(),
+      ...(options.onProgress ? { progress: options.onProgress } : {}),
     });
     return {
       flowId: flow.id,
@@ -129,7 +151,8 @@ export const backtestFlow = async (
     }
     throw unprocessable(
       `The backtest did not finish within its budget of ${limits.timeBudgetMs / 1000} s (it had replayed ` +
-        `${error.replayed} events, up to ${new Date(error.reachedAt).toISOString()}); backtest a shorter range`,
+        `${error.replayed} events, up to ${new Date(error.reachedAt).toISOString()}); backtest a shorter range` +
+        (deps.jobHint ? ', or start it as a job: POST /api/v1/flows/{flowId}/backtests' : ''),
     );
   }
 };

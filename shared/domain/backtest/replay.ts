@@ -15,6 +15,7 @@ import type { EngineDeps } from '#shared/domain/flows/engine.ts';
 import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
+import { renderEmail } from '#shared/domain/flows/render.ts';
 import { type ApplyDeps, applyEvent } from '#shared/domain/ingest/apply-event.ts';
 import type { HistoryEvent } from '#shared/domain/ingest/event-history.ts';
 import type { Order } from '#shared/domain/orders/model.ts';
@@ -81,6 +82,8 @@ export interface ReplayInput {
   /** Wall-clock time (ms) after which the replay stops. */
   readonly deadline: number;
   readonly wallClock: () => number;
+  /** Told every 256 events of how far the replay got (the replay then lets pending I/O run). */
+  readonly progress?: (progress: { events: number; reachedAt: number }) => void;
 }
 
 /** Everything the replay saw, for the answer to summarise. */
@@ -91,7 +94,11 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
   let now = input.from;
   const clock = { now: () => now };
   const queue = new TimerQueue();
-  // A store of up to BULK_CONTACTS_MAX contacts is read at once; a larger one address by address.
+  // The history's first days are read while the contacts are: a store of up to BULK_CONTACTS_MAX contacts is read at
+  // once, a larger one address by address.
+  const pages = input.events[Symbol.asyncIterator]();
+  const firstPage = pages.next();
+  firstPage.catch(() => undefined);
   const bulk = live.allContacts ? await live.allContacts(storeId, BULK_CONTACTS_MAX) : undefined;
   const people = bulk ? contactsInMemory(bulk) : live;
   const customers = new SimRepository<Customer>(
@@ -111,9 +118,7 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
   const mail = simMailer(clock);
   const attribution = simAttribution(clock);
   const store = memo((id: string) => live.stores.get(id));
-  const suppressed = memo(async (email: string) =>
-    (await live.suppressions.suppressedAmong(storeId, [email])).has(email),
-  );
+  const suppressed = batchedSuppressions(storeId, live.suppressions);
   const verified = memo(async (from: string) => {
     try {
       await live.senders.requireVerified(storeId, from);
@@ -145,7 +150,7 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
     stores: { get: store },
     suppressions: {
       suppressedAmong: async (_s, emails) => {
-        const hits = await Promise.all(emails.map(async (e) => ((await suppressed(e)) ? [e] : [])));
+        const hits = await Promise.all(emails.map(async (e) => ((await suppressed.get(e)) ? [e] : [])));
         return new Set(hits.flat());
       },
     },
@@ -159,6 +164,8 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
         if (refused) throw refused;
       },
     },
+    // Only the subject is reported: the body (most of the rendering's cost) is not rendered (docs/backtest.md).
+    render: (step, context) => renderEmail({ subject: step.subject }, context),
     pacer: { reserve: async () => ({ at: now }) },
     sendRatePerSecond: live.sendRatePerSecond,
     dailySends: { take: async () => true },
@@ -227,18 +234,31 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
   /** The live reads a page of events will need, started together (they overlap the replay of the page before). */
   const prefetch = (page: readonly HistoryEvent[]) => {
     for (const { data } of page) {
-      if (typeof data.email === 'string' && data.email !== '') contacts.prefetch(storeId, data.email);
+      if (typeof data.email === 'string' && data.email !== '') {
+        contacts.prefetch(storeId, data.email);
+        suppressed.prefetch(data.email.toLowerCase());
+      }
       if (typeof data.customer_id === 'string' && data.customer_id !== '')
         customers.prefetch(storeId, data.customer_id);
     }
+    suppressed.flush();
   };
 
-  for await (const page of input.events) {
+  for (let next = await firstPage; !next.done; next = await pages.next()) {
+    const page = next.value;
     prefetch(page);
     for (const event of page) {
       if (event.acceptedAt < input.from || event.acceptedAt >= input.to) continue;
       if (++replayed > input.maxEvents) throw new ReplayBound('events', replayed - 1, now);
-      if (replayed % 256 === 0 && overBudget()) throw new ReplayBound('time', replayed, now);
+      if (replayed % 256 === 0) {
+        if (overBudget()) throw new ReplayBound('time', replayed, now);
+        if (input.progress) {
+          input.progress({ events: replayed, reachedAt: now });
+          // The replay's awaits are mostly in memory (microtasks): let I/O through, so the progress write goes out now
+          // (and, in the local runtime's one process, the routes answer meanwhile).
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
       await fireUntil(event.acceptedAt - 1);
       now = Math.max(now, event.acceptedAt);
       try {
@@ -261,5 +281,41 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
     replayed,
     fired,
     failedEvents,
+  };
+};
+
+/** Addresses asked about together (`Suppressions.suppressedAmong`). */
+const SUPPRESSION_BATCH = 100;
+
+/**
+ * Today's suppressions, each address asked once: the addresses a page of events names are asked in batches of 100
+ * ahead of the replay (`prefetch`, then `flush`); an address not asked ahead is asked alone when needed.
+ */
+const batchedSuppressions = (storeId: string, suppressions: Pick<Suppressions, 'suppressedAmong'>) => {
+  const known = new Map<string, Promise<boolean>>();
+  let waiting: string[] = [];
+  const ask = (emails: string[]) => {
+    const answer = suppressions.suppressedAmong(storeId, emails);
+    answer.catch(() => undefined);
+    for (const email of emails)
+      known.set(
+        email,
+        answer.then((hits) => hits.has(email)),
+      );
+  };
+  return {
+    prefetch(email: string) {
+      if (known.has(email)) return;
+      known.set(email, Promise.resolve(false));
+      waiting.push(email);
+    },
+    flush() {
+      for (let i = 0; i < waiting.length; i += SUPPRESSION_BATCH) ask(waiting.slice(i, i + SUPPRESSION_BATCH));
+      waiting = [];
+    },
+    get(email: string): Promise<boolean> {
+      if (!known.has(email)) ask([email]);
+      return known.get(email) as Promise<boolean>;
+    },
   };
 };

@@ -68,6 +68,8 @@ export interface EmailStepDeps extends ContactLookup {
   readonly clock: Clock;
   /** Waits for a send slot (default: a timer). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Renders the step for the contact: `renderEmail` unless replaced (a backtest renders only the subject it reports). */
+  readonly render?: typeof renderEmail;
 }
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -264,7 +266,7 @@ export const sendEmailStep = async (
   const unsubscribeUrl = await deps.unsubscribe.urlFor({ storeId, email: run.email, transmissionId: run.id });
   let rendered: Awaited<ReturnType<typeof renderEmail>>;
   try {
-    rendered = await renderEmail(
+    rendered = await (deps.render ?? renderEmail)(
       step,
       buildTemplateContext({
         trigger: run.trigger,

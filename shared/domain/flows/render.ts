@@ -57,13 +57,24 @@ export class TemplateError extends Error {
   }
 }
 
+const formats = new Map<string, Intl.NumberFormat>();
+/** One formatter per currency code (building one costs far more than formatting). */
+const currencyFormat = (code: string) => {
+  let format = formats.get(code);
+  if (!format) {
+    format = new Intl.NumberFormat('en', { style: 'currency', currency: code });
+    formats.set(code, format);
+  }
+  return format;
+};
+
 /** `{{ amount | money: currency }}`: `12.5 | money: "EUR"` → `€12.50`; without a known currency, `12.50`. */
 const money = (value: unknown, currency?: unknown): string => {
   const amount = typeof value === 'number' ? value : Number(value);
   if (value === undefined || value === null || value === '' || !Number.isFinite(amount)) return '';
   if (typeof currency === 'string' && /^[A-Za-z]{3}$/.test(currency)) {
     try {
-      return new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).format(amount);
+      return currencyFormat(currency.toUpperCase()).format(amount);
     } catch {
       // An unknown code: fall through to the plain amount.
     }
@@ -141,11 +152,13 @@ const parsed = (field: TemplateField, source: string): Template[] => {
   return templates;
 };
 
-const renderPart = async (field: TemplateField, source: string, context: TemplateContext): Promise<string> => {
+const renderPart = (field: TemplateField, source: string, context: TemplateContext): string => {
   const mode = modeOf(field);
   let output: unknown;
   try {
-    output = await engines[mode].render(parsed(field, source), context);
+    // Synchronously: no filter or tag of ours is asynchronous, and LiquidJS's async render costs several times more
+    // (a promise per node; most of a backtest's time before this). The render limit applies the same.
+    output = engines[mode].renderSync(parsed(field, source), context);
   } catch (error) {
     if (error instanceof TemplateError) throw error;
     throw new TemplateError(field, reason(error));
@@ -188,16 +201,16 @@ export const renderEmail = async (
   step: Pick<EmailStep, TemplateField>,
   context: TemplateContext,
 ): Promise<RenderedEmail> => {
-  const subject = oneLine(await renderPart('subject', step.subject, context));
+  const subject = oneLine(renderPart('subject', step.subject, context));
   // A message without a subject is refused by SES and useless to the reader: fail the render, with the reason.
   if (subject === '') throw new TemplateError('subject', 'renders empty for this contact');
   let html: string | undefined;
   if (step.html !== undefined) {
-    const body = await renderPart('html', step.html, context);
-    const preheader = step.preheader === undefined ? '' : await renderPart('preheader', step.preheader, context);
+    const body = renderPart('html', step.html, context);
+    const preheader = step.preheader === undefined ? '' : renderPart('preheader', step.preheader, context);
     html = withPreheader(body, preheader);
   }
-  const text = step.text === undefined ? undefined : await renderPart('text', step.text, context);
+  const text = step.text === undefined ? undefined : renderPart('text', step.text, context);
   return { subject, ...(html !== undefined ? { html } : {}), ...(text !== undefined ? { text } : {}) };
 };
 

@@ -1,13 +1,20 @@
 /**
  * The event history (docs/backtest.md): every applied event's payload, kept for a retention (default 90 days,
  * `EVENT_HISTORY_DAYS`) so that a flow backtest can replay a period of the store's events. The de-duplication record
- * (`EventLog`) keeps no payload and never expires, so the history is an item of its own, with a TTL: one write per
- * applied event, by the ingest worker once the event has applied (a failed event is not history).
+ * (`EventLog`) keeps no payload and never expires, so the history is kept apart, with a TTL, written by the ingest
+ * worker once the events have applied (a failed event is not history): the events a worker batch applied, per store and
+ * UTC minute, packed and compressed (`history-pack.ts`) and added to that store's minute item, so that a month reads as
+ * at most 43,200 items (fewer than one a minute for a store with quiet minutes) in 31 day partitions.
+ *
+ * Exactly once, as the replay sees it: a minute item holds a set of packs, and the same events pack to the same bytes,
+ * so a batch delivered again adds nothing; an event applied again in another batch (its first handling failed after
+ * it applied) lands in another pack of the same minute, and the read keeps each `sourceId` once.
  */
-import type { IngestMessage } from './model.ts';
 
-/** One applied event as the history keeps it: the ingest message, as the worker applied it. */
-export type HistoryEvent = Omit<IngestMessage, 'v'>;
+import { type Pack, packEvents, unpackEvents } from './history-pack.ts';
+import type { HistoryEvent, IngestMessage } from './model.ts';
+
+export type { HistoryEvent };
 
 const DAY_MS = 86_400_000;
 
@@ -21,23 +28,21 @@ export const historyDays = (from: number, to: number): string[] => {
   return days;
 };
 
-/** A page of one day's history and, when more of that day follows, where to continue. */
+/** A page of one day's packs (compressed) and, when more of that day follows, where to continue. */
 export interface HistoryPage {
-  readonly items: readonly HistoryEvent[];
+  readonly packs: readonly Uint8Array[];
   readonly next?: unknown;
 }
 
 export interface EventHistory {
   /**
-   * Keeps the event's payload until `expiresAt` (epoch seconds). Idempotent: the item's key is the store, the day and
-   * the acceptance time with the `source_id`, so a redelivered message writes the same item again.
+   * Adds a pack of the store's events of the UTC minute starting at `minute` (epoch ms) to that minute's item, kept
+   * until `expiresAt` (epoch seconds). Idempotent (the same pack adds nothing). A minute item that would pass DynamoDB's
+   * 400 KB takes no more: the pack is then kept as an item of its own, keyed by its first event.
    */
-  append(event: HistoryEvent, expiresAt: number): Promise<void>;
-  /**
-   * One page of the store's history of `day`, accepted within `[from, to)`, in acceptance order; `after` is the
-   * previous page's `next`. Items past their retention are not answered (TTL removes them up to days late).
-   */
-  page(storeId: string, day: string, from: number, to: number, after?: unknown): Promise<HistoryPage>;
+  append(storeId: string, minute: number, pack: Pack, expiresAt: number): Promise<void>;
+  /** One page of the store's packs of `day`; `after` is the previous page's `next`. Packs past retention are not answered. */
+  page(storeId: string, day: string, after?: unknown): Promise<HistoryPage>;
 }
 
 export interface RecordHistoryDeps {
@@ -46,32 +51,107 @@ export interface RecordHistoryDeps {
   readonly keepDays: number;
 }
 
-/** Keeps an applied event in the store's history (one write). */
-export const recordHistory = (deps: RecordHistoryDeps, message: IngestMessage): Promise<void> => {
-  const { v: _version, ...event } = message;
-  return deps.history.append(event, Math.ceil(message.acceptedAt / 1000) + deps.keepDays * 86_400);
-};
+const MINUTE_MS = 60_000;
 
 /**
- * The store's history within `[from, to)`, page by page across its days, in acceptance order. The next page is asked
- * for before this one is handed over, so reading overlaps the caller's work on the page in hand.
+ * The applied events of one worker batch, kept in memory until the batch ends (`flush`): then one write per store and
+ * minute the batch touched (more when a pack would pass `MAX_PACK_BYTES`).
+ */
+export class HistoryBuffer {
+  #events: HistoryEvent[] = [];
+
+  add(message: IngestMessage): void {
+    const { v: _version, ...event } = message;
+    this.#events.push(event);
+  }
+
+  get size(): number {
+    return this.#events.length;
+  }
+
+  /** Writes what was added since the last flush, per store and day, in acceptance order; the buffer is emptied. */
+  async flush(deps: RecordHistoryDeps): Promise<number> {
+    const events = this.#events;
+    this.#events = [];
+    const groups = new Map<string, HistoryEvent[]>();
+    for (const event of events) {
+      const key = `${event.storeId}\n${Math.floor(event.acceptedAt / MINUTE_MS) * MINUTE_MS}`;
+      const group = groups.get(key);
+      if (group) group.push(event);
+      else groups.set(key, [event]);
+    }
+    let writes = 0;
+    await Promise.all(
+      [...groups.entries()].map(async ([key, group]) => {
+        const [storeId, minute] = key.split('\n') as [string, string];
+        group.sort(byAcceptance);
+        for (const pack of await packEvents(group)) {
+          const expiresAt = Math.ceil(pack.lastAt / 1000) + deps.keepDays * 86_400;
+          await deps.history.append(storeId, Number(minute), pack, expiresAt);
+          writes++;
+        }
+      }),
+    );
+    return writes;
+  }
+}
+
+const byAcceptance = (a: HistoryEvent, b: HistoryEvent) =>
+  a.acceptedAt - b.acceptedAt || (a.sourceId < b.sourceId ? -1 : a.sourceId > b.sourceId ? 1 : 0);
+
+/** One day's events within `[from, to)`: every pack read and unpacked, each `sourceId` once, in acceptance order. */
+const readDay = async (
+  history: Pick<EventHistory, 'page'>,
+  storeId: string,
+  day: string,
+  from: number,
+  to: number,
+): Promise<HistoryEvent[]> => {
+  const unpacking: Promise<HistoryEvent[]>[] = [];
+  let after: unknown;
+  do {
+    const page = await history.page(storeId, day, after);
+    for (const bytes of page.packs) unpacking.push(unpackEvents(storeId, bytes));
+    after = page.next;
+  } while (after !== undefined);
+  const seen = new Set<string>();
+  const events: HistoryEvent[] = [];
+  for (const pack of await Promise.all(unpacking)) {
+    for (const event of pack) {
+      if (event.acceptedAt < from || event.acceptedAt >= to || seen.has(event.sourceId)) continue;
+      seen.add(event.sourceId);
+      events.push(event);
+    }
+  }
+  return events.sort(byAcceptance);
+};
+
+/** Days read ahead of the one being replayed (their reads and decompression overlap the replay). */
+export const HISTORY_DAYS_AHEAD = 4;
+
+/**
+ * The store's history within `[from, to)`, a day at a time, in acceptance order. Up to `ahead` days after the one
+ * handed over are being read and unpacked meanwhile.
  */
 export async function* readHistory(
   history: Pick<EventHistory, 'page'>,
   storeId: string,
   from: number,
   to: number,
+  ahead = HISTORY_DAYS_AHEAD,
 ): AsyncGenerator<readonly HistoryEvent[]> {
   const days = historyDays(from, to);
-  const read = (index: number, after?: unknown) => {
-    const page = history.page(storeId, days[index] as string, from, to, after).then((p) => ({ index, page: p }));
-    page.catch(() => undefined);
-    return page;
+  const reads: (Promise<HistoryEvent[]> | undefined)[] = [];
+  const start = (index: number) => {
+    if (index >= days.length || reads[index] !== undefined) return;
+    const read = readDay(history, storeId, days[index] as string, from, to);
+    read.catch(() => undefined);
+    reads[index] = read;
   };
-  let pending: ReturnType<typeof read> | undefined = days.length > 0 ? read(0) : undefined;
-  while (pending) {
-    const { index, page } = await pending;
-    pending = page.next !== undefined ? read(index, page.next) : index + 1 < days.length ? read(index + 1) : undefined;
-    if (page.items.length > 0) yield page.items;
+  for (let index = 0; index < days.length; index++) {
+    for (let next = index; next <= index + ahead; next++) start(next);
+    const events = await (reads[index] as Promise<HistoryEvent[]>);
+    reads[index] = undefined;
+    if (events.length > 0) yield events;
   }
 }

@@ -19,6 +19,9 @@ export interface IngestMessage extends AcceptedEvent {
   readonly data: Record<string, unknown>;
 }
 
+/** One applied event as the event history keeps it (docs/backtest.md): the ingest message, as the worker applied it. */
+export type HistoryEvent = Omit<IngestMessage, 'v'>;
+
 /** Why an accepted event could not be applied, as its store is shown it. */
 export interface EventFailure {
   readonly reason: string;

@@ -36,6 +36,7 @@ interface Resources {
   flowId: string;
   segmentId: string;
   campaignId: string;
+  backtestId: string;
   domain: string;
   batchId: string;
   username: string;
@@ -147,6 +148,16 @@ beforeAll(async () => {
     }),
     'send',
   )) as Record<string, unknown>;
+  // A backtest job of A's flow, run to its end so that A's snapshots compare what B's calls could have changed.
+  const started = await call(a, 'POST', 'main', `/api/v1/flows/${flow.id}/backtests`, {
+    from: 1_767_225_600,
+    to: 1_767_312_000,
+  });
+  const backtestId = String((started.json as { data?: { backtestId?: string } }).data?.backtestId);
+  await eventually('A backtest finished', async () => {
+    const got = dataOf(await ok(call(a, 'GET', 'main', `/api/v1/flows/${flow.id}/backtests/${backtestId}`), 'job'));
+    return got.status === 'succeeded' ? got : undefined;
+  });
   const batchId = String((batch.results as { id?: string } | undefined)?.id ?? batch.id ?? dataOf(batch)?.id);
 
   const deps = accountAdminDeps();
@@ -163,6 +174,7 @@ beforeAll(async () => {
     flowId: String(flow.id),
     segmentId: String(segment.id),
     campaignId: String(campaign.id),
+    backtestId,
     domain,
     batchId,
     username,
@@ -190,6 +202,7 @@ const snapshotOfA = async () => {
     deliveries: await read('GET', 'main', `/api/v1/webhooks/${res.webhookId}/deliveries`),
     job: await read('GET', 'main', `/api/v1/batch/${res.jobId}`),
     flow: await read('GET', 'main', `/api/v1/flows/${res.flowId}`),
+    backtest: await read('GET', 'main', `/api/v1/flows/${res.flowId}/backtests/${res.backtestId}`),
     segment: await read('GET', 'main', `/api/v1/segments/${res.segmentId}`),
     members: await read('GET', 'main', `/api/v1/segments/${res.segmentId}/members`),
     campaign: await read('GET', 'main', `/api/v1/campaigns/${res.campaignId}`),
@@ -215,6 +228,8 @@ interface IdRow {
   readonly id: (r: Resources) => string;
   /** Body B sends (for writes). */
   readonly body?: unknown;
+  /** A's ids for the path's other placeholders, by name (the first placeholder takes `id`). */
+  readonly rest?: (r: Resources) => Record<string, string>;
 }
 interface StoreRow {
   readonly kind: 'store';
@@ -237,6 +252,7 @@ const A_IDS = (r: Resources) => [
   r.flowId,
   r.segmentId,
   r.campaignId,
+  r.backtestId,
   r.domain,
   r.batchId,
   a.storeId,
@@ -352,6 +368,16 @@ const MATRIX: Record<string, Row> = {
     kind: 'id',
     id: (r) => r.flowId,
     body: { from: 1_767_225_600, to: 1_767_312_000 },
+  },
+  'POST main /api/v1/flows/{flowId}/backtests': {
+    kind: 'id',
+    id: (r) => r.flowId,
+    body: { from: 1_767_225_600, to: 1_767_312_000 },
+  },
+  'GET main /api/v1/flows/{flowId}/backtests/{backtestId}': {
+    kind: 'id',
+    id: (r) => r.flowId,
+    rest: (r) => ({ backtestId: r.backtestId }),
   },
   'GET main /api/v1/stats': { kind: 'store', mustNotShow: A_IDS },
   'POST main /api/v1/segments': {
@@ -543,10 +569,14 @@ describe("store A's resources", () => {
 describe("store B against store A's ids", () => {
   it.each(rows('id'))('%s: A’s id answers as a missing one, and A’s resource is unchanged', async (route, row) => {
     const { method, host, path } = split(route);
-    const { id, body } = row as IdRow;
+    const { id, body, rest } = row as IdRow;
     const own = id(res);
     const ghost = missing(own);
-    const withId = (value: string) => path.replace(/\{[^}]+\}/, encodeURIComponent(value));
+    const others = rest?.(res) ?? {};
+    const withId = (value: string) =>
+      path
+        .replace(/\{[^}]+\}/, encodeURIComponent(value))
+        .replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(others[name] ?? name));
     const before = await snapshotOfA();
     const onMissing = await call(b, method, host, withId(ghost), body);
     const onA = await call(b, method, host, withId(own), body);

@@ -233,4 +233,53 @@ describe('flow backtest over HTTP', () => {
     expect(result.runs.map((r) => r.emails.map((e) => e.subject))).toEqual([['Draft for Ada'], ['Draft for Ada']]);
     expect(result.summary.recovered).toEqual({ orders: 1, revenue: { EUR: '39.80' } });
   });
+
+  it('runs as a job: 202 with its id, its progress, then the same answer; 404 for another store or flow', async () => {
+    const to = Math.floor(Date.now() / 1000) + 60;
+    const started = await api(runtime, draftStore.apiKey, 'POST', `/api/v1/flows/${draft.id}/backtests`, { from, to });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const job = (started.body as { code: number; data: { backtestId: string; status: string; progress: unknown } })
+      .data;
+    expect(started.body).toMatchObject({ code: 202, data: { flowId: draft.id, status: 'queued', from, to } });
+    expect(job.backtestId).toMatch(/^bt_[A-Za-z0-9]{20}$/);
+    expect(job.progress).toEqual({ events: 0, percent: 0 });
+
+    const path = `/api/v1/flows/${draft.id}/backtests/${job.backtestId}`;
+    const seen: string[] = [];
+    const done = await eventually(
+      'the backtest job to finish',
+      async () => {
+        const got = await api(runtime, draftStore.apiKey, 'GET', path);
+        expect(got.status).toBe(200);
+        const data = (got.body as { data: { status: string; result?: BacktestBody & { tookMs: number } } }).data;
+        seen.push(data.status);
+        return data.status === 'succeeded' || data.status === 'failed' ? data : undefined;
+      },
+      30_000,
+    );
+    expect(done).toMatchObject({ status: 'succeeded', progress: { percent: 100 } });
+    expect(seen.every((status) => ['queued', 'running', 'succeeded'].includes(status))).toBe(true);
+    const sync = await backtest(draftStore, draft.id, { from, to });
+    const { tookMs: _a, ...viaJob } = (done?.result ?? {}) as BacktestBody & { tookMs: number };
+    const { tookMs: _b, ...direct } = (sync.body as { data: BacktestBody & { tookMs: number } }).data;
+    expect(viaJob).toEqual(direct);
+    expect(viaJob.summary).toMatchObject({ entered: 2, emails: 3 });
+
+    // Another store asking for this job, by the draft's flow or its own: not found, as a job that does not exist.
+    const notFound = { code: 404, message: 'Backtest not found' };
+    const foreign = await api(runtime, liveStore.apiKey, 'GET', path);
+    expect({ status: foreign.status, body: foreign.body }).toEqual({ status: 404, body: notFound });
+    const ownFlow = await api(runtime, liveStore.apiKey, 'GET', `/api/v1/flows/${live.id}/backtests/${job.backtestId}`);
+    expect({ status: ownFlow.status, body: ownFlow.body }).toEqual({ status: 404, body: notFound });
+    const malformed = await api(runtime, draftStore.apiKey, 'GET', `/api/v1/flows/${draft.id}/backtests/nope`);
+    expect({ status: malformed.status, body: malformed.body }).toEqual({ status: 404, body: notFound });
+    const foreignStart = await api(runtime, liveStore.apiKey, 'POST', `/api/v1/flows/${draft.id}/backtests`, {
+      from,
+      to,
+    });
+    expect({ status: foreignStart.status, body: foreignStart.body }).toEqual({
+      status: 404,
+      body: { code: 404, message: 'Flow not found' },
+    });
+  });
 });

@@ -5,31 +5,32 @@ import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import type { EventHistory, HistoryEvent } from '#shared/domain/ingest/event-history.ts';
 import { historyDay } from '#shared/domain/ingest/event-history.ts';
+import { packEvents } from '#shared/domain/ingest/history-pack.ts';
 import type { Product } from '#shared/domain/products/model.ts';
 import { validationError } from '#shared/errors.ts';
 
-/** The history in memory, paged `pageSize` items at a time like the table's 1 MB pages. */
-export const memoryHistory = (pageSize = 2) => {
+/**
+ * The history in memory: events appended one by one, answered as packs of `packSize` events (packed and compressed as
+ * the worker writes them), `pageSize` packs a page like the table's 1 MB pages.
+ */
+export const memoryHistory = (pageSize = 2, packSize = 3) => {
   const events: HistoryEvent[] = [];
-  const byDay = new Map<string, HistoryEvent[]>();
-  const history: EventHistory = {
-    async append(event) {
+  const history: EventHistory & { add(event: HistoryEvent): void } = {
+    add(event) {
       events.push(event);
     },
-    async page(storeId, day, from, to, after) {
-      // The day's items, sorted once per read of the day (the first page), not once per page.
-      const key = JSON.stringify([storeId, day, from, to]);
-      let all = byDay.get(key);
-      if (!all || after === undefined) {
-        all = events
-          .filter((e) => e.storeId === storeId && e.acceptedAt >= from && e.acceptedAt < to)
-          .filter((e) => historyDay(e.acceptedAt) === day)
-          .sort((a, b) => a.acceptedAt - b.acceptedAt);
-        byDay.set(key, all);
-      }
+    async append() {
+      throw new Error('memoryHistory: append events instead');
+    },
+    async page(storeId, day, after) {
+      const all = events.filter((e) => e.storeId === storeId && historyDay(e.acceptedAt) === day);
       const start = typeof after === 'number' ? after : 0;
-      const items = all.slice(start, start + pageSize);
-      return start + pageSize < all.length ? { items, next: start + pageSize } : { items };
+      const packs: Uint8Array[] = [];
+      for (let i = start; i < Math.min(all.length, start + pageSize * packSize); i += packSize) {
+        for (const pack of await packEvents(all.slice(i, i + packSize))) packs.push(pack.bytes);
+      }
+      const next = start + pageSize * packSize;
+      return next < all.length ? { packs, next } : { packs };
     },
   };
   return { events, history };

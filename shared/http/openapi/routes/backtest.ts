@@ -1,12 +1,13 @@
 /** The flow backtest on `{base_url}`, `{code, data}` answers (docs/backtest.md). */
 import * as v from 'valibot';
+import { BACKTEST_JOB_DAYS } from '#shared/domain/backtest/job.ts';
 import { BACKTEST_LIMITS } from '#shared/domain/backtest/model.ts';
 import { ref } from '#shared/http/openapi/components.ts';
 import type { JsonSchema } from '#shared/http/openapi/json-schema.ts';
 import { route } from '#shared/http/openapi/registry.ts';
 import { DATA } from '#shared/http/openapi/shapes.ts';
 import { webhooksReply } from '#shared/http/responses.ts';
-import { FlowPath, parametersOf } from '#shared/http/route-inputs.ts';
+import { BacktestJobPath, FlowPath, parametersOf } from '#shared/http/route-inputs.ts';
 import { LIMITS } from '#shared/limits.ts';
 
 const epochSeconds = (what: string): JsonSchema => ({ type: 'integer', minimum: 0, description: what });
@@ -110,7 +111,78 @@ const BacktestResult = v.object({
   tookMs: count,
 });
 
+const BacktestJob = v.object({
+  backtestId: v.pipe(v.string(), v.description('`bt_` and 20 letters and digits')),
+  flowId: v.string(),
+  status: v.pipe(
+    v.picklist(['queued', 'running', 'succeeded', 'failed']),
+    v.description('`succeeded`: `result` holds the answer; `failed`: `error` says why'),
+  ),
+  from: v.number(),
+  to: v.number(),
+  progress: v.object({
+    events: v.pipe(count, v.description('Events replayed so far')),
+    reachedAt: v.optional(ms('The simulated time reached')),
+    percent: v.pipe(count, v.description('Share of the period replayed, 0–100')),
+  }),
+  createdAt: ms('Started'),
+  startedAt: v.optional(ms('Picked up by the worker')),
+  finishedAt: v.optional(ms('Finished')),
+  result: v.optional(
+    v.pipe(
+      v.unknown(),
+      v.description('The answer, as `POST /api/v1/flows/{flowId}/backtest` gives it (BacktestResult)'),
+    ),
+  ),
+  error: v.optional(
+    v.object({
+      code: v.pipe(count, v.description('The status the synchronous route would have answered (413, 422, 404, …)')),
+      message: v.string(),
+    }),
+  ),
+});
+
+const jobDescription =
+  `A backtest of any size, as a job: the same request and answer as \`POST /api/v1/flows/{flowId}/backtest\`, ` +
+  'without its 24 s budget (the worker has up to 15 minutes). Answers 202 with the job; poll ' +
+  '`GET /api/v1/flows/{flowId}/backtests/{backtestId}` for its progress and then its answer. Jobs and answers are ' +
+  `kept ${BACKTEST_JOB_DAYS} days. At most ${LIMITS.flowManagementPerSecond} calls per second per store (shared with ` +
+  'the flows API).';
+
 export const BACKTEST_ROUTES = {
+  'flow-backtest-start': route({
+    tag: 'Flows',
+    summary: 'Start a backtest job (any period up to 31 days)',
+    description: jobDescription,
+    api: 'webhooks',
+    path: parametersOf(FlowPath),
+    body: ref('BacktestRequest', BacktestRequest),
+    ok: webhooksReply.accepted(DATA),
+    data: ref('BacktestJob', BacktestJob),
+    errors: ['validation', 'unprocessable', 'not_found', 'rate_limited'],
+    errorMessages: {
+      validation: `a backtest covers at most ${BACKTEST_LIMITS.maxRangeDays} days (from … to is 45 days)`,
+      unprocessable:
+        'segment_entered flows cannot be backtested: segment membership changes are not part of the event history',
+      not_found: 'Flow not found',
+    },
+  }),
+  'flow-backtest-get': route({
+    tag: 'Flows',
+    summary: 'A backtest job: its progress, then its answer',
+    description:
+      '`queued`, then `running` with `progress` (events replayed and the share of the period, written every few ' +
+      'seconds), then `succeeded` with `result` (the backtest answer; its lists cut to fit 300 KB compressed, ' +
+      '`truncated: true`) or `failed` with `error` (the status and message the synchronous route would have given: ' +
+      `413 past ${BACKTEST_LIMITS.maxEvents} events, 422 past the worker's time). Another store's or flow's job is ` +
+      'not found.',
+    api: 'webhooks',
+    path: parametersOf(BacktestJobPath),
+    ok: webhooksReply.ok(DATA),
+    data: ref('BacktestJob', BacktestJob),
+    errors: ['not_found', 'rate_limited'],
+    errorMessages: { not_found: 'Backtest not found' },
+  }),
   'flow-backtest': route({
     tag: 'Flows',
     summary: "Replay a period of the store's events through a flow, sending nothing",
@@ -120,7 +192,8 @@ export const BACKTEST_ROUTES = {
       'through `definition`, with the cart, checkout and wait timers simulated: who would have entered, each email ' +
       'with its rendered subject and time, who was skipped and why, and the revenue of the carts and checkouts ' +
       `recovered after an email. At most ${BACKTEST_LIMITS.maxRangeDays} days and ${BACKTEST_LIMITS.maxEvents} events ` +
-      `(413 beyond), within ${BACKTEST_LIMITS.timeBudgetMs / 1000} s (422 beyond). At most ` +
+      `(413 beyond), within ${BACKTEST_LIMITS.timeBudgetMs / 1000} s (422 beyond: a longer backtest runs as a job, ` +
+      '`POST /api/v1/flows/{flowId}/backtests`). At most ' +
       `${LIMITS.flowManagementPerSecond} calls per second per store (shared with the flows API).`,
     api: 'webhooks',
     path: parametersOf(FlowPath),

@@ -1,0 +1,73 @@
+/**
+ * The event history's packing (docs/backtest.md "The event history"): a group of applied events of one store and UTC
+ * day, as one compressed binary value (Brotli over a JSON array of tuples), at most `MAX_PACK_BYTES` so that the item
+ * holding it stays under DynamoDB's 400 KB. A group that compresses larger is split in halves until each half fits.
+ */
+import { promisify } from 'node:util';
+import { brotliCompress, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
+import type { HistoryEvent } from './model.ts';
+
+/** A pack's compressed size at most: the item's other attributes (keys, counts, TTL) fit in the rest of 400 KB. */
+export const MAX_PACK_BYTES = 350_000;
+
+const compress = promisify(brotliCompress);
+const decompress = promisify(brotliDecompress);
+
+/** Quality 5: most of Brotli's ratio on JSON for a fraction of the default's (11) time. */
+const BROTLI = {
+  params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+};
+
+/** One event as packed: `[acceptedAt, sourceId, endpoint, interface, storeType or 0, data]`. */
+type Tuple = [number, string, string, HistoryEvent['interface'], string | 0, Record<string, unknown>];
+
+/** A pack: its events' bytes, and the first event's acceptance time and id (its item's deterministic key). */
+export interface Pack {
+  readonly bytes: Uint8Array;
+  readonly count: number;
+  readonly firstAt: number;
+  readonly firstSourceId: string;
+  /** The last event's acceptance time (its retention runs from it). */
+  readonly lastAt: number;
+}
+
+const tuple = (e: HistoryEvent): Tuple => [e.acceptedAt, e.sourceId, e.endpoint, e.interface, e.storeType ?? 0, e.data];
+
+/**
+ * Packs events of one store and day (given in acceptance order) into as few packs as fit `maxBytes`. The same events
+ * give the same packs (a redelivered batch writes the same items again).
+ */
+export const packEvents = async (events: readonly HistoryEvent[], maxBytes = MAX_PACK_BYTES): Promise<Pack[]> => {
+  if (events.length === 0) return [];
+  const bytes = new Uint8Array(await compress(Buffer.from(JSON.stringify(events.map(tuple))), BROTLI));
+  if (bytes.length > maxBytes && events.length > 1) {
+    const half = Math.ceil(events.length / 2);
+    return [
+      ...(await packEvents(events.slice(0, half), maxBytes)),
+      ...(await packEvents(events.slice(half), maxBytes)),
+    ];
+  }
+  const first = events[0] as HistoryEvent;
+  const last = events[events.length - 1] as HistoryEvent;
+  return [
+    { bytes, count: events.length, firstAt: first.acceptedAt, firstSourceId: first.sourceId, lastAt: last.acceptedAt },
+  ];
+};
+
+/** Packs smaller than this are decompressed in place: handing them to libuv's pool costs more than it saves. */
+const SYNC_BELOW_BYTES = 16_384;
+
+/** A pack's events, for the store it was read from. A large pack is decompressed off the event loop (libuv's pool). */
+export const unpackEvents = async (storeId: string, bytes: Uint8Array): Promise<HistoryEvent[]> => {
+  const json = bytes.length < SYNC_BELOW_BYTES ? brotliDecompressSync(bytes) : await decompress(bytes);
+  const tuples = JSON.parse(json.toString('utf8')) as Tuple[];
+  return tuples.map(([acceptedAt, sourceId, endpoint, iface, storeType, data]) => ({
+    storeId,
+    sourceId,
+    endpoint,
+    interface: iface,
+    acceptedAt,
+    ...(storeType ? { storeType: storeType as NonNullable<HistoryEvent['storeType']> } : {}),
+    data,
+  }));
+};

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { type EventHistory, HistoryBuffer, readHistory } from '#shared/domain/ingest/event-history.ts';
+import { packEvents, unpackEvents } from '#shared/domain/ingest/history-pack.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
+
+const DAY = Date.UTC(2026, 10, 1);
+const message = (n: number, at: number, storeId = 'st_a'): IngestMessage => ({
+  v: 1,
+  storeId,
+  sourceId: `src-${n}`,
+  endpoint: 'carts/create',
+  interface: 'general',
+  acceptedAt: at,
+  data: { token: `cart-${n}`, email: `c${n}@example.com`, line_items: [{ product_id: `p-${n % 7}`, quantity: 1 }] },
+});
+
+/** The table in memory: minute items holding a set of packs (by their bytes), as the adapter keeps them. */
+const tableHistory = () => {
+  const items = new Map<string, { storeId: string; day: string; minute: number; packs: Map<string, Uint8Array> }>();
+  let writes = 0;
+  const history: EventHistory = {
+    async append(storeId, minute, pack) {
+      writes++;
+      const day = new Date(minute).toISOString().slice(0, 10);
+      const key = `${storeId}#${minute}`;
+      const item = items.get(key) ?? { storeId, day, minute, packs: new Map() };
+      item.packs.set(Buffer.from(pack.bytes).toString('base64'), pack.bytes);
+      items.set(key, item);
+    },
+    async page(storeId, day) {
+      const packs = [...items.values()]
+        .filter((i) => i.storeId === storeId && i.day === day)
+        .sort((a, b) => a.minute - b.minute)
+        .flatMap((i) => [...i.packs.values()]);
+      return { packs };
+    },
+  };
+  return { history, items, writes: () => writes };
+};
+
+const read = async (history: EventHistory, storeId: string, from: number, to: number) => {
+  const all = [];
+  for await (const page of readHistory(history, storeId, from, to)) all.push(...page);
+  return all;
+};
+
+describe('event history packs', () => {
+  it('round-trips events through a compressed pack, smaller than their JSON', async () => {
+    const events = Array.from({ length: 200 }, (_, i) => {
+      const { v: _v, ...event } = message(i, DAY + i * 1000);
+      return event;
+    });
+    const [pack, ...more] = await packEvents(events);
+    expect(more).toEqual([]);
+    expect(pack?.count).toBe(200);
+    expect(pack?.firstSourceId).toBe('src-0');
+    expect(pack?.bytes.length).toBeLessThan(JSON.stringify(events).length / 5);
+    expect(await unpackEvents('st_a', pack?.bytes as Uint8Array)).toEqual(events);
+  });
+
+  it('splits a group that compresses larger than the bound, keeping every event in order', async () => {
+    const events = Array.from({ length: 64 }, (_, i) => {
+      const { v: _v, ...event } = message(i, DAY + i);
+      return {
+        ...event,
+        data: { noise: randomBytes(400).toString('base64') },
+      };
+    });
+    const packs = await packEvents(events, 4_000);
+    expect(packs.length).toBeGreaterThan(1);
+    for (const pack of packs) expect(pack.bytes.length <= 4_000 || pack.count === 1).toBe(true);
+    const back = (await Promise.all(packs.map((p) => unpackEvents('st_a', p.bytes)))).flat();
+    expect(back.map((e) => e.sourceId)).toEqual(events.map((e) => e.sourceId));
+  });
+
+  it('writes one item per store and minute for a worker batch, and reads it back in acceptance order', async () => {
+    const table = tableHistory();
+    const buffer = new HistoryBuffer();
+    // A batch of 10: two stores, out of order, across two minutes.
+    for (const n of [3, 1, 2, 0, 4]) buffer.add(message(n, DAY + n * 1000));
+    for (const n of [5, 6]) buffer.add(message(n, DAY + 60_000 + n, 'st_b'));
+    for (const n of [7, 8, 9]) buffer.add(message(n, DAY + 61_000 + n));
+    expect(await buffer.flush({ history: table.history, keepDays: 90 })).toBe(3);
+    expect(buffer.size).toBe(0);
+    expect(table.items.size).toBe(3);
+    const events = await read(table.history, 'st_a', DAY, DAY + 86_400_000);
+    expect(events.map((e) => e.sourceId)).toEqual([
+      'src-0',
+      'src-1',
+      'src-2',
+      'src-3',
+      'src-4',
+      'src-7',
+      'src-8',
+      'src-9',
+    ]);
+    expect(events[0]).toMatchObject({ storeId: 'st_a', endpoint: 'carts/create', data: { token: 'cart-0' } });
+    expect((await read(table.history, 'st_b', DAY, DAY + 86_400_000)).map((e) => e.sourceId)).toEqual([
+      'src-5',
+      'src-6',
+    ]);
+  });
+
+  it('keeps each event once when a batch is delivered again, whole or in part', async () => {
+    const table = tableHistory();
+    const buffer = new HistoryBuffer();
+    const batch = [0, 1, 2, 3].map((n) => message(n, DAY + n * 100));
+    for (const m of batch) buffer.add(m);
+    await buffer.flush({ history: table.history, keepDays: 90 });
+    // The same batch again (a redelivery): the same pack, kept once by the minute's set.
+    for (const m of batch) buffer.add(m);
+    await buffer.flush({ history: table.history, keepDays: 90 });
+    expect([...table.items.values()][0]?.packs.size).toBe(1);
+    // Two of its events again in a later batch with a new one (their first handling failed after they applied).
+    for (const m of [batch[2], batch[3], message(4, DAY + 400)]) buffer.add(m as IngestMessage);
+    await buffer.flush({ history: table.history, keepDays: 90 });
+    const events = await read(table.history, 'st_a', DAY, DAY + 86_400_000);
+    expect(events.map((e) => e.sourceId)).toEqual(['src-0', 'src-1', 'src-2', 'src-3', 'src-4']);
+  });
+
+  it('reads only the range asked, across days, each day in order', async () => {
+    const table = tableHistory();
+    const buffer = new HistoryBuffer();
+    for (let d = 0; d < 6; d++) {
+      for (let i = 0; i < 3; i++) buffer.add(message(d * 10 + i, DAY + d * 86_400_000 + i * 3_600_000));
+    }
+    await buffer.flush({ history: table.history, keepDays: 90 });
+    const from = DAY + 86_400_000 + 3_600_000; // day 1, 01:00 (its second event)
+    const to = DAY + 4 * 86_400_000 + 3_600_000; // day 4, 01:00, exclusive
+    const events = await read(table.history, 'st_a', from, to);
+    expect(events.map((e) => e.sourceId)).toEqual([
+      'src-11',
+      'src-12',
+      'src-20',
+      'src-21',
+      'src-22',
+      'src-30',
+      'src-31',
+      'src-32',
+      'src-40',
+    ]);
+  });
+
+  it('keeps the retention from the last event of the pack', async () => {
+    const kept: number[] = [];
+    const buffer = new HistoryBuffer();
+    buffer.add(message(0, DAY + 1_500));
+    buffer.add(message(1, DAY + 2_500));
+    await buffer.flush({
+      history: { append: async (_s, _m, _p, expiresAt) => void kept.push(expiresAt) },
+      keepDays: 90,
+    });
+    expect(kept).toEqual([Math.ceil((DAY + 2_500) / 1000) + 90 * 86_400]);
+  });
+});
