@@ -11,6 +11,10 @@
  *    (`STORE_SHARE`) and marketing to the rate minus the transactional reserve: the floor of that time is
  *    recipients / min(rate × 0.5, rate − reserve).
  *
+ * The runtime publishes no Delivery event per mail here (`simulateDeliveries: false`): deployed, the email-events
+ * worker runs on Lambdas of its own; locally its calls for every mail took more of the two cores than the send path
+ * (docs/campaigns.md, "Figures").
+ *
  * Reported: `SendBulkEmail` calls against recipients / 50, mails per address (each exactly once), the time to fully
  * queue against the configured rate's floor, and the campaign's own `sent` count once its chunks are recorded.
  * The rate is `SES_SEND_RATE_PER_SECOND` when set, else 2,000/s for this scenario (the local default of 500/s would
