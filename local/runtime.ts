@@ -85,6 +85,11 @@ export interface LocalRuntimeOptions {
    * re-create a queue with different attributes).
    */
   readonly visibilityTimeoutSeconds?: Partial<Record<QueueName, number>>;
+  /**
+   * Publish a Delivery event for every mail SES accepts (default true). The campaign bench turns it off: deployed, the
+   * email-events worker runs on Lambdas of its own, while here it would share the send path's two cores (docs/campaigns.md).
+   */
+  readonly simulateDeliveries?: boolean;
 }
 
 export interface LocalRuntime {
@@ -255,8 +260,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
 
     // SES event publishing's stand-in: a Delivery event per mail SES accepts, and simulated ones on request.
     const emailEvents = sqsEventPublisher(sqs, queues.urls.emailEvents);
-    const stopDeliveries = sesProxy.onSent(deliverySimulator(emailEvents));
-    stops.push(async () => stopDeliveries());
+    if (options.simulateDeliveries !== false) {
+      const stopDeliveries = sesProxy.onSent(deliverySimulator(emailEvents));
+      stops.push(async () => stopDeliveries());
+    }
 
     const advanceClock = async (seconds: number) => {
       clock.advance(seconds);

@@ -112,6 +112,14 @@ export const ConsoleBatchPath = v.object({
   storeId: text('The store id (`st_…`)'),
   batchId: text('The batch id (`id` of the send answer)'),
 });
+export const ConsoleSegmentPath = v.object({
+  storeId: text('The store id (`st_…`)'),
+  segmentId: text('The segment id (`seg_…`)'),
+});
+export const ConsoleCampaignPath = v.object({
+  storeId: text('The store id (`st_…`)'),
+  campaignId: text('The campaign id (`cmp_…`)'),
+});
 /** The flow page's switch: `enabled=true` or `enabled=false`. */
 export const FlowStateQuery = v.object({
   enabled: v.pipe(v.picklist(['true', 'false']), v.description('The state to set: `true` or `false`')),

@@ -1,5 +1,10 @@
 /** Wiring of the console's pages to their adapters (built once per warm function). */
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
+import {
+  dynamoCampaignRecipients,
+  dynamoCampaigns,
+  dynamoSendOutcomes,
+} from '#shared/adapters/dynamodb/campaigns.repositories.ts';
 import { dynamoContactSearchIndex } from '#shared/adapters/dynamodb/contact-search.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
@@ -11,12 +16,19 @@ import {
   dynamoFlowRuns,
   dynamoTriggerLog,
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import {
+  dynamoSegmentMembers,
+  dynamoSegmentStates,
+  dynamoSegments,
+} from '#shared/adapters/dynamodb/segments.repositories.ts';
 import { dynamoSendBatchList } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { dynamoDeliveryRepository, dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
+import type { CampaignViewDeps } from '#shared/domain/console/campaigns-view.ts';
 import type { ContactViewDeps } from '#shared/domain/console/contact-view.ts';
 import type { FlowDetailDeps, PreviewDeps } from '#shared/domain/console/flow-detail.ts';
 import type { OverviewDeps } from '#shared/domain/console/overview.ts';
 import type { ManageFlowDeps } from '#shared/domain/flows/manage-flows.ts';
+import type { SegmentReadDeps } from '#shared/domain/segments/manage-segments.ts';
 import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 
@@ -77,3 +89,25 @@ export const webhooksViewDeps = /* @__PURE__ */ lazy(() => ({
 
 /** The bulk sending list: the store's batches, newest first. */
 export const sendingViewDeps = /* @__PURE__ */ lazy(() => ({ list: dynamoSendBatchList() }));
+
+/** The segment pages: the segments, their live counts and members (the segments API's reads, without its queue). */
+export const segmentsViewDeps = /* @__PURE__ */ lazy(
+  (): SegmentReadDeps => ({
+    segments: dynamoSegments(),
+    states: dynamoSegmentStates(),
+    members: dynamoSegmentMembers(),
+  }),
+);
+
+/** The campaign pages: the campaigns API's reads, and the segments' names. */
+export const campaignsViewDeps = /* @__PURE__ */ lazy(
+  (): CampaignViewDeps => ({
+    campaigns: dynamoCampaigns(),
+    attribution: dynamoAttribution(),
+    recipients: dynamoCampaignRecipients(),
+    outcomes: dynamoSendOutcomes(),
+    segments: dynamoSegments(),
+    states: dynamoSegmentStates(),
+    clock: systemClock,
+  }),
+);

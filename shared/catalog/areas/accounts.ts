@@ -32,6 +32,11 @@ export const ACCOUNTS_FUNCTIONS = area('accounts', [
   route('console-imports', ['GET', 'main', '/back-office/stores/{storeId}/imports'], { table: 'read' }),
   route('console-sending', ['GET', 'main', '/back-office/stores/{storeId}/sending'], { table: 'read' }),
   route('console-batch', ['GET', 'main', '/back-office/stores/{storeId}/sending/{batchId}'], { table: 'read' }),
+  // Segments and campaigns (issue 19): the segments and campaigns APIs' reads.
+  route('console-segments', ['GET', 'main', '/back-office/stores/{storeId}/segments'], { table: 'read' }),
+  route('console-segment', ['GET', 'main', '/back-office/stores/{storeId}/segments/{segmentId}'], { table: 'read' }),
+  route('console-campaigns', ['GET', 'main', '/back-office/stores/{storeId}/campaigns'], { table: 'read' }),
+  route('console-campaign', ['GET', 'main', '/back-office/stores/{storeId}/campaigns/{campaignId}'], { table: 'read' }),
   {
     // Registering and checking a domain are the senders API's: the SES identity API.
     ...route('console-senders', ['GET', 'main', '/back-office/stores/{storeId}/senders'], {
@@ -80,6 +85,11 @@ export const ACCOUNTS_FUNCTIONS = area('accounts', [
     ],
   },
   route('console-flow-state', ['POST', 'main', '/back-office/stores/{storeId}/flows/{flowId}/state'], {
+    table: 'readWrite',
+    publicMainUrl: true,
+  }),
+  // The campaign page's Cancel: the API's cancel (the campaign and the store's active count).
+  route('console-campaign-cancel', ['POST', 'main', '/back-office/stores/{storeId}/campaigns/{campaignId}/cancel'], {
     table: 'readWrite',
     publicMainUrl: true,
   }),

@@ -170,26 +170,36 @@ export interface CampaignStatsDeps {
   readonly clock: Clock;
 }
 
-/** `GET /api/v1/campaigns/{id}`: the campaign with its stats (SES events and influenced orders since it was due). */
-export const getCampaign = async (deps: CampaignStatsDeps, storeId: string, id: string | undefined) => {
-  const campaign = await ownCampaign(deps, storeId, id);
+/**
+ * A campaign's stats: what it sent, and the SES events and influenced orders counted for it since it was due (at most
+ * the last 365 days): one counters read.
+ */
+export const campaignStats = async (
+  deps: Pick<CampaignStatsDeps, 'attribution' | 'clock'>,
+  storeId: string,
+  campaign: { readonly id: string; readonly sendAt: number; readonly progress: { readonly sent: number } },
+) => {
   const now = deps.clock.now();
   const range = { from: dayOf(Math.max(Math.min(campaign.sendAt, now), now - 365 * DAY_MS)), to: dayOf(now) };
   const counts = await countsReader(deps.attribution, storeId)(campaignScope(campaign.id), range);
   const totals = summarize(range.from, range.to, counts.totals);
   return {
-    ...campaignRecord(campaign),
-    stats: {
-      sent: campaign.progress.sent,
-      delivered: totals.delivered,
-      opened: totals.opened,
-      clicked: totals.clicked,
-      bounced: totals.bounced,
-      unsubscribed: totals.unsubscribed,
-      orders: totals.influenced.orders,
-      revenue: totals.influenced.revenue,
-    },
+    sent: campaign.progress.sent,
+    delivered: totals.delivered,
+    opened: totals.opened,
+    clicked: totals.clicked,
+    bounced: totals.bounced,
+    unsubscribed: totals.unsubscribed,
+    orders: totals.influenced.orders,
+    revenue: totals.influenced.revenue,
   };
+};
+export type CampaignStats = Awaited<ReturnType<typeof campaignStats>>;
+
+/** `GET /api/v1/campaigns/{id}`: the campaign with its stats (SES events and influenced orders since it was due). */
+export const getCampaign = async (deps: CampaignStatsDeps, storeId: string, id: string | undefined) => {
+  const campaign = await ownCampaign(deps, storeId, id);
+  return { ...campaignRecord(campaign), stats: await campaignStats(deps, storeId, campaign) };
 };
 
 /** `POST /api/v1/campaigns/{id}/cancel`: before its time nothing is sent; during, the chunks not yet sent are not. */

@@ -24,6 +24,9 @@ export interface ManageSegmentDeps {
   readonly clock: Clock;
 }
 
+/** What reading segments needs (the API's reads and the console's pages): no queue, no clock. */
+export type SegmentReadDeps = Pick<ManageSegmentDeps, 'segments' | 'states' | 'members'>;
+
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** Members per page: one `Query` of at most 1,000 small items (well under DynamoDB's 1 MB page). */
@@ -106,7 +109,7 @@ export const createSegment = async (
   return segmentRecord(segment, await deps.states.get(storeId, segment.id));
 };
 
-export const listSegments = async (deps: ManageSegmentDeps, storeId: string) => {
+export const listSegments = async (deps: Pick<SegmentReadDeps, 'segments' | 'states'>, storeId: string) => {
   const segments = (await deps.segments.list(storeId)).sort(
     (a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id),
   );
@@ -118,7 +121,11 @@ export const listSegments = async (deps: ManageSegmentDeps, storeId: string) => 
   return { list, total: list.length };
 };
 
-export const getSegment = async (deps: ManageSegmentDeps, storeId: string, segmentId: string | undefined) => {
+export const getSegment = async (
+  deps: Pick<SegmentReadDeps, 'segments' | 'states'>,
+  storeId: string,
+  segmentId: string | undefined,
+) => {
   const segment = await ownSegment(deps, storeId, segmentId);
   return segmentRecord(segment, await deps.states.get(storeId, segment.id));
 };
@@ -197,7 +204,7 @@ const memberRecord = (member: SegmentMember) => ({
  * all members with `nextCursor` until it is absent. Members who enter or leave meanwhile may or may not be seen.
  */
 export const listSegmentMembers = async (
-  deps: ManageSegmentDeps,
+  deps: SegmentReadDeps,
   storeId: string,
   segmentId: string | undefined,
   page: { limit: number; cursor?: string | undefined },

@@ -52,7 +52,7 @@ export const storeOverviewPage = (store: { storeId: string; name: string }, over
   const range = `?from=${encodeURIComponent(overview.from)}&to=${encodeURIComponent(overview.to)}`;
   const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › ${escapeHtml(store.name)}</nav>
 <h1>${escapeHtml(store.name)}</h1>
-<p><a href="${escapeHtml(`${base}/flows`)}">Flows</a> · <a href="${escapeHtml(`${base}/contacts`)}">Find a contact</a> · <a href="${escapeHtml(`${base}/new-flow`)}">New flow from a preset</a> · <a href="${escapeHtml(`${base}/webhooks`)}">Webhooks</a> · <a href="${escapeHtml(`${base}/senders`)}">Sending domains</a> · <a href="${escapeHtml(`${base}/imports`)}">Imports</a> · <a href="${escapeHtml(`${base}/sending`)}">Bulk sending</a></p>
+<p><a href="${escapeHtml(`${base}/flows`)}">Flows</a> · <a href="${escapeHtml(`${base}/contacts`)}">Find a contact</a> · <a href="${escapeHtml(`${base}/new-flow`)}">New flow from a preset</a> · <a href="${escapeHtml(`${base}/webhooks`)}">Webhooks</a> · <a href="${escapeHtml(`${base}/senders`)}">Sending domains</a> · <a href="${escapeHtml(`${base}/imports`)}">Imports</a> · <a href="${escapeHtml(`${base}/sending`)}">Bulk sending</a> · <a href="${escapeHtml(`${base}/segments`)}">Segments</a> · <a href="${escapeHtml(`${base}/campaigns`)}">Campaigns</a></p>
 <form class="range" method="get" action="${escapeHtml(base)}">
 <label for="from">From<input type="date" id="from" name="from" value="${escapeHtml(overview.from)}" required></label>
 <label for="to">To<input type="date" id="to" name="to" value="${escapeHtml(overview.to)}" required></label>

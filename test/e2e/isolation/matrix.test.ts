@@ -526,6 +526,31 @@ const MATRIX: Record<string, Row> = {
     reason:
       'Console form: the session cookie and the Origin check; another store, or a flow of another store, answers 404 and changes nothing (test/integration/console/console-browser.test.ts)',
   },
+  'GET main /back-office/stores/{storeId}/segments': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; a store the account may not open answers 404, and only the opened store’s segments are listed (test/integration/console/console-segments-campaigns.test.ts)',
+  },
+  'GET main /back-office/stores/{storeId}/segments/{segmentId}': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; another store, or a segment of another store, answers 404 (test/integration/console/console-segments-campaigns.test.ts)',
+  },
+  'GET main /back-office/stores/{storeId}/campaigns': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; a store the account may not open answers 404, and only the opened store’s campaigns are listed (test/integration/console/console-segments-campaigns.test.ts)',
+  },
+  'GET main /back-office/stores/{storeId}/campaigns/{campaignId}': {
+    kind: 'public',
+    reason:
+      'Console page: the session cookie is the credential; another store, or a campaign of another store, answers 404 (test/integration/console/console-segments-campaigns.test.ts)',
+  },
+  'POST main /back-office/stores/{storeId}/campaigns/{campaignId}/cancel': {
+    kind: 'public',
+    reason:
+      'Console form post: the session cookie and the Origin check; another store, or a campaign of another store, answers 404 and cancels nothing (test/integration/console/console-segments-campaigns.test.ts)',
+  },
   'POST main /back-office/sign-out': {
     kind: 'public',
     reason: 'Browser form: ends the caller’s own session (cookie); nothing of a store is read or changed',

@@ -62,6 +62,11 @@ export const EXCLUDED_ROUTES: Exclusions = {
   'console-flow-settings':
     "The console's flow settings form (GET shows it, its POST saves name, conditions and waits): HTML, not JSON",
   'console-flow-state': "The console flow page's enable/disable button (a form post with the session cookie): HTML",
+  'console-segments': "The console's segments page a signed-in person opens in a browser (session cookie): HTML",
+  'console-segment': "The console's page of one segment and its members (session cookie): HTML, not JSON",
+  'console-campaigns': "The console's campaigns page a signed-in person opens in a browser (session cookie): HTML",
+  'console-campaign': "The console's page of one campaign and its recipients (session cookie): HTML, not JSON",
+  'console-campaign-cancel': "The console campaign page's Cancel button (a form post with the session cookie): HTML",
   'back-office-sign-out':
     "The back-office page's sign-out button (a form post with the session cookie): an HTML page, not JSON",
 };
