@@ -164,18 +164,23 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
     async create(batch, recipients) {
       const expiresAt = expiryOf(batch.createdAt);
       await batchPut(recipients.map((r) => recipientItem(batch.storeId, batch.id, r, expiresAt)));
-      await dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.sendBatch(batch.storeId, batch.id),
-            ...keys.sendBatchByStore(batch.storeId, batch.createdAt, batch.id),
-            ...itemMeta('sendBatch'),
-            ...batch,
-            expiresAt,
-          },
-        }),
-      );
+      // Conditional: a second create of the same id (two attempts of a campaign's page at once) keeps the first
+      // batch, whose chunks may already be done; overwriting it would reset them and send them again.
+      await dynamo()
+        .send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: {
+              ...keys.sendBatch(batch.storeId, batch.id),
+              ...keys.sendBatchByStore(batch.storeId, batch.createdAt, batch.id),
+              ...itemMeta('sendBatch'),
+              ...batch,
+              expiresAt,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        )
+        .catch(ignoreConditionFailure);
     },
 
     async get(storeId, batchId) {

@@ -76,7 +76,10 @@ export interface SendBatchList {
 }
 
 export interface SendBatchRepository {
-  /** Stores the recipients, then the batch (a batch that can be read has all its recipients). */
+  /**
+   * Stores the recipients, then the batch (a batch that can be read has all its recipients). A batch whose id is
+   * stored already is kept as it is (its chunks' progress is not reset).
+   */
   create(batch: SendBatch, recipients: readonly SendRecipient[]): Promise<void>;
   get(storeId: string, batchId: string): Promise<SendBatch | undefined>;
   /** Recipients whose `index` is within [first, last], in index order. */

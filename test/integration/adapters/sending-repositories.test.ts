@@ -150,6 +150,20 @@ describe('send batches', () => {
     if (takeover.claimed) await repo.releaseChunk(storeId, 'sb_a', 1, takeover.lease);
     expect((await repo.claimChunk(storeId, 'sb_a', 1, 90_000)).claimed).toBe(true);
   });
+
+  it('keeps the first batch when the same id is created again: its done chunks and counts are not reset', async () => {
+    const repo = dynamoSendBatches(manualClock(Date.now()));
+    const storeId = `st_${randomUUID()}`;
+    const recipients: SendRecipient[] = [{ index: 0, email: 'a@example.com', status: 'queued' }];
+    await repo.create(batch(storeId, 'sb_twice'), recipients);
+    const claim = await repo.claimChunk(storeId, 'sb_twice', 0, 90_000);
+    if (!claim.claimed) throw new Error('the chunk was not claimed');
+    expect(await repo.completeChunk(storeId, 'sb_twice', 0, claim.lease, { sent: 1, failed: 0 })).toBe(true);
+    // A second attempt of the same campaign page, which found no batch a moment before the first wrote it.
+    await repo.create(batch(storeId, 'sb_twice'), recipients);
+    expect(await repo.get(storeId, 'sb_twice')).toMatchObject({ sent: 1, chunksDone: 1 });
+    expect(await repo.claimChunk(storeId, 'sb_twice', 0, 90_000)).toEqual({ claimed: false, done: true });
+  });
 });
 
 describe('senders', () => {
