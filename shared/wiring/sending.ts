@@ -13,6 +13,7 @@ import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsSendQueue } from '#shared/adapters/sqs/send-queue.ts';
 import { config } from '#shared/config.ts';
 import type { AcceptBulkDeps } from '#shared/domain/email/accept-bulk.ts';
+import type { CampaignChunk } from '#shared/domain/email/bulk-model.ts';
 import type { DailySendCap } from '#shared/domain/email/ports.ts';
 import { reputationDays, type StandingCheck, standingOf } from '#shared/domain/email/reputation.ts';
 import type { SendWorkerDeps } from '#shared/domain/email/send-chunk.ts';
@@ -93,8 +94,12 @@ const campaignHooks = () => {
   return {
     campaignCancelled: async (storeId: string, campaignId: string) =>
       (await campaigns.get(storeId, campaignId))?.state === 'cancelled',
-    onCampaignChunk: (storeId: string, campaignId: string, counts: { sent: number; failed: number }) =>
-      campaigns.addOutcome(storeId, campaignId, counts),
+    onCampaignChunk: (
+      storeId: string,
+      campaignId: string,
+      chunk: CampaignChunk | undefined,
+      counts: { sent: number; failed: number },
+    ) => campaigns.addOutcome(storeId, campaignId, chunk, counts),
   };
 };
 

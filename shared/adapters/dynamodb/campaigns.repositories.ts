@@ -23,6 +23,19 @@ import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryPage } from './query.ts';
 import { getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
+/**
+ * A chunk's number in the campaign's set of counted chunks: page × this + chunk (a page is at most 1,000 recipients,
+ * 20 chunks of 50, so numbers never collide).
+ */
+const CHUNKS_PER_PAGE = 1000;
+
+/** The campaign as the domain knows it: the counted chunks stay in the table. */
+const campaignOf = <T extends Campaign | undefined>(item: T): T => {
+  if (!item) return item;
+  const { countedChunks: _counted, ...campaign } = item as T & { countedChunks?: unknown };
+  return campaign as T;
+};
+
 /** Conditional puts run this many at a time (a page of the walk claims up to 1,000 recipients). */
 const CLAIM_CONCURRENCY = 50;
 
@@ -69,19 +82,21 @@ export const dynamoCampaigns = (): CampaignRepository => ({
     );
   },
 
-  get: (storeId, campaignId) => getRecord<Campaign>(keys.campaign(storeId, campaignId)),
+  get: async (storeId, campaignId) => campaignOf(await getRecord<Campaign>(keys.campaign(storeId, campaignId))),
 
   async delete(storeId, campaignId) {
     await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.campaign(storeId, campaignId) }));
   },
 
-  list: (storeId, page) =>
-    queryPage<Campaign>({
+  async list(storeId, page) {
+    const found = await queryPage<Campaign>({
       index: 'gsi1',
       partition: keys.campaignByStore(storeId, 0, '').gsi1pk,
       itemPrefix: `STORE#${storeId}#CAMPAIGN#`,
       page,
-    }),
+    });
+    return { ...found, items: found.items.map(campaignOf) };
+  },
 
   async start(storeId, campaignId, at) {
     const done = await update({
@@ -103,7 +118,7 @@ export const dynamoCampaigns = (): CampaignRepository => ({
       values: { ':cancelled': 'cancelled', ':scheduled': 'scheduled', ':sending': 'sending', ':at': at },
       returnOld: true,
     });
-    return old ? withoutMeta<Campaign>(old) : undefined;
+    return old ? campaignOf(withoutMeta<Campaign>(old)) : undefined;
   },
 
   async recordPage(storeId, campaignId, page, counts, next, at) {
@@ -129,12 +144,25 @@ export const dynamoCampaigns = (): CampaignRepository => ({
     return done !== false;
   },
 
-  async addOutcome(storeId, campaignId, counts) {
+  async addOutcome(storeId, campaignId, chunk, counts) {
+    const values = { ':sent': counts.sent, ':failed': counts.failed };
+    if (!chunk) {
+      await update({
+        key: keys.campaign(storeId, campaignId),
+        expression: 'ADD progress.sent :sent, progress.failed :failed',
+        condition: 'attribute_exists(pk)',
+        values,
+      });
+      return;
+    }
+    // The chunks counted so far are a number set on the campaign (a few bytes each: 2,000 for 100,000 recipients), so
+    // the count and its once-only check are one conditional update. A repeat fails the condition and adds nothing.
+    const counted = chunk.page * CHUNKS_PER_PAGE + chunk.chunk;
     await update({
       key: keys.campaign(storeId, campaignId),
-      expression: 'ADD progress.sent :sent, progress.failed :failed',
-      condition: 'attribute_exists(pk)',
-      values: { ':sent': counts.sent, ':failed': counts.failed },
+      expression: 'ADD progress.sent :sent, progress.failed :failed, countedChunks :counted',
+      condition: 'attribute_exists(pk) AND NOT contains(countedChunks, :chunk)',
+      values: { ...values, ':counted': new Set([counted]), ':chunk': counted },
     });
   },
 });

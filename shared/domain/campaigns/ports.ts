@@ -3,7 +3,7 @@
  * and of the send path. Nothing here imports an AWS SDK.
  */
 import type { Customer } from '#shared/domain/customers/model.ts';
-import type { SendRecipient } from '#shared/domain/email/bulk-model.ts';
+import type { CampaignChunk, SendRecipient } from '#shared/domain/email/bulk-model.ts';
 import type { Campaign, CampaignProgress, CampaignRecipient, WalkPosition } from './model.ts';
 
 export interface Page<T> {
@@ -41,8 +41,16 @@ export interface CampaignRepository {
     next: WalkPosition | undefined,
     at: number,
   ): Promise<boolean>;
-  /** Adds a chunk's outcome (the send worker, once per chunk). */
-  addOutcome(storeId: string, campaignId: string, counts: Pick<CampaignProgress, 'sent' | 'failed'>): Promise<void>;
+  /**
+   * Adds a chunk's outcome (the send worker). Once per `chunk`: the same chunk told again adds nothing. Without one
+   * (a batch written before pages were recorded) every call adds.
+   */
+  addOutcome(
+    storeId: string,
+    campaignId: string,
+    chunk: CampaignChunk | undefined,
+    counts: Pick<CampaignProgress, 'sent' | 'failed'>,
+  ): Promise<void>;
 }
 
 /** How many campaigns of a store are scheduled or walking (`CAMPAIGN_LIMITS.activePerStore`). */

@@ -202,6 +202,7 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
       storeId,
       id: batchId,
       campaignId: campaign.id,
+      campaignPage: campaign.walkPage,
       createdAt: deps.clock.now(),
       from: campaign.from,
       replyTo: campaign.replyTo ?? campaign.from.email,

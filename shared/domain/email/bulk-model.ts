@@ -77,6 +77,14 @@ export interface SendBatch {
   readonly chunksDone: number;
   /** The campaign whose page this batch is (`shared/domain/campaigns/`): its cancel stops the chunks not yet sent. */
   readonly campaignId?: string;
+  /** The campaign's page this batch sends (its `walkPage`): with the chunk, what makes a chunk's count once-only. */
+  readonly campaignPage?: number;
+}
+
+/** One chunk of a campaign's send batch, as the campaign counts it once: its page (batch) and the chunk in it. */
+export interface CampaignChunk {
+  readonly page: number;
+  readonly chunk: number;
 }
 
 export type BatchStatus = 'queued' | 'sending' | 'sent';

@@ -18,7 +18,7 @@
 import { persistAfterSend } from '#shared/domain/after-send.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { PermanentError } from '#shared/errors.ts';
-import type { ChunkRange, SendBatch, SendRecipient } from './bulk-model.ts';
+import type { CampaignChunk, ChunkRange, SendBatch, SendRecipient } from './bulk-model.ts';
 import { type BulkEntryResult, EMAIL_TAGS, listUnsubscribeHeaders, type OutboundBulk } from './model.ts';
 import type { Mailer, SendBatchRepository, SendPacer, SendQueue, SentMessages } from './ports.ts';
 import type { UnsubscribeClaim } from './unsubscribe-token.ts';
@@ -63,10 +63,15 @@ export interface SendWorkerDeps {
   readonly sleep: (ms: number) => Promise<void>;
   /** Campaign batches: whether the campaign was cancelled (its chunks not yet sent are then left unsent). */
   readonly campaignCancelled?: (storeId: string, campaignId: string) => Promise<boolean>;
-  /** Campaign batches: a chunk's outcome, told once per chunk (the campaign's progress). */
+  /**
+   * Campaign batches: a chunk's outcome (the campaign's progress). Told by the attempt that completed the chunk, and
+   * again by any later delivery of the chunk's message that finds it done: `chunk` (the campaign's page and the chunk)
+   * makes the count once-only, so a worker stopped between completing the chunk and counting it loses no count.
+   */
   readonly onCampaignChunk?: (
     storeId: string,
     campaignId: string,
+    chunk: CampaignChunk | undefined,
     counts: { readonly sent: number; readonly failed: number },
   ) => Promise<void>;
   /** Messages per second the SES account allows. */
@@ -172,6 +177,25 @@ const sendQueued = async (
   });
 };
 
+/** A campaign batch's chunk as the campaign counts it; undefined for batches written before pages were recorded. */
+const campaignChunkOf = (batch: SendBatch, chunk: number): CampaignChunk | undefined =>
+  batch.campaignPage === undefined ? undefined : { page: batch.campaignPage, chunk };
+
+/**
+ * A delivery that finds a campaign batch's chunk done tells the campaign its outcome again, read back from the
+ * recipients: the attempt that completed it may have stopped before counting it (the count is once-only per chunk, so
+ * this adds nothing when it did count). Batches without their campaign page are left as before.
+ */
+const recountCampaignChunk = async (deps: SendWorkerDeps, batch: SendBatch, chunk: number, range: ChunkRange) => {
+  const counted = campaignChunkOf(batch, chunk);
+  if (!batch.campaignId || !counted || !deps.onCampaignChunk) return;
+  const recipients = await deps.batches.recipientsBetween(batch.storeId, batch.id, range.first, range.last);
+  await deps.onCampaignChunk(batch.storeId, batch.campaignId, counted, {
+    sent: recipients.filter((r) => r.status === 'sent').length,
+    failed: recipients.filter((r) => r.status === 'failed').length,
+  });
+};
+
 const sendChunk = async (
   deps: SendWorkerDeps,
   batch: SendBatch,
@@ -180,7 +204,10 @@ const sendChunk = async (
   attempt: Attempt,
 ): Promise<SendOutcome> => {
   const claim = await deps.batches.claimChunk(batch.storeId, batch.id, chunk, deps.leaseMs);
-  if (!claim.claimed) return { done: 'skipped' };
+  if (!claim.claimed) {
+    if (claim.done) await recountCampaignChunk(deps, batch, chunk, range);
+    return { done: 'skipped' };
+  }
   // How often the window between SES's answer and its record is hit: each retaken lease may re-send its chunk.
   if (claim.retaken) deps.onRetaken?.();
   const { lease } = claim;
@@ -243,8 +270,11 @@ const sendChunk = async (
       failed: final.filter((r) => r.status === 'failed').length,
     };
     const completed = await deps.batches.completeChunk(batch.storeId, batch.id, chunk, lease, counts);
-    // Once per chunk: only the attempt that completed it counts it for its campaign.
-    if (completed && batch.campaignId) await deps.onCampaignChunk?.(batch.storeId, batch.campaignId, counts);
+    // Once per chunk: only the attempt that completed it counts it for its campaign (and a later delivery that finds
+    // it done, should this attempt stop before: `recountCampaignChunk`).
+    if (completed && batch.campaignId) {
+      await deps.onCampaignChunk?.(batch.storeId, batch.campaignId, campaignChunkOf(batch, chunk), counts);
+    }
     return { done: 'sent' };
   } catch (error) {
     // Let the next attempt start at once instead of waiting out the lease, unless SES took emails whose states could

@@ -93,6 +93,7 @@ export const campaignFakes = () => {
     const end = start + limit;
     return { items: items.slice(start, end), ...(end < items.length ? { nextCursor: String(end) } : {}) };
   };
+  const countedChunks = new Set<string>();
   const change = (id: string, update: (c: Campaign) => Campaign) => {
     const current = campaigns.get(id);
     if (current) campaigns.set(id, update(current));
@@ -157,11 +158,16 @@ export const campaignFakes = () => {
         });
         return true;
       },
-      addOutcome: async (_s, id, counts) =>
-        change(id, (c) => ({
+      addOutcome: async (_s, id, chunk, counts) => {
+        // Once per chunk, as the table's conditional update counts.
+        const key = chunk && `${id}#${chunk.page}#${chunk.chunk}`;
+        if (key && countedChunks.has(key)) return;
+        if (key) countedChunks.add(key);
+        await change(id, (c) => ({
           ...c,
           progress: { ...c.progress, sent: c.progress.sent + counts.sent, failed: c.progress.failed + counts.failed },
-        })),
+        }));
+      },
     },
     active: {
       release: async () => {

@@ -172,7 +172,7 @@ describe('cancel and stats', () => {
 
     const live = await createCampaign(fakes.manage, CAMPAIGN_STORE, request({ name: 'Live' }));
     await handleCampaignMessage(fakes.worker, fakes.queued.pop() as NonNullable<(typeof fakes.queued)[number]>);
-    await fakes.worker.campaigns.addOutcome(CAMPAIGN_STORE, live.id, { sent: 1, failed: 0 });
+    await fakes.worker.campaigns.addOutcome(CAMPAIGN_STORE, live.id, { page: 0, chunk: 0 }, { sent: 1, failed: 0 });
     const attribution = memoryAttribution().store;
     const touch = { kind: 'bulk', batchId: 'sb_x', campaignId: live.id, at: fakes.clock.now } as const;
     for (const counter of ['delivered', 'opened', 'clicked'] as const) {

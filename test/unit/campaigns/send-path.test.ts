@@ -10,6 +10,7 @@ const batch: SendBatch = {
   storeId: 'st_1',
   id: 'sb_camp',
   campaignId: 'cmp_1',
+  campaignPage: 3,
   createdAt: 0,
   from: { email: 'news@shop.example', name: 'Shop' },
   replyTo: 'news@shop.example',
@@ -43,6 +44,9 @@ const setup = (cancelled: boolean) => {
   const { mailer, calls } = scriptedMailer([allSent]);
   const recorded: SentMessage[] = [];
   const told: { campaignId: string; sent: number; failed: number }[] = [];
+  // As the campaign repository counts: once per chunk (`addOutcome`).
+  const counted = new Set<string>();
+  let failCount = 0;
   const deps: SendWorkerDeps = {
     batches: store.repo,
     queue: { startBatch: async () => undefined, enqueueChunks: async () => undefined },
@@ -59,9 +63,21 @@ const setup = (cancelled: boolean) => {
     sendRatePerSecond: 14,
     leaseMs: 90_000,
     campaignCancelled: async () => cancelled,
-    onCampaignChunk: async (_s, campaignId, counts) => void told.push({ campaignId, ...counts }),
+    onCampaignChunk: async (_s, campaignId, chunkOf, counts) => {
+      if (failCount > 0) {
+        failCount -= 1;
+        throw new Error('the worker stopped before counting');
+      }
+      const key = `${chunkOf?.page}#${chunkOf?.chunk}`;
+      if (counted.has(key)) return;
+      counted.add(key);
+      told.push({ campaignId, ...counts });
+    },
   };
-  return { deps, store, calls, recorded, told };
+  const failNextCounts = (n: number) => {
+    failCount = n;
+  };
+  return { deps, store, calls, recorded, told, counted, failNextCounts };
 };
 
 describe("a campaign's send batch", () => {
@@ -78,6 +94,20 @@ describe("a campaign's send batch", () => {
     expect(told).toEqual([{ campaignId: 'cmp_1', sent: 2, failed: 0 }]);
     // A redelivered chunk is done: nothing sent or counted again.
     expect(await handleSendMessage(deps, chunk, { ...attempt, receiveCount: 2 })).toEqual({ done: 'skipped' });
+    expect(told).toHaveLength(1);
+  });
+
+  it('is counted by a later delivery when the attempt that sent it stopped before counting: once, as sent', async () => {
+    const { deps, calls, told, counted, failNextCounts } = setup(false);
+    failNextCounts(1);
+    await expect(handleSendMessage(deps, chunk, attempt)).rejects.toThrow('the worker stopped before counting');
+    expect(told).toEqual([]);
+    // The message comes back: the chunk is done (not sent again), and its outcome is read back and counted.
+    expect(await handleSendMessage(deps, chunk, { ...attempt, receiveCount: 2 })).toEqual({ done: 'skipped' });
+    expect(calls).toHaveLength(1);
+    expect(told).toEqual([{ campaignId: 'cmp_1', sent: 2, failed: 0 }]);
+    expect([...counted]).toEqual(['3#0']);
+    expect(await handleSendMessage(deps, chunk, { ...attempt, receiveCount: 3 })).toEqual({ done: 'skipped' });
     expect(told).toHaveLength(1);
   });
 
