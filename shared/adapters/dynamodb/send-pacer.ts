@@ -75,17 +75,22 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
 
 /** The daily cap's counters: one item per store and UTC day, a conditional `ADD` that never passes the cap. */
 export const dynamoDailySends = (): DailySends => ({
-  async take(storeId, day, count, cap) {
+  async take(storeId, day, count, cap, takenBy) {
     try {
       await dynamo().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.dailySends(storeId, day),
-          UpdateExpression: 'ADD sends :count SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
-          ConditionExpression: 'attribute_not_exists(sends) OR sends <= :room',
+          UpdateExpression:
+            'ADD sends :count' +
+            (takenBy ? ', takenBy :takenBy' : '') +
+            ' SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
+          ConditionExpression: `(attribute_not_exists(sends) OR sends <= :room)${takenBy ? ' AND NOT contains(takenBy, :key)' : ''}`,
           ExpressionAttributeValues: {
             ':count': count,
             ':room': cap - count,
+            // The campaign pages counted today (a page retried after its charge is not counted twice).
+            ...(takenBy ? { ':takenBy': new Set([takenBy]), ':key': takenBy } : {}),
             // Kept two days past its own, then removed.
             ':ttl':
               Math.floor(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(4, 6)) - 1, Number(day.slice(6))) / 1000) +
@@ -96,8 +101,11 @@ export const dynamoDailySends = (): DailySends => ({
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // Refused: over the cap, or this page was counted already (then it was taken, by its earlier attempt).
+      if (!takenBy) return false;
+      const item = await getItem(keys.dailySends(storeId, day));
+      return item?.takenBy instanceof Set && item.takenBy.has(takenBy);
     }
   },
 });

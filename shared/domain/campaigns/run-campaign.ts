@@ -165,7 +165,9 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
   let queued = claimed.filter((r) => r.status === 'queued');
 
   const dailyCap = queued.length > 0 ? await deps.dailySendCap(storeId) : 0;
-  if (dailyCap > 0 && !(await deps.dailySends.take(storeId, sendDay(now), queued.length, dailyCap))) {
+  // Once per page: a retry of a page whose first attempt counted its recipients does not count them again.
+  const takenBy = `${campaign.id}#${campaign.walkPage}`;
+  if (dailyCap > 0 && !(await deps.dailySends.take(storeId, sendDay(now), queued.length, dailyCap, takenBy))) {
     // Over the store's daily cap: this page's queued recipients are recorded skipped instead (same page: allowed).
     const refused = new Set(queued.map((r) => r.customerId));
     const rewritten = claimed.map(

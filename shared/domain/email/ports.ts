@@ -129,8 +129,11 @@ export interface SendPacer {
 
 /** Each store's marketing sends of a UTC day, counted against the operator's daily cap. */
 export interface DailySends {
-  /** Counts `count` sends of `day` (`yyyymmdd`) for the store if they fit under `cap`; false (nothing counted) if not. */
-  take(storeId: string, day: string, count: number, cap: number): Promise<boolean>;
+  /**
+   * Counts `count` sends of `day` (`yyyymmdd`) for the store if they fit under `cap`; false (nothing counted) if not.
+   * With `takenBy` (a campaign's page), once: the same `takenBy` again answers true and counts nothing more.
+   */
+  take(storeId: string, day: string, count: number, cap: number, takenBy?: string): Promise<boolean>;
 }
 
 /**

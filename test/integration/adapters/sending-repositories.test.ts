@@ -5,7 +5,7 @@ import { TABLE_NAME } from '#local/resources.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
-import { dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
+import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.ts';
 
@@ -235,5 +235,23 @@ describe('senders', () => {
     await senders.release(victim, `mail.${base}`);
     await senders.release(victim, base);
     expect(await senders.heldNearby(attacker, base, [])).toBeUndefined();
+  });
+});
+
+describe('daily sends', () => {
+  it('counts a campaign page once: the same page again answers taken and counts nothing; another page past the cap is refused', async () => {
+    const daily = dynamoDailySends();
+    const storeId = `st_${randomUUID()}`;
+    expect(await daily.take(storeId, '20261126', 6, 10, 'cmp_a#0')).toBe(true);
+    expect(await daily.take(storeId, '20261126', 6, 10, 'cmp_a#0')).toBe(true);
+    // Four left: a page of four fits; then nothing does, and the refused page is not marked taken.
+    expect(await daily.take(storeId, '20261126', 5, 10, 'cmp_a#1')).toBe(false);
+    expect(await daily.take(storeId, '20261126', 4, 10, 'cmp_a#1')).toBe(true);
+    expect(await daily.take(storeId, '20261126', 1, 10, 'cmp_a#2')).toBe(false);
+    expect(await daily.take(storeId, '20261126', 1, 10)).toBe(false);
+    const item = await dynamo().send(
+      new GetCommand({ TableName: TABLE_NAME, Key: keys.dailySends(storeId, '20261126'), ConsistentRead: true }),
+    );
+    expect(item.Item?.sends).toBe(10);
   });
 });

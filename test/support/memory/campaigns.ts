@@ -94,6 +94,7 @@ export const campaignFakes = () => {
     return { items: items.slice(start, end), ...(end < items.length ? { nextCursor: String(end) } : {}) };
   };
   const countedChunks = new Set<string>();
+  const takenToday = new Set<string>();
   const change = (id: string, update: (c: Campaign) => Campaign) => {
     const current = campaigns.get(id);
     if (current) campaigns.set(id, update(current));
@@ -189,9 +190,11 @@ export const campaignFakes = () => {
         new Set(emails.map((e) => e.toLowerCase()).filter((e) => suppressed.has(e))),
     },
     dailySends: {
-      take: async (_s, _day, count, cap) => {
+      take: async (_s, _day, count, cap, takenBy) => {
+        if (takenBy && takenToday.has(takenBy)) return true;
         if (limits.sentToday + count > cap) return false;
         limits.sentToday += count;
+        if (takenBy) takenToday.add(takenBy);
         return true;
       },
     },

@@ -199,6 +199,20 @@ describe('campaign walk', () => {
     expect(fakes.campaigns.get(created.id)?.progress).toMatchObject({ recipients: 6, queued: 3, skipped: 3 });
   });
 
+  it('charges a page retried after its daily-cap charge once: its recipients count against the cap once', async () => {
+    const fakes = campaignFakes();
+    fakes.limits.dailyCap = 100;
+    fakes.segment(S1, ids('a', 3));
+    const created = await createCampaign(fakes.manage, CAMPAIGN_STORE, request());
+    const start = fakes.queued.shift() as NonNullable<(typeof fakes.queued)[number]>;
+    // The page's record fails after its charge: the queue's retry walks (and charges) the same page again.
+    const flaky = recordFailingOnce(fakes);
+    await expect(handleCampaignMessage(flaky, start)).rejects.toThrow('DynamoDB unavailable');
+    await handleCampaignMessage(flaky, { v: 1, type: 'walk', storeId: CAMPAIGN_STORE, campaignId: created.id });
+    expect(fakes.campaigns.get(created.id)?.progress).toMatchObject({ recipients: 3, queued: 3 });
+    expect(fakes.limits.sentToday).toBe(3);
+  });
+
   it('skips recipients the frequency cap holds with frequency_cap, counts the others, and not twice on a repeat', async () => {
     const fakes = campaignFakes();
     const now = fakes.clock.now;
