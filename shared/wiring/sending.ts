@@ -1,7 +1,7 @@
 /** Wiring of the senders, bulk sending and send worker use cases to their adapters (built once per warm function). */
 
 import { dynamoBulkBudget } from '#shared/adapters/dynamodb/budgets.ts';
-import { dynamoCampaigns } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
+import { dynamoCampaignState, dynamoCampaigns } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
@@ -93,7 +93,7 @@ const campaignHooks = () => {
   const campaigns = dynamoCampaigns();
   return {
     campaignCancelled: async (storeId: string, campaignId: string) =>
-      (await campaigns.get(storeId, campaignId))?.state === 'cancelled',
+      (await dynamoCampaignState(storeId, campaignId)) === 'cancelled',
     onCampaignChunk: (
       storeId: string,
       campaignId: string,

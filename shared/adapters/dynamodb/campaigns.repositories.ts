@@ -5,9 +5,9 @@
  * campaigns (`keys.activeCampaigns`); and the two reads the campaign needs of other areas (contacts by id, the send
  * path's recipient records).
  */
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import type { Campaign, CampaignRecipient } from '#shared/domain/campaigns/model.ts';
+import type { Campaign, CampaignRecipient, CampaignState } from '#shared/domain/campaigns/model.ts';
 import {
   type ActiveCampaigns,
   type CampaignRecipients,
@@ -166,6 +166,23 @@ export const dynamoCampaigns = (): CampaignRepository => ({
     });
   },
 });
+
+/**
+ * Only the campaign's state: the send worker asks it before every chunk (is it cancelled?), and the campaign item grows
+ * with its counted chunks (some 8 KB at 100,000 recipients), so the whole item is not read for it.
+ */
+export const dynamoCampaignState = async (storeId: string, campaignId: string): Promise<CampaignState | undefined> => {
+  const { Item } = await dynamo().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: keys.campaign(storeId, campaignId),
+      ProjectionExpression: '#state',
+      ConsistentRead: true,
+      ExpressionAttributeNames: { '#state': 'state' },
+    }),
+  );
+  return Item?.state as CampaignState | undefined;
+};
 
 export const dynamoActiveCampaigns = (): ActiveCampaigns => ({
   async take(storeId, cap) {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { dynamoCampaigns } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
+import { dynamoCampaignState, dynamoCampaigns } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
 import { type Campaign, NO_PROGRESS } from '#shared/domain/campaigns/model.ts';
 
 let runtime: LocalRuntime;
@@ -46,6 +46,11 @@ describe('campaign progress', () => {
     expect(Object.keys(read ?? {})).not.toContain('countedChunks');
     const listed = await repo.list(created.storeId, { limit: 10 });
     expect(listed.items.map((c) => Object.keys(c).includes('countedChunks'))).toEqual([false]);
+    // The send worker's cancel check reads the state alone.
+    expect(await dynamoCampaignState(created.storeId, created.id)).toBe('sending');
+    await repo.cancel(created.storeId, created.id, 2_000);
+    expect(await dynamoCampaignState(created.storeId, created.id)).toBe('cancelled');
+    expect(await dynamoCampaignState(created.storeId, 'cmp_none')).toBeUndefined();
   });
 
   it('adds every call of a batch written without its campaign page (before pages were recorded)', async () => {
