@@ -16,6 +16,7 @@ import { systemClock } from '#shared/wiring/clock.ts';
 import { LocalClock } from './clock.ts';
 import { contractRecorder } from './contract-recorder.ts';
 import { startLocalDynamo } from './emulators/dynamodb.ts';
+import { inProcessDynamoClients, useLocalDynamo } from './emulators/dynamodb-transport.ts';
 import { startAwsEmulators } from './emulators/server.ts';
 import { deliverySimulator, emailEventSimulator, sqsEventPublisher } from './emulators/ses-events.ts';
 import { type LocalIdentityStatus, type SentListener, startSesProxy } from './emulators/ses-proxy.ts';
@@ -153,6 +154,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
 
   // The emulators check no signature: the process's clients skip signing (local/unsigned-clients.ts).
   unsignedClients();
+  inProcessDynamoClients();
   try {
     // DynamoDB (dynalite, on a thread of its own): on disk under the state directory, else in memory. Its operation
     // counts (e.g. `PutItem`) are read by the benchmarks to report writes per accepted event.
@@ -161,6 +163,9 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       ...(dataDir ? { path: join(dataDir, 'dynamodb') } : {}),
     });
     stops.push(() => dynamo.stop());
+    // This process's DynamoDB clients call the thread without a socket (dynamodb-transport.ts).
+    useLocalDynamo(dynamo);
+    stops.push(async () => useLocalDynamo(undefined));
     const dynamoPort = dynamo.port;
     // Handler invocations and their wall time, read by the cost model of the benchmarks.
     const invocations = new Map<string, { count: number; ms: number }>();

@@ -14,8 +14,11 @@
  *    are read back; the metrics are the p99 ratios B ÷ A (target ≤ 1.5), and the attacker's own figures.
  */
 import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { apiCall, queuesDrained } from '#bench/lib/api.ts';
 import { profiled } from '#bench/lib/profile.ts';
+import { queueDepth } from '#bench/lib/runtime-probes.ts';
+import { type Stall, watchStalls } from '#bench/lib/stall-watch.ts';
 import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { REGION } from '#local/resources.ts';
@@ -23,6 +26,8 @@ import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoFlowRuns } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { QUEUES, type QueueName } from '#shared/catalog/queues.ts';
 import { ENV } from '#shared/config.ts';
 import { runIdOf } from '#shared/domain/flows/run.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
@@ -87,6 +92,35 @@ const event = (runtime: LocalRuntime, apiKey: string, endpoint: string, data: Re
   );
 };
 
+/** Every queue's depth (visible + in flight) once a second until `stop()`: where a backlog builds, and when. */
+const sampleQueues = (runtime: LocalRuntime) => {
+  const sqs = new SQSClient({ region: REGION, endpoint: runtime.urls.sqs, credentials });
+  const rows: Record<string, number[]> = {};
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await Promise.all(
+        (Object.keys(QUEUES) as QueueName[]).map(async (name) => {
+          const depth = await queueDepth(sqs, runtime.queueUrls[name]).catch(() => undefined);
+          if (!depth) return;
+          const row = rows[name] ?? [];
+          row.push(depth.total);
+          rows[name] = row;
+        }),
+      );
+      await sleep(1000);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      sqs.destroy();
+      return Object.fromEntries(Object.entries(rows).filter(([, row]) => row.some((n) => n > 0)));
+    },
+  };
+};
+
 /** Runs `tick` once a second for `seconds`, without waiting for the previous tick. */
 const everySecond = async (seconds: number, tick: (second: number) => Promise<unknown>) => {
   const pending: Promise<unknown>[] = [];
@@ -132,6 +166,8 @@ const latencies = async (sent: readonly Sent[]) => {
   const runs = dynamoFlowRuns();
   const applied: number[] = [];
   const emailed: number[] = [];
+  // Each sample with when it started, for the outliers: which stage of which run, and when in the phase.
+  const timed: { at: number; ms: number; kind: 'applied' | 'emailed'; storeId: string; steps?: string }[] = [];
   let missing = 0;
   for (const item of sent) {
     if (item.customerId) {
@@ -139,16 +175,40 @@ const latencies = async (sent: readonly Sent[]) => {
         customers.get(item.storeId, item.customerId),
         events.recorded(item.storeId, item.sourceId),
       ]);
-      if (customer && record) applied.push(customer.updatedAt - record.acceptedAt);
-      else missing++;
+      if (customer && record) {
+        applied.push(customer.updatedAt - record.acceptedAt);
+        timed.push({
+          at: record.acceptedAt,
+          ms: customer.updatedAt - record.acceptedAt,
+          kind: 'applied',
+          storeId: item.storeId,
+        });
+      } else missing++;
     } else if (item.flowId) {
       const run = await runs.get(item.storeId, runIdOf(item.storeId, item.flowId, `event#${item.sourceId}#order_paid`));
       const mail = run?.events.find((e) => e.type === 'emailed');
-      if (run && mail) emailed.push(mail.at - run.trigger.at);
-      else missing++;
+      if (run && mail) {
+        emailed.push(mail.at - run.trigger.at);
+        timed.push({
+          at: run.trigger.at,
+          ms: mail.at - run.trigger.at,
+          kind: 'emailed',
+          storeId: item.storeId,
+          steps: run.events.map((e) => `${e.type}+${e.at - run.trigger.at}`).join(' '),
+        });
+      } else missing++;
     }
   }
-  return { applied: summarize(applied), emailed: summarize(emailed), missing };
+  // Per second of the phase and kind, the slowest sample: a steady backlog and a one-off stall look different here.
+  const first = Math.min(...timed.map((t) => t.at));
+  const bySecond: Record<string, number[]> = { applied: [], emailed: [] };
+  for (const t of timed) {
+    const second = Math.floor((t.at - first) / 1000);
+    const row = bySecond[t.kind] as number[];
+    row[second] = Math.max(row[second] ?? 0, t.ms);
+  }
+  const worst = timed.sort((x, y) => y.ms - x.ms).slice(0, 12);
+  return { applied: summarize(applied), emailed: summarize(emailed), missing, worst, bySecond };
 };
 
 /** The attacker's second: poison, waits, an expensive template and a large bulk send. */
@@ -276,15 +336,26 @@ export const noisy: Scenario = {
         created_at: 1,
       });
 
+      // One DynamoDB read, back to back through both phases: a stall of the local DynamoDB's thread shows there.
+      const storeRepo = dynamoStoreRepository();
+      const probe = process.env.NOISY_PROBE === '0' ? undefined : () => storeRepo.get(attacker.storeId);
       log(`noisy: phase A, victims alone for ${seconds} s`);
       const sentA: Sent[] = [];
+      const startA = Date.now();
+      const watchA = watchStalls(100, probe);
+      const queuesA = sampleQueues(runtime);
       await everySecond(seconds, () => victimLoad(runtime, victims, sentA));
       await queuesDrained(runtime, ['ingest', 'flows', 'sends'], DRAIN_MS);
+      const stallsA = await watchA.stop();
+      const depthsA = await queuesA.stop();
       const a = await latencies(sentA);
 
       log(`noisy: phase B, victims with the attacker for ${seconds} s`);
       const sentB: Sent[] = [];
       const counts: Record<string, number> = {};
+      const startB = Date.now();
+      const watchB = watchStalls(100, probe);
+      const queuesB = sampleQueues(runtime);
       await profiled(options.profile, 'noisy-b', () =>
         Promise.all([
           everySecond(seconds, () => victimLoad(runtime, victims, sentB)),
@@ -292,7 +363,13 @@ export const noisy: Scenario = {
         ]),
       );
       await queuesDrained(runtime, ['ingest', 'flows', 'sends'], DRAIN_MS);
+      const stallsB = await watchB.stop();
+      const depthsB = await queuesB.stop();
       const b = await latencies(sentB);
+      const outliers = (phase: typeof a, stalls: Stall[], start: number) => ({
+        worst: phase.worst.map((w) => ({ ...w, at: w.at - start })),
+        stalls: stalls.map((x) => ({ ...x, at: x.at - start })),
+      });
 
       const scheduler = new SchedulerClient({ region: REGION, credentials });
       const schedules = async (prefix: string) => {
@@ -351,7 +428,19 @@ export const noisy: Scenario = {
             .map(([k, v]) => `${k}: ${v}`)
             .join(', ')}; per-run flow schedules in the Scheduler: ${perRun}.`,
         ],
-        details: { a, b, counts, ticks, perRunSchedules: perRun, stores: storeCount, seconds },
+        details: {
+          outliersA: outliers(a, stallsA, startA),
+          outliersB: outliers(b, stallsB, startB),
+          depthsA,
+          depthsB,
+          a,
+          b,
+          counts,
+          ticks,
+          perRunSchedules: perRun,
+          stores: storeCount,
+          seconds,
+        },
       };
     } finally {
       await runtime.stop();

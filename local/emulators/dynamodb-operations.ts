@@ -28,3 +28,20 @@ export interface DynamoThreadData {
   /** One Int32 per operation of `DYNAMODB_OPERATIONS`, then one for the others. */
   readonly counters: SharedArrayBuffer;
 }
+
+/** A DynamoDB call handed to the thread without a socket (see `dynamodb-transport.ts`). */
+export interface ThreadRequest {
+  readonly type: 'request';
+  readonly id: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** Its answer, as dynalite wrote it. */
+export interface ThreadResponse {
+  readonly type: 'response';
+  readonly id: number;
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}

@@ -1,12 +1,20 @@
 /**
  * Worker-thread entry of the local DynamoDB (dynalite): serves on the port it is given and counts each operation in
- * the shared counters its parent reads (see `dynamodb.ts`).
+ * the shared counters its parent reads (see `dynamodb.ts`). The parent's own SDK clients skip the socket: their calls
+ * come as messages (`ThreadRequest`) that are handed to dynalite's request handler as they are, and its answer goes
+ * back as a message (see `dynamodb-transport.ts`).
  */
+import { EventEmitter } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
 import { closeServer } from '#local/resources.ts';
-import { DYNAMODB_OPERATIONS, type DynamoThreadData } from './dynamodb-operations.ts';
+import {
+  DYNAMODB_OPERATIONS,
+  type DynamoThreadData,
+  type ThreadRequest,
+  type ThreadResponse,
+} from './dynamodb-operations.ts';
 
 const data = workerData as DynamoThreadData;
 const counters = new Int32Array(data.counters);
@@ -25,7 +33,33 @@ server.once('error', (error) => parentPort?.postMessage({ error: String(error) }
 server.listen(data.port, '127.0.0.1', () => {
   parentPort?.postMessage({ port: (server.address() as AddressInfo).port });
 });
-parentPort?.on('message', async (message) => {
+/** One call without a socket: what dynalite reads of a request, and what it writes of a response. */
+const serveMessage = (message: ThreadRequest) => {
+  const request = Object.assign(new EventEmitter(), { headers: message.headers, method: 'POST', url: '/' });
+  const headers: Record<string, string> = {};
+  const response = {
+    statusCode: 200,
+    setHeader(name: string, value: unknown) {
+      headers[name.toLowerCase()] = String(value);
+    },
+    end(body?: string | Buffer) {
+      const reply: ThreadResponse = {
+        type: 'response',
+        id: message.id,
+        statusCode: response.statusCode,
+        headers,
+        body: body === undefined ? '' : String(body),
+      };
+      parentPort?.postMessage(reply);
+    },
+  };
+  server.emit('request', request, response);
+  request.emit('data', Buffer.from(message.body));
+  request.emit('end');
+};
+
+parentPort?.on('message', async (message: 'stop' | ThreadRequest) => {
+  if (typeof message === 'object' && message.type === 'request') return serveMessage(message);
   if (message !== 'stop') return;
   await closeServer(server);
   parentPort?.postMessage({ stopped: true });

@@ -5,12 +5,19 @@
  * benchmarks and tests, are kept in shared memory so `calls()` answers at once.
  */
 import { Worker } from 'node:worker_threads';
-import { DYNAMODB_OPERATIONS, type DynamoThreadData } from './dynamodb-operations.ts';
+import {
+  DYNAMODB_OPERATIONS,
+  type DynamoThreadData,
+  type ThreadRequest,
+  type ThreadResponse,
+} from './dynamodb-operations.ts';
 
 export interface LocalDynamo {
   readonly port: number;
   /** Operations served so far, by name (those never called are absent). */
   calls(): Record<string, number>;
+  /** One call handed to the thread as a message, without a socket (`dynamodb-transport.ts`). */
+  call(headers: Record<string, string>, body: string): Promise<ThreadResponse>;
   stop(): Promise<void>;
 }
 
@@ -31,6 +38,15 @@ export const startLocalDynamo = async (options: { port: number; path?: string })
   worker.removeAllListeners('exit');
   worker.removeAllListeners('error');
   worker.on('error', (error) => process.stderr.write(`the local DynamoDB thread failed: ${String(error)}\n`));
+  // Calls in flight through `call`, by id; a stopped thread fails the ones left.
+  const pending = new Map<number, { resolve(response: ThreadResponse): void; reject(error: Error): void }>();
+  let nextId = 0;
+  worker.on('message', (message: ThreadResponse | { stopped?: boolean }) => {
+    if (!('type' in message) || message.type !== 'response') return;
+    pending.get(message.id)?.resolve(message);
+    pending.delete(message.id);
+    if (pending.size === 0) worker.unref();
+  });
   // The thread must not keep a process alive that is done with it (e.g. a test file whose runtime was not stopped).
   worker.unref();
   const view = new Int32Array(counters);
@@ -46,14 +62,28 @@ export const startLocalDynamo = async (options: { port: number; path?: string })
       if (others > 0) out.unknown = others;
       return out;
     },
+    call(headers, body) {
+      const id = ++nextId;
+      const request: ThreadRequest = { type: 'request', id, headers, body };
+      return new Promise<ThreadResponse>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        // A call in flight keeps the process alive, as its socket did over HTTP (the thread itself does not).
+        if (pending.size === 1) worker.ref();
+        worker.postMessage(request);
+      });
+    },
     stop: async () => {
       const stopped = new Promise<void>((resolve) => {
-        worker.once('message', () => resolve());
+        worker.on('message', (message: { stopped?: boolean }) => message.stopped && resolve());
         worker.once('exit', () => resolve());
       });
+      // Waiting for the thread keeps the process alive (nothing else may: no socket is open to it).
+      worker.ref();
       worker.postMessage('stop');
       await stopped;
       await worker.terminate();
+      for (const call of pending.values()) call.reject(new Error('the local DynamoDB stopped'));
+      pending.clear();
     },
   };
 };
