@@ -15,6 +15,8 @@ export interface Stall {
 }
 
 const TICK_MS = 20;
+/** Between probes: often enough to see a stall of a few hundred ms, rarely enough to add no load of note. */
+const PROBE_EVERY_MS = 200;
 
 export const watchStalls = (thresholdMs = 100, probe?: () => Promise<unknown>) => {
   const stalls: Stall[] = [];
@@ -25,7 +27,7 @@ export const watchStalls = (thresholdMs = 100, probe?: () => Promise<unknown>) =
       await probe().catch(() => undefined);
       const ms = Date.now() - began;
       if (ms > thresholdMs) stalls.push({ at: began, ms, kind: 'probe' });
-      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
     }
   };
   const probed = probeLoop();

@@ -338,7 +338,7 @@ export const noisy: Scenario = {
 
       // One DynamoDB read, back to back through both phases: a stall of the local DynamoDB's thread shows there.
       const storeRepo = dynamoStoreRepository();
-      const probe = process.env.NOISY_PROBE === '0' ? undefined : () => storeRepo.get(attacker.storeId);
+      const probe = () => storeRepo.get(attacker.storeId);
       log(`noisy: phase A, victims alone for ${seconds} s`);
       const sentA: Sent[] = [];
       const startA = Date.now();

@@ -128,10 +128,14 @@ it('holds sustained load over many stores: no 5xx, 429 only over the limit, ever
     expect(headless, `store ${i}, headless interface`).toBeLessThanOrEqual(LIMITS.eventsPerSecond * windows);
   }
 
-  // Duplicates: a late one is answered 304; of a racing pair, one 200 and one 304.
+  // Duplicates: a late one is answered 304; of a racing pair, one 200 and one 304. A store over the limit may also be
+  // answered 429 for a late one: its window is full and the spec's rate is 40 requests a second, duplicates included
+  // (shared/domain/ingest/accept-event.ts refuses a full window before any read or write). Never a 200.
   const late = sent.filter((s) => s.duplicateOf !== undefined);
-  expect(late.length).toBeGreaterThan(0);
-  expect(late.filter((s) => s.outcome !== 'duplicate')).toEqual([]);
+  expect(late.filter((s) => !stores[s.store]?.overLimit).length).toBeGreaterThan(0);
+  expect(
+    late.filter((s) => s.outcome !== 'duplicate' && !(stores[s.store]?.overLimit && s.outcome === 'rate_limited')),
+  ).toEqual([]);
   const pairs = new Map<string, Outcome[]>();
   for (const s of sent) {
     if (!s.racing) continue;

@@ -7,7 +7,8 @@
  * The spec's 40 requests/second per store and interface is charged to new events only; duplicates ("ignored, normal")
  * have a budget of their own (`LIMITS.duplicatesPerSecond`), so 50 identical requests racing get one 200 and 49 304s
  * while a loop re-sending old events is answered 429. A window already known full is refused before any write, so a
- * flood costs no table writes.
+ * flood costs no table writes; then a duplicate is answered 429 too (the spec's rate counts requests), and its retry
+ * once the window has room is answered 304.
  *
  * A crash (or a table that failed twice) between the record and the send leaves a record whose event was never queued;
  * the caller, who got no answer, retries and would be told 304 for an event nobody will apply. So a retry of the same
