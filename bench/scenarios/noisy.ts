@@ -3,7 +3,8 @@
  * the shared deployment, and the victims' latencies are compared with and without it. One local runtime, one process:
  *
  * 1. every victim registers a sending domain and creates the `order_paid` preset flow (a rendered transactional email);
- * 2. phase A, `--seconds` long (default 20): each victim sends a `customers/create` and an `orders/paid` every second;
+ * 2. a warm-up of 8 s of the victims' load, not measured; then phase A, `--seconds` long (default 20): each victim
+ *    sends a `customers/create` and an `orders/paid` every second;
  * 3. phase B, as long: the same victim load while the attacker sends, at its rate limits, poison events (updates that
  *    grow one customer past its extra-property budget, and fields over the per-event budget), `customers/create`
  *    events into fifty flows that start with a 90-day wait (a flood of waits), `flow/notify` events into a flow whose
@@ -44,6 +45,7 @@ const BULK_BUDGET = 200;
 /** Batches in flight per queue consumer. */
 const POLLER_CONCURRENCY = 8;
 const DRAIN_MS = 120_000;
+const WARM_UP_SECONDS = 8;
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 interface Tenant {
@@ -339,6 +341,11 @@ export const noisy: Scenario = {
       // One DynamoDB read, back to back through both phases: a stall of the local DynamoDB's thread shows there.
       const storeRepo = dynamoStoreRepository();
       const probe = () => storeRepo.get(attacker.storeId);
+      // Warm-up, not measured: the first seconds of a fresh process (compiling, caches filling) ran the victims 3–5×
+      // slower than the rest, which flattered phase B against A.
+      log(`noisy: warm-up, victims alone for ${WARM_UP_SECONDS} s (not measured)`);
+      await everySecond(WARM_UP_SECONDS, () => victimLoad(runtime, victims, []));
+      await queuesDrained(runtime, ['ingest', 'flows', 'sends'], DRAIN_MS);
       log(`noisy: phase A, victims alone for ${seconds} s`);
       const sentA: Sent[] = [];
       const startA = Date.now();
