@@ -97,14 +97,18 @@ export const failEventDeps = /* @__PURE__ */ lazy(
 );
 
 /**
- * Where the timer worker hands a due campaign (the campaigns queue): only the queue's adapter, so the event path's
- * bundles do not carry the campaigns area.
+ * Where the timer worker hands a due campaign, or a campaign's send batch held for quiet hours (the campaigns queue):
+ * only the queue's adapter, so the event path's bundles do not carry the campaigns area.
  */
 const campaignStarts = /* @__PURE__ */ lazy(() => {
   const queue = sqsCampaignQueue();
   return {
     start: (timer: CampaignTimerPayload) =>
-      queue.send({ v: 1, type: 'start', storeId: timer.storeId, campaignId: timer.campaignId }),
+      queue.send(
+        timer.batchId
+          ? { v: 1, type: 'release', storeId: timer.storeId, campaignId: timer.campaignId, batchId: timer.batchId }
+          : { v: 1, type: 'start', storeId: timer.storeId, campaignId: timer.campaignId },
+      ),
   };
 });
 

@@ -127,7 +127,8 @@ export const dynamoCampaigns = (): CampaignRepository => ({
       expression:
         'SET walkPage = :next, walk = :walk' +
         (next ? '' : ', walkedAt = :at') +
-        ' ADD progress.recipients :r, progress.queued :q, progress.skipped :s',
+        ' ADD progress.recipients :r, progress.queued :q, progress.skipped :s' +
+        (counts.deferred ? ', progress.deferred :d' : ''),
       condition: 'walkPage = :page AND #state = :sending',
       names: { '#state': 'state' },
       values: {
@@ -138,6 +139,7 @@ export const dynamoCampaigns = (): CampaignRepository => ({
         ':r': counts.recipients,
         ':q': counts.queued,
         ':s': counts.skipped,
+        ...(counts.deferred ? { ':d': counts.deferred } : {}),
         ...(next ? {} : { ':at': at }),
       },
     });

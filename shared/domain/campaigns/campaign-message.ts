@@ -5,6 +5,13 @@ import type { CampaignMessage } from './ports.ts';
 const CampaignMessageSchema = v.variant('type', [
   v.object({ v: v.literal(1), type: v.literal('start'), storeId: v.string(), campaignId: v.string() }),
   v.object({ v: v.literal(1), type: v.literal('walk'), storeId: v.string(), campaignId: v.string() }),
+  v.object({
+    v: v.literal(1),
+    type: v.literal('release'),
+    storeId: v.string(),
+    campaignId: v.string(),
+    batchId: v.string(),
+  }),
 ]);
 
 /** Reads a campaigns-queue message; anything else is permanent (no retry can fix it). */

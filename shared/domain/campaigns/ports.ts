@@ -37,7 +37,7 @@ export interface CampaignRepository {
     storeId: string,
     campaignId: string,
     page: number,
-    counts: Pick<CampaignProgress, 'recipients' | 'queued' | 'skipped'>,
+    counts: Pick<CampaignProgress, 'recipients' | 'queued' | 'skipped' | 'deferred'>,
     next: WalkPosition | undefined,
     at: number,
   ): Promise<boolean>;
@@ -101,7 +101,15 @@ export type CampaignMessage =
   /** Due (from the timer wheel, or at once): the walk begins if the campaign is still `scheduled`. */
   | { readonly v: 1; readonly type: 'start'; readonly storeId: string; readonly campaignId: string }
   /** The walk goes on from where the campaign records it is (a continuation: the previous run ran out of time). */
-  | { readonly v: 1; readonly type: 'walk'; readonly storeId: string; readonly campaignId: string };
+  | { readonly v: 1; readonly type: 'walk'; readonly storeId: string; readonly campaignId: string }
+  /** The quiet hours of a held send batch's recipients ended (the timer wheel): the batch goes to the send path. */
+  | {
+      readonly v: 1;
+      readonly type: 'release';
+      readonly storeId: string;
+      readonly campaignId: string;
+      readonly batchId: string;
+    };
 
 export interface CampaignQueue {
   send(message: CampaignMessage): Promise<void>;
