@@ -23,6 +23,7 @@ import { queuedFlowTriggers, sqsFlowQueue } from '#shared/adapters/sqs/flow-queu
 import { sqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import { config } from '#shared/config.ts';
 import type { CounterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
+import { campaignTimerMessage } from '#shared/domain/campaigns/campaign-message.ts';
 import { newId } from '#shared/domain/ids.ts';
 import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
@@ -103,12 +104,7 @@ export const failEventDeps = /* @__PURE__ */ lazy(
 const campaignStarts = /* @__PURE__ */ lazy(() => {
   const queue = sqsCampaignQueue();
   return {
-    start: (timer: CampaignTimerPayload) =>
-      queue.send(
-        timer.batchId
-          ? { v: 1, type: 'release', storeId: timer.storeId, campaignId: timer.campaignId, batchId: timer.batchId }
-          : { v: 1, type: 'start', storeId: timer.storeId, campaignId: timer.campaignId },
-      ),
+    start: (timer: CampaignTimerPayload) => queue.send(campaignTimerMessage(timer)),
   };
 });
 

@@ -125,7 +125,7 @@ export const dynamoCampaigns = (): CampaignRepository => ({
     const done = await update({
       key: keys.campaign(storeId, campaignId),
       expression:
-        'SET walkPage = :next, walk = :walk' +
+        'SET walkPage = :next, walk = :walk, pageAt = :at' +
         (next ? '' : ', walkedAt = :at') +
         ' ADD progress.recipients :r, progress.queued :q, progress.skipped :s' +
         (counts.deferred ? ', progress.deferred :d' : ''),
@@ -140,7 +140,7 @@ export const dynamoCampaigns = (): CampaignRepository => ({
         ':q': counts.queued,
         ':s': counts.skipped,
         ...(counts.deferred ? { ':d': counts.deferred } : {}),
-        ...(next ? {} : { ':at': at }),
+        ':at': at,
       },
     });
     return done !== false;

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { queueMessage } from '#shared/queue/message.ts';
+import type { CampaignTimerPayload } from '#shared/domain/timers/model.ts';
 import type { CampaignMessage } from './ports.ts';
 
 const CampaignMessageSchema = v.variant('type', [
@@ -19,3 +20,9 @@ export const parseCampaignMessage: (body: string) => CampaignMessage = queueMess
   CampaignMessageSchema,
   'campaign message',
 ) as (body: string) => CampaignMessage;
+
+/** What a fired campaign timer asks of the campaigns queue: start the campaign, or release one of its held batches. */
+export const campaignTimerMessage = (timer: CampaignTimerPayload): CampaignMessage =>
+  timer.batchId
+    ? { v: 1, type: 'release', storeId: timer.storeId, campaignId: timer.campaignId, batchId: timer.batchId }
+    : { v: 1, type: 'start', storeId: timer.storeId, campaignId: timer.campaignId };

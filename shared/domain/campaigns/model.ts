@@ -64,6 +64,11 @@ export interface Campaign {
   readonly startedAt?: number;
   /** Set when the walk handed its last page on. */
   readonly walkedAt?: number;
+  /**
+   * When the previous page was recorded (absent before the first: `startedAt`): the time the page now due is judged
+   * at for quiet hours, the same on every attempt of that page.
+   */
+  readonly pageAt?: number;
   readonly cancelledAt?: number;
   /** The next page the walk is to record (pages count from 0), and where it starts. */
   readonly walkPage: number;

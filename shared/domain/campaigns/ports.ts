@@ -28,8 +28,8 @@ export interface CampaignRepository {
    */
   cancel(storeId: string, campaignId: string, at: number): Promise<Campaign | undefined>;
   /**
-   * Records page `page` of the walk: adds its counts and moves the walk to `next` (page `page + 1` from there), or
-   * sets `walkedAt` when it was the last (`next` absent), only if the walk is still at `page` and the campaign is
+   * Records page `page` of the walk at `at` (`pageAt`): adds its counts and moves the walk to `next` (page `page + 1`
+   * from there), or sets `walkedAt` when it was the last (`next` absent), only if the walk is still at `page` and the campaign is
    * `sending`; false otherwise (a page recorded by another attempt, or a cancelled campaign), and then nothing is
    * counted.
    */

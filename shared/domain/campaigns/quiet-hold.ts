@@ -11,9 +11,11 @@
  * day, when the page is walked (a batch over it is skipped `daily_send_cap`). The send worker checks the campaign
  * before each chunk, as for every campaign batch.
  *
- * Idempotent as a page is: the batch ids derive from the campaign, the page and the minute; a batch found is not
- * written again; the timer has the batch's name (set again, it is the same entry); the daily cap's charge has the
- * page and minute as its `takenBy`; the recent sends record the campaign's id once per contact.
+ * Idempotent as a page is: the hold is judged as of the time the page became due (`Campaign.pageAt`), so every attempt
+ * of a page holds the same recipients until the same minutes; the batch ids derive from the campaign, the page and the
+ * minute; a batch found is not written again; the timer has the batch's name (set again, it is the same entry; a
+ * minute already past queues the batch at once); the daily cap's charge has the page and minute as its `takenBy`; the
+ * recent sends record the campaign's id once per contact.
  */
 import type { Clock } from '#shared/domain/clock.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
@@ -61,6 +63,8 @@ export interface HoldDeps {
   readonly dailySends: DailySends;
   readonly recentSends: Pick<RecentSends, 'record'>;
   readonly batches: Pick<SendBatchRepository, 'create' | 'get'>;
+  /** A held batch whose minute is past already (a page walked again after its window ended) is queued at once. */
+  readonly sendQueue: Pick<SendQueue, 'startBatch'>;
   /** The timer wheel; required once a store has quiet hours. */
   readonly timers?: Timers;
   readonly clock: Clock;
@@ -111,6 +115,10 @@ export const holdBatches = async (
     const made = campaignSendBatch(campaign, batchId, group, contacts, deps.clock.now(), offset);
     offset += made.batch.chunks.length;
     if (!(await deps.batches.get(campaign.storeId, batchId))) await deps.batches.create(made.batch, made.recipients);
+    if (minute <= deps.clock.now()) {
+      await deps.sendQueue.startBatch(campaign.storeId, batchId);
+      continue;
+    }
     // Again on a repeated page: a batch stored by an attempt that stopped before its timer gets it now.
     await deps.timers.set({
       name: heldTimerName(campaign.id, batchId),

@@ -135,6 +135,9 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
   const settings = await deps.smartSending(storeId);
   const cap = settings?.frequencyCap;
   const now = deps.clock.now();
+  // Quiet hours are judged as of the time the page became due, so an attempt of the page made later (a retry) holds
+  // the same recipients in the same batches.
+  const pageAt = Math.min(now, campaign.pageAt ?? campaign.startedAt ?? now);
   const recent = cap
     ? await deps.recentSends.among(
         storeId,
@@ -150,7 +153,7 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
     const base = { customerId: c.member.customerId, ...(email ? { email } : {}), claimedBy };
     if (c.reason) return { ...base, status: 'skipped', reason: c.reason };
     if (c.email && suppressed.has(c.email.toLowerCase())) return { ...base, status: 'skipped', reason: 'suppressed' };
-    const held = quietHoldOf(settings, c.contact, now);
+    const held = quietHoldOf(settings, c.contact, pageAt);
     if (c.email && capped(c.email, held?.until ?? now)) return { ...base, status: 'skipped', reason: 'frequency_cap' };
     if (!held) return { ...base, status: 'queued', batchId, index: c.index };
     const heldId = heldBatchId(campaign.id, campaign.walkPage, held.until);

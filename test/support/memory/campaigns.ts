@@ -149,6 +149,7 @@ export const campaignFakes = () => {
           ...c,
           walkPage: page + 1,
           walk: next ?? { segment: -1 },
+          pageAt: at,
           ...(next ? {} : { walkedAt: at }),
           progress: {
             ...c.progress,
