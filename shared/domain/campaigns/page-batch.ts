@@ -16,7 +16,7 @@ const batchIdOf = (seed: string): string => {
   return `sb_${[...digest.subarray(0, 20)].map((byte) => BASE62[byte % 62]).join('')}`;
 };
 
-/** The send batch of a campaign's page: the same id on every attempt of the page (`sb_` and 20 of SES's tag alphabet). */
+/** The send batch of a campaign's page: the same id on every attempt of the page (`sb_`, 20 of SES's tag alphabet). */
 export const pageBatchId = (campaignId: string, page: number): string => batchIdOf(`${campaignId}#${page}`);
 
 /** The send batch of a page's recipients held until `minute` (epoch ms): the same id on every attempt of the page. */

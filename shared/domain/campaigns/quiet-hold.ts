@@ -1,6 +1,6 @@
 /**
- * Quiet hours in a campaign (docs/smart-sending.md "Campaigns"): a recipient whose local time, when its page is
- * walked, is inside the store's quiet hours is not queued now. It is recorded `deferred` (reason `quiet_hours`) in a
+ * Quiet hours in a campaign (docs/smart-sending.md "Campaigns"): a recipient whose local time, when its page became
+ * due, is inside the store's quiet hours is not queued now. It is recorded `deferred` (reason `quiet_hours`) in a
  * send batch of its page's recipients held until the same minute — the window's end in their zone, rounded up to the
  * minute — and that batch is put on the timer wheel (one entry per batch; one schedule per store and minute). When the
  * minute's tick fires, the campaigns queue releases the batch to the send path, unless the campaign was cancelled.

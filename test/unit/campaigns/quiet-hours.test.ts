@@ -60,14 +60,18 @@ const tick = (fakes: ReturnType<typeof campaignFakes>, minute: number) =>
     {
       buckets: fakes.buckets,
       flowQueue: { resume: async () => undefined },
-      campaignStarts: { start: async (timer: CampaignTimerPayload) => void fakes.queued.push(campaignTimerMessage(timer)) },
+      campaignStarts: {
+        start: async (timer: CampaignTimerPayload) => void fakes.queued.push(campaignTimerMessage(timer)),
+      },
     },
     { v: 1, kind: 'tick', storeId: CAMPAIGN_STORE, minute },
   );
 
 const runQueued = async (fakes: ReturnType<typeof campaignFakes>) => {
   const outcomes: CampaignOutcome[] = [];
-  while (fakes.queued.length > 0) outcomes.push(await handleCampaignMessage(fakes.worker, fakes.queued.shift() as CampaignMessage));
+  while (fakes.queued.length > 0) {
+    outcomes.push(await handleCampaignMessage(fakes.worker, fakes.queued.shift() as CampaignMessage));
+  }
   return outcomes;
 };
 
@@ -88,7 +92,7 @@ const recordFailingOnce = (fakes: ReturnType<typeof campaignFakes>) => {
 };
 
 describe('quiet hours in a campaign', () => {
-  it('sends recipients outside their quiet hours now and holds the others to the window’s end in their zone', async () => {
+  it('sends recipients outside their quiet hours now, holds the others to their window’s end', async () => {
     const fakes = setup();
     const now = fakes.clock.now;
     const created = await startNow(fakes);
@@ -131,7 +135,7 @@ describe('quiet hours in a campaign', () => {
     expect(fakes.recentSends.get('a-tokyo@example.com')).toEqual([now]);
   });
 
-  it('releases each held batch once when its minute’s tick fires, and the campaign is sent once they are', async () => {
+  it('releases each held batch once when its minute’s tick fires; the campaign is sent once they are', async () => {
     const fakes = setup();
     const now = fakes.clock.now;
     const created = await startNow(fakes);
@@ -174,7 +178,10 @@ describe('quiet hours in a campaign', () => {
     await cancelCampaign(fakes.manage, CAMPAIGN_STORE, created.id);
     await tick(fakes, now + 7 * H);
     await tick(fakes, now + 8 * H);
-    expect(await runQueued(fakes)).toEqual([{ skipped: 'campaign is cancelled' }, { skipped: 'campaign is cancelled' }]);
+    expect(await runQueued(fakes)).toEqual([
+      { skipped: 'campaign is cancelled' },
+      { skipped: 'campaign is cancelled' },
+    ]);
     expect(fakes.startedBatches).toEqual([pageBatchId(created.id, 0)]);
     const listed = await listCampaignRecipients(fakes.read, CAMPAIGN_STORE, created.id, { limit: 10 });
     expect(listed.list.map((r) => [r.customerId, r.status, r.reason])).toEqual([
@@ -185,7 +192,7 @@ describe('quiet hours in a campaign', () => {
     ]);
   });
 
-  it('holds nothing twice when a page is walked again, and charges the daily cap once, to the day they go', async () => {
+  it('holds nothing twice when a page is walked again, and charges the daily cap once', async () => {
     const fakes = setup();
     fakes.limits.dailyCap = 100;
     const created = await createCampaign(fakes.manage, CAMPAIGN_STORE, campaignRequest(S1));
@@ -206,7 +213,7 @@ describe('quiet hours in a campaign', () => {
     expect([...batchesOf(fakes).values()].every((ids) => ids.length === 1)).toBe(true);
   });
 
-  it('holds the same recipients when a page is walked again after their window ended, then queues them at once', async () => {
+  it('holds the same recipients when a page is walked again after their window ended', async () => {
     const fakes = setup();
     const start = Date.UTC(2026, 0, 1, 7, 59);
     // 07:59 in London: quiet until 08:00; 08:59 in Paris and 16:59 in Tokyo: sending.

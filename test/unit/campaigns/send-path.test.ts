@@ -111,7 +111,7 @@ describe("a campaign's send batch", () => {
     expect(told).toHaveLength(1);
   });
 
-  it("counts a held batch's chunk by its number among its page's chunks (after the page's own)", async () => {
+  it("counts a held batch's chunk by its number among its page's chunks, after the page's", async () => {
     const { deps, told, counted } = setup(false, { ...batch, campaignChunkOffset: 2 });
     expect(await handleSendMessage(deps, chunk, attempt)).toEqual({ done: 'sent' });
     expect(told).toEqual([{ campaignId: 'cmp_1', sent: 2, failed: 0 }]);

@@ -136,7 +136,7 @@ const RecipientPage: JsonSchema = {
           },
           until: {
             type: 'integer',
-            description: "Deferred: when its quiet hours end and it is handed to the send path, epoch seconds.",
+            description: 'Deferred: when its quiet hours end and it is handed to the send path, epoch seconds.',
           },
           timeZone: { type: 'string', description: "Deferred: the recipient's IANA zone." },
           zoneFrom: {
