@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { queueMessage } from '#shared/queue/message.ts';
 import type { CampaignTimerPayload } from '#shared/domain/timers/model.ts';
+import { queueMessage } from '#shared/queue/message.ts';
 import type { CampaignMessage } from './ports.ts';
 
 const CampaignMessageSchema = v.variant('type', [

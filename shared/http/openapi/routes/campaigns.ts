@@ -144,7 +144,10 @@ const RecipientPage: JsonSchema = {
             enum: ['contact', 'country', 'store'],
             description: "Deferred: where the zone came from (the contact's own, its country's, the store's).",
           },
-          localTime: { type: 'string', description: "Deferred: the recipient's clock (HH:MM) when its page was walked." },
+          localTime: {
+            type: 'string',
+            description: "Deferred: the recipient's clock (HH:MM) when its page was walked.",
+          },
           error: { type: 'string', description: "SES's reason (failed)." },
           messageId: { type: 'string' },
           sentAt: { type: 'integer', description: 'Epoch seconds.' },
