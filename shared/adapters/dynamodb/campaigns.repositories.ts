@@ -128,9 +128,10 @@ export const dynamoCampaigns = (): CampaignRepository => ({
         'SET walkPage = :next, walk = :walk, pageAt = :at' +
         (next ? '' : ', walkedAt = :at') +
         ' ADD progress.recipients :r, progress.queued :q, progress.skipped :s' +
-        (counts.deferred ? ', progress.deferred :d' : ''),
+        (counts.deferred ? ', progress.#deferred :d' : ''),
       condition: 'walkPage = :page AND #state = :sending',
-      names: { '#state': 'state' },
+      // `deferred` is a DynamoDB reserved word.
+      names: { '#state': 'state', ...(counts.deferred ? { '#deferred': 'deferred' } : {}) },
       values: {
         ':page': page,
         ':next': page + 1,
