@@ -1250,9 +1250,23 @@ export interface components {
                 customerId: string;
                 email?: string;
                 /** @enum {string} */
-                status: "queued" | "sent" | "failed" | "skipped";
-                /** @enum {string} */
-                reason?: "not_subscribed" | "suppressed" | "no_email" | "invalid_address" | "daily_send_cap" | "frequency_cap" | "contact_gone" | "cancelled";
+                status: "queued" | "deferred" | "sent" | "failed" | "skipped";
+                /**
+                 * @description Why it was skipped; `quiet_hours` for a deferred one.
+                 * @enum {string}
+                 */
+                reason?: "not_subscribed" | "suppressed" | "no_email" | "invalid_address" | "daily_send_cap" | "frequency_cap" | "contact_gone" | "cancelled" | "quiet_hours";
+                /** @description Deferred: when its quiet hours end and it is handed to the send path, epoch seconds. */
+                until?: number;
+                /** @description Deferred: the recipient's IANA zone. */
+                timeZone?: string;
+                /**
+                 * @description Deferred: where the zone came from (the contact's own, its country's, the store's).
+                 * @enum {string}
+                 */
+                zoneFrom?: "contact" | "country" | "store";
+                /** @description Deferred: the recipient's clock (HH:MM) when its page was walked. */
+                localTime?: string;
                 /** @description SES's reason (failed). */
                 error?: string;
                 messageId?: string;
@@ -1289,8 +1303,10 @@ export interface components {
             progress: {
                 /** @description Contacts taken (each once). */
                 recipients: number;
-                /** @description Handed to the send path. */
+                /** @description Handed to the send path, now or (`deferred`) at the end of the recipient's quiet hours. */
                 queued: number;
+                /** @description Of `queued`, held for the recipient's quiet hours and sent when their window opens (docs/smart-sending.md). */
+                deferred: number;
                 /** @description Not sent: see the recipients list for each reason. */
                 skipped: number;
                 /** @description Accepted by SES. */
@@ -7842,8 +7858,10 @@ export interface operations {
                             progress: {
                                 /** @description Contacts taken (each once). */
                                 recipients: number;
-                                /** @description Handed to the send path. */
+                                /** @description Handed to the send path, now or (`deferred`) at the end of the recipient's quiet hours. */
                                 queued: number;
+                                /** @description Of `queued`, held for the recipient's quiet hours and sent when their window opens (docs/smart-sending.md). */
+                                deferred: number;
                                 /** @description Not sent: see the recipients list for each reason. */
                                 skipped: number;
                                 /** @description Accepted by SES. */
@@ -7977,8 +7995,10 @@ export interface operations {
                             progress: {
                                 /** @description Contacts taken (each once). */
                                 recipients: number;
-                                /** @description Handed to the send path. */
+                                /** @description Handed to the send path, now or (`deferred`) at the end of the recipient's quiet hours. */
                                 queued: number;
+                                /** @description Of `queued`, held for the recipient's quiet hours and sent when their window opens (docs/smart-sending.md). */
+                                deferred: number;
                                 /** @description Not sent: see the recipients list for each reason. */
                                 skipped: number;
                                 /** @description Accepted by SES. */

@@ -77,6 +77,13 @@ export const campaignWorkerDeps = /* @__PURE__ */ lazy(
     batches: dynamoSendBatches(systemClock),
     sendQueue: sqsSendQueue(),
     queue: sqsCampaignQueue(),
+    // Send batches held for the recipients' quiet hours: one wheel entry each, one schedule per store and minute.
+    timers: wheelTimers({
+      buckets: dynamoTimerBuckets(),
+      schedules: schedulerTimers(),
+      clock: systemClock,
+      waitingRunsCap: LIMITS.waitingRunsPerStore,
+    }),
     clock: systemClock,
   }),
 );

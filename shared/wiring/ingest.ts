@@ -23,6 +23,7 @@ import { queuedFlowTriggers, sqsFlowQueue } from '#shared/adapters/sqs/flow-queu
 import { sqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
 import { config } from '#shared/config.ts';
 import type { CounterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
+import { campaignTimerMessage } from '#shared/domain/campaigns/campaign-message.ts';
 import { newId } from '#shared/domain/ids.ts';
 import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
@@ -97,14 +98,13 @@ export const failEventDeps = /* @__PURE__ */ lazy(
 );
 
 /**
- * Where the timer worker hands a due campaign (the campaigns queue): only the queue's adapter, so the event path's
- * bundles do not carry the campaigns area.
+ * Where the timer worker hands a due campaign, or a campaign's send batch held for quiet hours (the campaigns queue):
+ * only the queue's adapter, so the event path's bundles do not carry the campaigns area.
  */
 const campaignStarts = /* @__PURE__ */ lazy(() => {
   const queue = sqsCampaignQueue();
   return {
-    start: (timer: CampaignTimerPayload) =>
-      queue.send({ v: 1, type: 'start', storeId: timer.storeId, campaignId: timer.campaignId }),
+    start: (timer: CampaignTimerPayload) => queue.send(campaignTimerMessage(timer)),
   };
 });
 

@@ -125,11 +125,13 @@ export const dynamoCampaigns = (): CampaignRepository => ({
     const done = await update({
       key: keys.campaign(storeId, campaignId),
       expression:
-        'SET walkPage = :next, walk = :walk' +
+        'SET walkPage = :next, walk = :walk, pageAt = :at' +
         (next ? '' : ', walkedAt = :at') +
-        ' ADD progress.recipients :r, progress.queued :q, progress.skipped :s',
+        ' ADD progress.recipients :r, progress.queued :q, progress.skipped :s' +
+        (counts.deferred ? ', progress.#deferred :d' : ''),
       condition: 'walkPage = :page AND #state = :sending',
-      names: { '#state': 'state' },
+      // `deferred` is a DynamoDB reserved word.
+      names: { '#state': 'state', ...(counts.deferred ? { '#deferred': 'deferred' } : {}) },
       values: {
         ':page': page,
         ':next': page + 1,
@@ -138,7 +140,8 @@ export const dynamoCampaigns = (): CampaignRepository => ({
         ':r': counts.recipients,
         ':q': counts.queued,
         ':s': counts.skipped,
-        ...(next ? {} : { ':at': at }),
+        ...(counts.deferred ? { ':d': counts.deferred } : {}),
+        ':at': at,
       },
     });
     return done !== false;

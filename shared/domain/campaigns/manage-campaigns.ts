@@ -61,7 +61,7 @@ export const campaignRecord = (campaign: Campaign) => ({
   createdAt: seconds(campaign.createdAt) as number,
   ...(campaign.startedAt !== undefined ? { startedAt: seconds(campaign.startedAt) } : {}),
   ...(campaign.cancelledAt !== undefined ? { cancelledAt: seconds(campaign.cancelledAt) } : {}),
-  progress: campaign.progress,
+  progress: { ...campaign.progress, deferred: campaign.progress.deferred ?? 0 },
 });
 export type CampaignRecord = ReturnType<typeof campaignRecord>;
 
@@ -240,7 +240,7 @@ export const listCampaignRecipients = async (
     ...(page.cursor ? { cursor: page.cursor } : {}),
   });
   const queued = found.items.flatMap((r) =>
-    r.status === 'queued' && r.batchId !== undefined && r.index !== undefined
+    r.status !== 'skipped' && r.batchId !== undefined && r.index !== undefined
       ? [{ batchId: r.batchId, index: r.index }]
       : [],
   );
@@ -260,6 +260,18 @@ export const listCampaignRecipients = async (
     }
     if (sent?.status === 'failed') return { ...base, status: 'failed', ...(sent.error ? { error: sent.error } : {}) };
     if (campaign.state === 'cancelled') return { ...base, status: 'skipped', reason: 'cancelled' };
+    if (r.status === 'deferred' && r.held) {
+      const { until, timeZone, zoneFrom, localTime } = r.held;
+      return {
+        ...base,
+        status: 'deferred',
+        reason: 'quiet_hours',
+        until: seconds(until) as number,
+        timeZone,
+        zoneFrom,
+        localTime,
+      };
+    }
     return { ...base, status: 'queued' };
   });
   return { list, ...(found.nextCursor ? { nextCursor: found.nextCursor } : {}) };

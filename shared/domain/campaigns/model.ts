@@ -22,8 +22,13 @@ export interface CampaignContent {
 export interface CampaignProgress {
   /** Contacts the walk took (each once, whatever the number of segments naming it). */
   readonly recipients: number;
-  /** Handed to the send path. */
+  /** Handed to the send path (now, or held for the recipient's quiet hours: `deferred`). */
   readonly queued: number;
+  /**
+   * Of `queued`, held for the recipient's quiet hours and sent when their window opens (docs/smart-sending.md).
+   * Absent until a page holds one.
+   */
+  readonly deferred?: number;
   /** Not handed on: no consent, suppressed, no address, over the daily cap (per-recipient reason in the list). */
   readonly skipped: number;
   /** Accepted by SES. */
@@ -59,6 +64,11 @@ export interface Campaign {
   readonly startedAt?: number;
   /** Set when the walk handed its last page on. */
   readonly walkedAt?: number;
+  /**
+   * When the previous page was recorded (absent before the first: `startedAt`): the time the page now due is judged
+   * at for quiet hours, the same on every attempt of that page.
+   */
+  readonly pageAt?: number;
   readonly cancelledAt?: number;
   /** The next page the walk is to record (pages count from 0), and where it starts. */
   readonly walkPage: number;
@@ -84,13 +94,29 @@ export const SKIP_REASONS = [
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
+/**
+ * Why a held recipient waits (docs/smart-sending.md): it was inside the store's quiet hours in its zone, and goes
+ * when the window ends.
+ */
+export interface QuietHold {
+  /** When it is released to the send path, epoch ms (the window's end rounded up to the minute). */
+  readonly until: number;
+  readonly timeZone: string;
+  readonly zoneFrom: 'contact' | 'country' | 'store';
+  /** The recipient's wall clock when its page was walked, `HH:MM`. */
+  readonly localTime: string;
+}
+
 /** One contact of a campaign, written once (conditional put) by the page that took it. */
 export interface CampaignRecipient {
   readonly customerId: string;
   readonly email?: string;
-  readonly status: 'queued' | 'skipped';
-  readonly reason?: SkipReason;
-  /** Where the send path keeps its outcome (queued ones). */
+  /** `deferred`: handed to a send batch that waits for the end of the recipient's quiet hours. */
+  readonly status: 'queued' | 'skipped' | 'deferred';
+  readonly reason?: SkipReason | 'quiet_hours';
+  /** `deferred` ones: until when, and why. */
+  readonly held?: QuietHold;
+  /** Where the send path keeps its outcome (queued and deferred ones). */
   readonly batchId?: string;
   readonly index?: number;
   /** The page that took it: a retry of the same page takes it again, another page never. */
@@ -101,8 +127,13 @@ export interface CampaignRecipient {
 export interface RecipientOutcome {
   readonly customerId: string;
   readonly email?: string;
-  readonly status: 'queued' | 'sent' | 'failed' | 'skipped';
-  readonly reason?: SkipReason | 'cancelled';
+  readonly status: 'queued' | 'deferred' | 'sent' | 'failed' | 'skipped';
+  readonly reason?: SkipReason | 'cancelled' | 'quiet_hours';
+  /** `deferred`: when its quiet hours end and it goes (epoch seconds). */
+  readonly until?: number;
+  readonly timeZone?: string;
+  readonly zoneFrom?: 'contact' | 'country' | 'store';
+  readonly localTime?: string;
   readonly error?: string;
   readonly messageId?: string;
   /** Epoch seconds. */

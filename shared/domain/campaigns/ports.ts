@@ -28,8 +28,8 @@ export interface CampaignRepository {
    */
   cancel(storeId: string, campaignId: string, at: number): Promise<Campaign | undefined>;
   /**
-   * Records page `page` of the walk: adds its counts and moves the walk to `next` (page `page + 1` from there), or
-   * sets `walkedAt` when it was the last (`next` absent), only if the walk is still at `page` and the campaign is
+   * Records page `page` of the walk at `at` (`pageAt`): adds its counts and moves the walk to `next` (page `page + 1`
+   * from there), or sets `walkedAt` when it was the last (`next` absent), only if the walk is still at `page` and the campaign is
    * `sending`; false otherwise (a page recorded by another attempt, or a cancelled campaign), and then nothing is
    * counted.
    */
@@ -37,7 +37,7 @@ export interface CampaignRepository {
     storeId: string,
     campaignId: string,
     page: number,
-    counts: Pick<CampaignProgress, 'recipients' | 'queued' | 'skipped'>,
+    counts: Pick<CampaignProgress, 'recipients' | 'queued' | 'skipped' | 'deferred'>,
     next: WalkPosition | undefined,
     at: number,
   ): Promise<boolean>;
@@ -101,7 +101,15 @@ export type CampaignMessage =
   /** Due (from the timer wheel, or at once): the walk begins if the campaign is still `scheduled`. */
   | { readonly v: 1; readonly type: 'start'; readonly storeId: string; readonly campaignId: string }
   /** The walk goes on from where the campaign records it is (a continuation: the previous run ran out of time). */
-  | { readonly v: 1; readonly type: 'walk'; readonly storeId: string; readonly campaignId: string };
+  | { readonly v: 1; readonly type: 'walk'; readonly storeId: string; readonly campaignId: string }
+  /** The quiet hours of a held send batch's recipients ended (the timer wheel): the batch goes to the send path. */
+  | {
+      readonly v: 1;
+      readonly type: 'release';
+      readonly storeId: string;
+      readonly campaignId: string;
+      readonly batchId: string;
+    };
 
 export interface CampaignQueue {
   send(message: CampaignMessage): Promise<void>;

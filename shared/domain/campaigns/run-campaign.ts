@@ -17,9 +17,8 @@
  * position recorded on the campaign, so a redelivered or duplicate message repeats at most the page in progress, whose
  * claims and batch are the same again (same page, same batch id).
  */
-import { createHash } from 'node:crypto';
 import type { Clock } from '#shared/domain/clock.ts';
-import { normalizeAddress, planChunks, type SendBatch, type SendRecipient } from '#shared/domain/email/bulk-model.ts';
+import { normalizeAddress } from '#shared/domain/email/bulk-model.ts';
 import { sendDay } from '#shared/domain/email/pacing.ts';
 import type {
   DailySendCap,
@@ -31,9 +30,10 @@ import type {
 } from '#shared/domain/email/ports.ts';
 import { capVerdict, type SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
 import type { SegmentMembers } from '#shared/domain/segments/ports.ts';
+import type { Timers } from '#shared/domain/timers/ports.ts';
 import { PermanentError } from '#shared/errors.ts';
-import { recipientData } from './content.ts';
 import { CAMPAIGN_LIMITS, type Campaign, type CampaignRecipient, type SkipReason, type WalkPosition } from './model.ts';
+import { campaignSendBatch, heldBatchId, pageBatchId } from './page-batch.ts';
 import type {
   ActiveCampaigns,
   CampaignMessage,
@@ -42,6 +42,9 @@ import type {
   CampaignRepository,
   ContactsById,
 } from './ports.ts';
+import { chargeHeld, heldGroups, holdBatches, quietHoldOf, releaseHeldBatch } from './quiet-hold.ts';
+
+export { pageBatchId } from './page-batch.ts';
 
 export interface CampaignWorkerDeps {
   readonly campaigns: CampaignRepository;
@@ -59,6 +62,8 @@ export interface CampaignWorkerDeps {
   readonly batches: Pick<SendBatchRepository, 'create' | 'get'>;
   readonly sendQueue: Pick<SendQueue, 'startBatch'>;
   readonly queue: CampaignQueue;
+  /** The timer wheel: send batches held for the recipients' quiet hours wait on it (`quiet-hold.ts`). */
+  readonly timers?: Timers;
   readonly clock: Clock;
   /** Members per page (default `CAMPAIGN_LIMITS.pageSize`). */
   readonly pageSize?: number;
@@ -66,20 +71,11 @@ export interface CampaignWorkerDeps {
 
 export type CampaignOutcome =
   | { readonly skipped: string }
+  | { readonly released: string }
   | { readonly pages: number; readonly walked: boolean; readonly continued: boolean };
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-/** The send batch of a campaign's page: the same id on every attempt of the page (`sb_` and 20 of SES's tag alphabet). */
-export const pageBatchId = (campaignId: string, page: number): string => {
-  const digest = createHash('sha256').update(`${campaignId}#${page}`).digest();
-  return `sb_${[...digest.subarray(0, 20)].map((byte) => BASE62[byte % 62]).join('')}`;
-};
-
-const fullName = (first?: string, last?: string) => [first, last].filter(Boolean).join(' ').trim();
-
 interface PageResult {
-  readonly counts: { recipients: number; queued: number; skipped: number };
+  readonly counts: { recipients: number; queued: number; skipped: number; deferred?: number };
   readonly next: WalkPosition | undefined;
 }
 
@@ -135,9 +131,13 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
     storeId,
     candidates.flatMap((c) => (c.reason || !c.email ? [] : [c.email])),
   );
-  // The store's frequency cap (flows and campaigns share it); quiet hours do not apply: the merchant chose `sendAt`.
-  const cap = (await deps.smartSending(storeId))?.frequencyCap;
+  // The store's frequency cap (flows and campaigns share it) and quiet hours (`quiet-hold.ts`).
+  const settings = await deps.smartSending(storeId);
+  const cap = settings?.frequencyCap;
   const now = deps.clock.now();
+  // Quiet hours are judged as of the time the page became due, so an attempt of the page made later (a retry) holds
+  // the same recipients in the same batches.
+  const pageAt = Math.min(now, campaign.pageAt ?? campaign.startedAt ?? now);
   const recent = cap
     ? await deps.recentSends.among(
         storeId,
@@ -145,37 +145,49 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
         campaign.id,
       )
     : new Map<string, number[]>();
-  const capped = (email: string) => !capVerdict(cap, recent.get(email.toLowerCase()) ?? [], now).allowed;
+  // Judged at the time the email goes: now, or the end of the recipient's quiet hours.
+  const capped = (email: string, at: number) => !capVerdict(cap, recent.get(email.toLowerCase()) ?? [], at).allowed;
   const batchId = pageBatchId(campaign.id, campaign.walkPage);
   const records = candidates.map((c): CampaignRecipient => {
-    const reason =
-      c.reason ??
-      (c.email && suppressed.has(c.email.toLowerCase())
-        ? 'suppressed'
-        : c.email && capped(c.email)
-          ? 'frequency_cap'
-          : undefined);
     const email = c.email ?? c.member.email;
     const base = { customerId: c.member.customerId, ...(email ? { email } : {}), claimedBy };
-    return reason ? { ...base, status: 'skipped', reason } : { ...base, status: 'queued', batchId, index: c.index };
+    if (c.reason) return { ...base, status: 'skipped', reason: c.reason };
+    if (c.email && suppressed.has(c.email.toLowerCase())) return { ...base, status: 'skipped', reason: 'suppressed' };
+    const held = quietHoldOf(settings, c.contact, pageAt);
+    if (c.email && capped(c.email, held?.until ?? now)) return { ...base, status: 'skipped', reason: 'frequency_cap' };
+    if (!held) return { ...base, status: 'queued', batchId, index: c.index };
+    const heldId = heldBatchId(campaign.id, campaign.walkPage, held.until);
+    return { ...base, status: 'deferred', reason: 'quiet_hours', held, batchId: heldId, index: c.index };
   });
   // The first segment's pages cannot meet a contact another page took; later segments' pages can (a contact in two).
   const alone = position.segment === 0;
   let claimed = await deps.recipients.claim(storeId, campaign.id, records, { alone });
   let queued = claimed.filter((r) => r.status === 'queued');
+  let groups = heldGroups(claimed);
 
-  const dailyCap = queued.length > 0 ? await deps.dailySendCap(storeId) : 0;
+  const dailyCap = queued.length > 0 || groups.length > 0 ? await deps.dailySendCap(storeId) : 0;
   // Once per page: a retry of a page whose first attempt counted its recipients does not count them again.
   const takenBy = `${campaign.id}#${campaign.walkPage}`;
-  if (dailyCap > 0 && !(await deps.dailySends.take(storeId, sendDay(now), queued.length, dailyCap, takenBy))) {
-    // Over the store's daily cap: this page's queued recipients are recorded skipped instead (same page: allowed).
-    const refused = new Set(queued.map((r) => r.customerId));
-    const rewritten = claimed.map(
-      ({ batchId: _b, index: _i, ...r }): CampaignRecipient =>
-        refused.has(r.customerId) ? { ...r, status: 'skipped', reason: 'daily_send_cap' } : { ...r },
-    );
+  const refused = new Set<string>();
+  if (
+    queued.length > 0 &&
+    dailyCap > 0 &&
+    !(await deps.dailySends.take(storeId, sendDay(now), queued.length, dailyCap, takenBy))
+  ) {
+    for (const r of queued) refused.add(r.customerId);
+  }
+  // Held recipients are charged to the day they go (`quiet-hold.ts`).
+  for (const id of await chargeHeld(deps, campaign, groups, dailyCap)) refused.add(id);
+  if (refused.size > 0) {
+    // Over the store's daily cap: these recipients are recorded skipped instead (same page: allowed).
+    const rewritten = claimed.map((r): CampaignRecipient => {
+      if (!refused.has(r.customerId)) return r;
+      const { batchId: _b, index: _i, held: _h, ...rest } = r;
+      return { ...rest, status: 'skipped', reason: 'daily_send_cap' };
+    });
     claimed = await deps.recipients.claim(storeId, campaign.id, rewritten, { alone });
-    queued = [];
+    queued = claimed.filter((r) => r.status === 'queued');
+    groups = heldGroups(claimed);
   }
 
   // Accepted for sending: counted against the frequency cap, once per recipient and campaign (a repeated page neither
@@ -187,46 +199,22 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
       { id: campaign.id, at: now },
     );
   }
-  if (queued.length > 0 && !(await deps.batches.get(storeId, batchId))) {
-    const byId = new Map(candidates.map((c) => [c.member.customerId, c]));
-    const sendRecipients = queued.map((r): SendRecipient => {
-      const c = byId.get(r.customerId);
-      const name = fullName(c?.contact?.firstName, c?.contact?.lastName);
-      return {
-        index: r.index as number,
-        email: r.email as string,
-        ...(name ? { name } : {}),
-        substitutionData: recipientData(c?.contact, r.email as string),
-        status: 'queued',
-      };
-    });
-    const batch: SendBatch = {
-      storeId,
-      id: batchId,
-      campaignId: campaign.id,
-      campaignPage: campaign.walkPage,
-      createdAt: deps.clock.now(),
-      from: campaign.from,
-      replyTo: campaign.replyTo ?? campaign.from.email,
-      subject: campaign.template.subject,
-      ...(campaign.template.html !== undefined ? { html: campaign.template.html } : {}),
-      ...(campaign.template.text !== undefined ? { text: campaign.template.text } : {}),
-      headers: {},
-      substitutionData: {},
-      totalAccepted: sendRecipients.length,
-      totalRejected: 0,
-      chunks: planChunks(sendRecipients),
-      sent: 0,
-      failed: 0,
-      chunksDone: 0,
-    };
-    await deps.batches.create(batch, sendRecipients);
-  }
+  const byId = new Map(candidates.map((c) => [c.member.customerId, c.contact]));
+  const made = queued.length > 0 ? campaignSendBatch(campaign, batchId, queued, byId, deps.clock.now()) : undefined;
+  if (made && !(await deps.batches.get(storeId, batchId))) await deps.batches.create(made.batch, made.recipients);
   // Again on a repeated page: a batch stored by an attempt that stopped before queuing it is queued now (a chunk
   // queued twice is sent once: its lease and its recipients' states decide).
   if (queued.length > 0) await deps.sendQueue.startBatch(storeId, batchId);
+  // Held for quiet hours: their batches wait on the timer wheel, their chunks numbered after the page's.
+  await holdBatches(deps, campaign, groups, byId, made?.batch.chunks.length ?? 0);
+  const deferred = groups.reduce((sum, [, group]) => sum + group.length, 0);
   return {
-    counts: { recipients: claimed.length, queued: queued.length, skipped: claimed.length - queued.length },
+    counts: {
+      recipients: claimed.length,
+      queued: queued.length + deferred,
+      skipped: claimed.length - queued.length - deferred,
+      ...(deferred > 0 ? { deferred } : {}),
+    },
     next,
   };
 };
@@ -237,6 +225,7 @@ export const handleCampaignMessage = async (
   hasTime: () => boolean = () => true,
 ): Promise<CampaignOutcome> => {
   const { storeId, campaignId } = message;
+  if (message.type === 'release') return releaseHeldBatch(deps, message);
   const first = await deps.campaigns.get(storeId, campaignId);
   if (!first) throw new PermanentError(`campaign ${campaignId} of store ${storeId} does not exist`);
   if (message.type === 'start') {

@@ -79,6 +79,11 @@ export interface SendBatch {
   readonly campaignId?: string;
   /** The campaign's page this batch sends (its `walkPage`): with the chunk, what makes a chunk's count once-only. */
   readonly campaignPage?: number;
+  /**
+   * The number of this batch's first chunk among its page's chunks: a page's recipients held for quiet hours are in
+   * batches of their own after the page's batch, and each chunk of the page is counted once by its number. Absent: 0.
+   */
+  readonly campaignChunkOffset?: number;
 }
 
 /** One chunk of a campaign's send batch, as the campaign counts it once: its page (batch) and the chunk in it. */

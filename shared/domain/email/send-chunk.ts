@@ -179,7 +179,9 @@ const sendQueued = async (
 
 /** A campaign batch's chunk as the campaign counts it; undefined for batches written before pages were recorded. */
 const campaignChunkOf = (batch: SendBatch, chunk: number): CampaignChunk | undefined =>
-  batch.campaignPage === undefined ? undefined : { page: batch.campaignPage, chunk };
+  batch.campaignPage === undefined
+    ? undefined
+    : { page: batch.campaignPage, chunk: (batch.campaignChunkOffset ?? 0) + chunk };
 
 /**
  * A delivery that finds a campaign batch's chunk done tells the campaign its outcome again, read back from the

@@ -44,12 +44,16 @@ export interface SegmentTimerPayload {
   readonly at: number;
 }
 
-/** A scheduled campaign is due (docs/campaigns.md): the campaigns queue starts its walk unless it was cancelled. */
+/**
+ * A scheduled campaign is due (docs/campaigns.md): the campaigns queue starts its walk unless it was cancelled. With a
+ * `batchId`, the quiet hours of one of its held send batches ended: the campaigns queue releases that batch.
+ */
 export interface CampaignTimerPayload {
   readonly v: 1;
   readonly kind: 'campaign';
   readonly storeId: string;
   readonly campaignId: string;
+  readonly batchId?: string;
 }
 
 /** What the timer wheel keeps in its buckets: flow waits, segment re-evaluations and due campaigns. */

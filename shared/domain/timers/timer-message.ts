@@ -14,7 +14,13 @@ const TimerMessage = v.variant('kind', [
     customerId: v.string(),
     at: v.number(),
   }),
-  v.object({ v: v.literal(1), kind: v.literal('campaign'), storeId: v.string(), campaignId: v.string() }),
+  v.object({
+    v: v.literal(1),
+    kind: v.literal('campaign'),
+    storeId: v.string(),
+    campaignId: v.string(),
+    batchId: v.exactOptional(v.string()),
+  }),
 ]);
 
 /** Reads a fired timer off the timers queue; anything else is permanent (no retry can fix it). */

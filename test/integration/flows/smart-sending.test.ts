@@ -1,8 +1,8 @@
 /**
  * Smart sending end to end on the local runtime (docs/smart-sending.md): the store's settings over HTTP, the frequency
  * cap skipping a second marketing email (the reason in the explain view), a flow that waits for the cap, and quiet
- * hours deferring an email due at 03:00 in the contact's zone to the window's start. The local clock advance makes the
- * waits pass.
+ * hours deferring an email due at 03:00 in the contact's zone to the window's start, in a flow and in a campaign (one
+ * contact mailed at once, the other held to 08:00 in its zone). The local clock advance makes the waits pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
@@ -11,12 +11,14 @@ import {
   address,
   awaitMails,
   definedFlow,
+  ensureSender,
   event,
   eventually,
   flowRuns,
   mailsTo,
   newStore,
   SENDER,
+  senderOf,
   settled,
   subscribedCustomer,
   type TestStore,
@@ -145,15 +147,16 @@ describe('the frequency cap', () => {
   });
 });
 
-/** An IANA zone (`Etc/GMT…`, whole hours) in which it is now 03:xx, and the next 08:00 there (epoch ms). */
-const zoneAtThreeAm = () => {
-  const now = Date.now();
-  let offset = (((3 - new Date(now).getUTCHours()) % 24) + 24) % 24;
+/** An IANA zone (`Etc/GMT…`, whole hours) in which it is now `hour`:xx. */
+const zoneAtHour = (hour: number) => {
+  let offset = (((hour - new Date(Date.now()).getUTCHours()) % 24) + 24) % 24;
   if (offset > 14) offset -= 24;
   // `Etc/GMT-9` is UTC+9: the sign is POSIX's, the opposite of ISO's.
-  const zone = offset === 0 ? 'Etc/GMT' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
-  return { zone, windowStart: Math.floor(now / H) * H + 5 * H };
+  return offset === 0 ? 'Etc/GMT' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
 };
+
+/** An IANA zone in which it is now 03:xx, and the next 08:00 there (epoch ms). */
+const zoneAtThreeAm = () => ({ zone: zoneAtHour(3), windowStart: Math.floor(Date.now() / H) * H + 5 * H });
 
 describe('quiet hours', () => {
   it('defers a marketing email due at 03:00 in the contact’s zone to 08:00 there, then sends it', async () => {
@@ -184,5 +187,83 @@ describe('quiet hours', () => {
     expect(mail?.subject).toBe('Night news');
     const done = await runOf(store, flow.id, (r) => r.status === 'completed');
     expect(done.events.map((e) => e.type)).toEqual(['entered', 'deferred', 'resumed', 'emailed', 'completed']);
+  });
+});
+
+interface CampaignView {
+  readonly status: string;
+  readonly progress: { recipients: number; queued: number; deferred: number; sent: number };
+}
+
+describe('quiet hours in a campaign', () => {
+  it('mails a contact at noon at once and holds one at 03:00 to 08:00 in its zone, then sends it once', async () => {
+    const store = await newStore('Quiet campaign shop');
+    await ensureSender(runtime, store);
+    await putSettings(store, { quietHours: { start: '21:00', end: '08:00' } });
+    const tag = uid('qh');
+    const segment = await api(runtime, store.apiKey, 'POST', '/api/v1/segments', {
+      name: 'Night and day',
+      conditions: { match: 'all', conditions: [{ field: 'contact.tags', op: 'contains', value: tag }] },
+    });
+    expect(segment.status, JSON.stringify(segment.body)).toBe(200);
+    const segmentId = (segment.body as { data: { id: string } }).data.id;
+    const { zone, windowStart } = zoneAtThreeAm();
+    const awake = address('awake');
+    const sleeper = address('asleep');
+    await subscribedCustomer(runtime, store, 'qh-1', awake, { tags: [tag], time_zone: zoneAtHour(12) });
+    await subscribedCustomer(runtime, store, 'qh-2', sleeper, { tags: [tag], time_zone: zone });
+    await eventually(
+      'both contacts in the segment',
+      async () => {
+        const read = await api(runtime, store.apiKey, 'GET', `/api/v1/segments/${segmentId}`);
+        return (read.body as { data?: { count: number } }).data?.count === 2 ? true : undefined;
+      },
+      60_000,
+    );
+
+    const created = await api(runtime, store.apiKey, 'POST', '/api/v1/campaigns', {
+      name: 'Night sale',
+      segments: [segmentId],
+      from: senderOf(store),
+      subject: 'Night sale',
+      html: '<p>Sale</p>',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const id = (created.body as { data: { id: string } }).data.id;
+    const campaign = (ready: (c: CampaignView) => boolean) =>
+      eventually(
+        `campaign ${id}`,
+        async () => {
+          const read = await api(runtime, store.apiKey, 'GET', `/api/v1/campaigns/${id}`);
+          const view = (read.body as { data?: CampaignView }).data;
+          return view && ready(view) ? view : undefined;
+        },
+        60_000,
+      );
+
+    await awaitMails(runtime, awake);
+    const walked = await campaign((c) => c.progress.sent === 1 && c.progress.deferred === 1);
+    expect(walked).toMatchObject({ status: 'sending', progress: { recipients: 2, queued: 2, deferred: 1, sent: 1 } });
+    const recipients = await api(runtime, store.apiKey, 'GET', `/api/v1/campaigns/${id}/recipients`);
+    const held = (recipients.body as { data: { list: Record<string, unknown>[] } }).data.list.find(
+      (r) => r.email === sleeper,
+    );
+    expect(held).toMatchObject({
+      status: 'deferred',
+      reason: 'quiet_hours',
+      until: windowStart / 1000,
+      timeZone: zone,
+      zoneFrom: 'contact',
+    });
+    expect(String(held?.localTime)).toMatch(/^0[34]:\d\d$/);
+    expect(await mailsTo(runtime, sleeper)).toHaveLength(0);
+
+    await runtime.advanceClock(5 * 3600 + 120);
+    const [mail] = await awaitMails(runtime, sleeper);
+    expect(mail?.subject).toBe('Night sale');
+    const done = await campaign((c) => c.status === 'sent');
+    expect(done.progress).toMatchObject({ recipients: 2, queued: 2, deferred: 1, sent: 2 });
+    expect(await mailsTo(runtime, sleeper)).toHaveLength(1);
+    expect(await mailsTo(runtime, awake)).toHaveLength(1);
   });
 });

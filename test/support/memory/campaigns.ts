@@ -149,12 +149,14 @@ export const campaignFakes = () => {
           ...c,
           walkPage: page + 1,
           walk: next ?? { segment: -1 },
+          pageAt: at,
           ...(next ? {} : { walkedAt: at }),
           progress: {
             ...c.progress,
             recipients: c.progress.recipients + counts.recipients,
             queued: c.progress.queued + counts.queued,
             skipped: c.progress.skipped + counts.skipped,
+            ...(counts.deferred ? { deferred: (c.progress.deferred ?? 0) + counts.deferred } : {}),
           },
         });
         return true;
@@ -207,6 +209,7 @@ export const campaignFakes = () => {
     },
     sendQueue: { startBatch: async (_s, id) => void startedBatches.push(id) },
     queue: { send: async (message) => void queued.push(message) },
+    timers: wheelTimers({ buckets, schedules, clock: { now: () => clock.now }, waitingRunsCap: 10 }),
     clock: { now: () => clock.now },
     pageSize: 3,
   };

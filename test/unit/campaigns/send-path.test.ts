@@ -36,9 +36,9 @@ const allSent = (entries: OutboundBulk['entries']): BulkEntryResult[] =>
 const chunk = { v: 1, type: 'chunk', storeId: 'st_1', batchId: 'sb_camp', chunk: 0 } as const;
 const attempt = { receiveCount: 1, maxReceiveCount: 5 };
 
-const setup = (cancelled: boolean) => {
+const setup = (cancelled: boolean, of: SendBatch = batch) => {
   const store = memoryBatches(
-    batch,
+    of,
     recipients.map((r) => ({ ...r })),
   );
   const { mailer, calls } = scriptedMailer([allSent]);
@@ -109,6 +109,13 @@ describe("a campaign's send batch", () => {
     expect([...counted]).toEqual(['3#0']);
     expect(await handleSendMessage(deps, chunk, { ...attempt, receiveCount: 3 })).toEqual({ done: 'skipped' });
     expect(told).toHaveLength(1);
+  });
+
+  it("counts a held batch's chunk by its number among its page's chunks, after the page's", async () => {
+    const { deps, told, counted } = setup(false, { ...batch, campaignChunkOffset: 2 });
+    expect(await handleSendMessage(deps, chunk, attempt)).toEqual({ done: 'sent' });
+    expect(told).toEqual([{ campaignId: 'cmp_1', sent: 2, failed: 0 }]);
+    expect([...counted]).toEqual(['3#2']);
   });
 
   it('is not sent once its campaign is cancelled: the chunk is done, its recipients stay queued', async () => {

@@ -51,10 +51,20 @@ const CampaignRequest: JsonSchema = {
 
 const progress: JsonSchema = {
   type: 'object',
-  required: ['recipients', 'queued', 'skipped', 'sent', 'failed'],
+  required: ['recipients', 'queued', 'skipped', 'deferred', 'sent', 'failed'],
   properties: {
     recipients: { type: 'integer', minimum: 0, description: 'Contacts taken (each once).' },
-    queued: { type: 'integer', minimum: 0, description: 'Handed to the send path.' },
+    queued: {
+      type: 'integer',
+      minimum: 0,
+      description: "Handed to the send path, now or (`deferred`) at the end of the recipient's quiet hours.",
+    },
+    deferred: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        "Of `queued`, held for the recipient's quiet hours and sent when their window opens (docs/smart-sending.md).",
+    },
     skipped: { type: 'integer', minimum: 0, description: 'Not sent: see the recipients list for each reason.' },
     sent: { type: 'integer', minimum: 0, description: 'Accepted by SES.' },
     failed: { type: 'integer', minimum: 0, description: 'Refused by SES.' },
@@ -118,8 +128,26 @@ const RecipientPage: JsonSchema = {
         properties: {
           customerId: { type: 'string' },
           email: { type: 'string' },
-          status: { type: 'string', enum: ['queued', 'sent', 'failed', 'skipped'] },
-          reason: { type: 'string', enum: [...SKIP_REASONS, 'cancelled'] },
+          status: { type: 'string', enum: ['queued', 'deferred', 'sent', 'failed', 'skipped'] },
+          reason: {
+            type: 'string',
+            enum: [...SKIP_REASONS, 'cancelled', 'quiet_hours'],
+            description: 'Why it was skipped; `quiet_hours` for a deferred one.',
+          },
+          until: {
+            type: 'integer',
+            description: 'Deferred: when its quiet hours end and it is handed to the send path, epoch seconds.',
+          },
+          timeZone: { type: 'string', description: "Deferred: the recipient's IANA zone." },
+          zoneFrom: {
+            type: 'string',
+            enum: ['contact', 'country', 'store'],
+            description: "Deferred: where the zone came from (the contact's own, its country's, the store's).",
+          },
+          localTime: {
+            type: 'string',
+            description: "Deferred: the recipient's clock (HH:MM) when its page was walked.",
+          },
           error: { type: 'string', description: "SES's reason (failed)." },
           messageId: { type: 'string' },
           sentAt: { type: 'integer', description: 'Epoch seconds.' },

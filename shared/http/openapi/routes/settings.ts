@@ -42,7 +42,9 @@ const QuietHours = v.pipe(
     start: v.pipe(v.string(), v.description('HH:MM, 24-hour, in the recipient’s zone: the quiet window starts')),
     end: v.pipe(v.string(), v.description('HH:MM: the quiet window ends, the sending window starts')),
   }),
-  v.description('Marketing flow email due inside the window waits for its end. null: no quiet hours'),
+  v.description(
+    'Marketing email (flow emails and campaign recipients) due inside the window waits for its end. null: no quiet hours',
+  ),
 );
 const SendingSettings = v.object({
   timeZone: v.pipe(
