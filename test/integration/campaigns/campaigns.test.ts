@@ -31,7 +31,7 @@ const messageIds = new Map<string, string[]>();
 interface CampaignView {
   id: string;
   status: 'scheduled' | 'sending' | 'sent' | 'cancelled';
-  progress: { recipients: number; queued: number; skipped: number; sent: number; failed: number };
+  progress: { recipients: number; queued: number; deferred: number; skipped: number; sent: number; failed: number };
   stats?: Record<string, unknown>;
   sentBeforeCancel?: number;
 }
@@ -144,7 +144,14 @@ describe('a scheduled campaign to 5,000 contacts', () => {
       },
       180_000,
     );
-    expect(done.progress).toEqual({ recipients: CONTACTS, queued: CONTACTS, skipped: 0, sent: CONTACTS, failed: 0 });
+    expect(done.progress).toEqual({
+      recipients: CONTACTS,
+      queued: CONTACTS,
+      deferred: 0,
+      skipped: 0,
+      sent: CONTACTS,
+      failed: 0,
+    });
     const byAddress = mailed(created.id);
     expect(byAddress.size).toBe(CONTACTS);
     expect([...byAddress.values()].every((n) => n === 1)).toBe(true);
