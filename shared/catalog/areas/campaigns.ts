@@ -17,11 +17,12 @@ export const CAMPAIGNS_FUNCTIONS = area('campaigns', [
   route('campaign-recipients', ['GET', 'main', '/api/v1/campaigns/{campaignId}/recipients'], READ_ROUTE_USES),
   // A walk runs at most a minute (then queues its continuation), so two minutes bound a crashed one; a page of 1,000
   // members is a few batch reads, 1,000 conditional puts and one send batch (~40 batch writes). One message a batch:
-  // pages of one campaign follow each other, campaigns of different stores run side by side.
+  // pages of one campaign follow each other, campaigns of different stores run side by side. Recipients held by quiet
+  // hours are set on the timer wheel (a Scheduler tick per store and minute).
   consumer(
     'campaign-worker',
     'campaigns',
-    { table: 'readWrite', sendTo: ['campaigns', 'sends'] },
+    { table: 'readWrite', sendTo: ['campaigns', 'sends'], scheduler: true },
     { timeoutSeconds: 120, memoryMb: 1024, batchSize: 1, maxConcurrency: 5 },
   ),
 ]);
