@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DEFAULT_PORTS, PORT_ENV, type PortName } from '#local/runtime.ts';
+import { dynamoDeliveryRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { queueFunctions } from '#shared/catalog/functions.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { newStore, queueIsEmpty } from '#test/support/local.ts';
@@ -279,20 +280,34 @@ it('loses nothing and applies nothing twice when the runtime is killed mid-load 
   });
   const ingestBatch = queueFunctions().find((f) => f.queue === 'ingest')?.batchSize ?? 10;
 
-  // Webhooks: one delivery per form subscription, every one delivered, the receiver got each.
+  // Webhooks: one delivery per form subscription, every one delivered, the receiver got each. Deliveries, not listing
+  // entries: the list reads an index, and a kill between dynalite's index write and its item write leaves an entry
+  // whose item was never written; the event applied again after the restart records the delivery (same id, later
+  // `createdAt`, so another index entry). Such an id is listed twice: the item decides (the leftover entry is an
+  // artifact of the emulator, as with contacts; DynamoDB writes an item and its index entries together).
   let deliveries = 0;
   let notDelivered = 0;
+  let deliveryLeftovers = 0;
   const deliveryCounts: string[] = [];
   const missingAtReceiver: string[] = [];
+  const deliveryItems = dynamoDeliveryRepository();
   for (const [i, store] of stores.entries()) {
-    const list = await deliveriesOf(info, store.apiKey, store.webhookId);
+    const listed = await deliveriesOf(info, store.apiKey, store.webhookId);
+    const ids = [...new Set(listed.map((d) => d.id))];
+    deliveryLeftovers += listed.length - ids.length;
+    const items = await Promise.all(ids.map((id) => deliveryItems.get(store.storeId, id)));
     const subscribers = events.filter((s) => s.store === i && s.kind === 'subscriber').length;
-    if (list.length !== subscribers)
-      deliveryCounts.push(`store ${i}: ${list.length} deliveries, ${subscribers} events`);
-    deliveries += list.length;
-    notDelivered += list.filter((d) => d.status !== 'delivered').length;
-    missingAtReceiver.push(...list.filter((d) => !receipts.has(d.id)).map((d) => d.id));
+    if (items.length !== subscribers || items.some((d) => d === undefined))
+      deliveryCounts.push(
+        `store ${i}: ${items.length} deliveries (${items.filter((d) => !d).length} listed without an item), ` +
+          `${subscribers} events`,
+      );
+    deliveries += items.length;
+    notDelivered += items.filter((d) => d?.status !== 'delivered').length;
+    missingAtReceiver.push(...ids.filter((id) => !receipts.has(id)));
   }
+  if (deliveryLeftovers > 0)
+    console.log(`kill-restart: ${deliveryLeftovers} delivery index entries left by the kill (emulator artifact)`);
   const twiceAtReceiver = [...receipts.values()].filter((n) => n > 1).length;
   const webhookBatch = queueFunctions().find((f) => f.queue === 'webhooks')?.batchSize ?? 10;
 
