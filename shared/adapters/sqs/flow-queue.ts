@@ -13,10 +13,17 @@ import { batchingSender, sqsSafeJson } from './batching-sender.ts';
 export const sqsFlowQueue = (): FlowQueue => {
   const send = batchingSender(sqs, () => required('flowQueueUrl'));
   return {
-    trigger: (storeId, triggerId, delaySeconds, reservedAt) =>
+    trigger: (storeId, triggerId, delaySeconds, reservedAt, after) =>
       // Trigger ids carry the event's source_id, which may hold any character (emoji included).
       send({
-        MessageBody: sqsSafeJson({ v: 1, type: 'trigger', storeId, triggerId, ...(reservedAt ? { reservedAt } : {}) }),
+        MessageBody: sqsSafeJson({
+          v: 1,
+          type: 'trigger',
+          storeId,
+          triggerId,
+          ...(reservedAt ? { reservedAt } : {}),
+          ...(after !== undefined ? { after } : {}),
+        }),
         MessageGroupId: storeId,
         ...(delaySeconds ? { DelaySeconds: Math.min(900, Math.max(0, Math.ceil(delaySeconds))) } : {}),
       }),

@@ -30,6 +30,9 @@ export const costOf = (runs: number, perSecond: number): number => (Math.max(1, 
  * way, so a trigger put off must not ask again (its message carries the time).
  */
 export const budgetAdmission = (budget: RunBudget, clock: Clock, perSecond: number): RunAdmission => ({
+  // One second's runs at a time: a trigger entering 49 flows at 5 a second starts them over ten seconds, as reserved,
+  // not in one burst of some 400 writes every ten seconds.
+  slice: Math.max(1, Math.floor(perSecond)),
   async admit(storeId, runs) {
     const now = clock.now();
     const cost = costOf(runs, perSecond);

@@ -25,6 +25,9 @@ import { type EnterDeps, handleTrigger, RunsDeferred } from './enter-run.ts';
 import type { FlowMessage } from './flow-message.ts';
 import type { FlowQueue, TriggerLog } from './ports.ts';
 
+/** Between the steps of a trigger whose runs start in steps: the budget's second. */
+const STEP_MS = 1000;
+
 /** SQS's longest delay: a trigger reserved further ahead waits in hops of it. */
 const MAX_DELAY_SECONDS = 900;
 
@@ -47,15 +50,33 @@ export const handleFlowMessage = async (
   const trigger = await deps.triggers.get(message.storeId, message.triggerId);
   // The record is written before the message is sent, so a missing one was removed (TTL): nothing to evaluate.
   if (!trigger) throw new PermanentError(`Flow trigger ${message.triggerId} is not recorded`);
-  const { reservedAt } = message;
+  const { reservedAt, after } = message;
   const now = deps.clock.now();
   if (reservedAt !== undefined && reservedAt > now && deps.flowQueue) {
     // Reserved further ahead than one SQS delay: another hop, keeping its place.
-    await deps.flowQueue.trigger(message.storeId, message.triggerId, delayUntil(reservedAt, now), reservedAt);
+    await deps.flowQueue.trigger(message.storeId, message.triggerId, delayUntil(reservedAt, now), reservedAt, after);
     return { triggerId: trigger.id, kind: trigger.kind, deferredUntil: reservedAt };
   }
   try {
-    const outcome = await handleTrigger(deps, trigger, { ...options, admitted: reservedAt !== undefined });
+    // With a queue to come back on, a trigger entering more flows than the budget's second starts them in steps.
+    const slice = deps.flowQueue ? deps.admission?.slice : undefined;
+    const outcome = await handleTrigger(deps, trigger, {
+      ...options,
+      admitted: reservedAt !== undefined,
+      ...(slice !== undefined ? { slice } : {}),
+      ...(after !== undefined ? { after } : {}),
+    });
+    if (outcome.continueAfter !== undefined && deps.flowQueue) {
+      // The next step a second later (its starts are reserved already: it carries a reservation, so it asks no more).
+      const next = now + STEP_MS;
+      await deps.flowQueue.trigger(
+        message.storeId,
+        message.triggerId,
+        delayUntil(next, now),
+        next,
+        outcome.continueAfter,
+      );
+    }
     return { triggerId: trigger.id, kind: trigger.kind, ...outcome };
   } catch (error) {
     if (!(error instanceof RunsDeferred) || !deps.flowQueue) throw error;

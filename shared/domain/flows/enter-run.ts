@@ -57,7 +57,11 @@ export class RunsDeferred extends Error {
 export interface TriggerOutcome {
   readonly entered: readonly string[];
   readonly skipped: readonly { flowId?: string; reason: SkipReason }[];
+  /** Flows after this id are still to be evaluated: the trigger's next step (its runs start in steps). */
+  readonly continueAfter?: string;
 }
+
+const byId = (a: Flow, b: Flow) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** The flows a trigger is evaluated against; `none` when there is no candidate at all. */
 const candidatesOf = async (
@@ -87,20 +91,40 @@ export const handleTrigger = async (
   options: Pick<AdvanceOptions, 'lastAttempt'> & {
     /** Its runs' starts were reserved already (a trigger put off, now at its time): not counted again. */
     readonly admitted?: boolean;
+    /**
+     * Evaluate at most this many flows now (by flow id); the outcome's `continueAfter` says where the next step
+     * starts. Absent: every flow at once.
+     */
+    readonly slice?: number;
+    /** A later step: only the flows after this id (its starts were reserved with the first step). */
+    readonly after?: string;
   } = {},
 ): Promise<TriggerOutcome> => {
   const given = normalEmail(trigger.contact.email);
-  const candidates = await candidatesOf(deps, trigger);
+  const found = await candidatesOf(deps, trigger);
+  const { after, slice } = options;
+  if (after !== undefined && 'none' in found) return { entered: [], skipped: [] }; // its flows are gone since
   // Counted before anything is written: a trigger over the store's budget is put off whole, until its reserved time.
-  if ('flows' in candidates && deps.admission && !options.admitted) {
-    const at = await deps.admission.admit(trigger.storeId, candidates.flows.length);
+  if ('flows' in found && deps.admission && !options.admitted && after === undefined) {
+    const at = await deps.admission.admit(trigger.storeId, found.flows.length);
     if (at > deps.clock.now()) throw new RunsDeferred(trigger.storeId, at);
+  }
+  // This step's flows: in id order, after the previous step's last, at most `slice` of them.
+  let candidates = found;
+  let continueAfter: string | undefined;
+  if ('flows' in found && (slice !== undefined || after !== undefined)) {
+    const pending = [...found.flows].sort(byId).filter((flow) => after === undefined || flow.id > after);
+    if (pending.length === 0) return { entered: [], skipped: [] };
+    const step = slice !== undefined && pending.length > slice ? pending.slice(0, Math.max(1, slice)) : pending;
+    if (step.length < pending.length) continueAfter = step.at(-1)?.id;
+    candidates = { flows: step };
   }
   // With no flow to evaluate, the contact is read only to learn an address the trigger did not give.
   const contact =
     'none' in candidates && given ? undefined : await findContact(deps, trigger.storeId, trigger.contact, given);
   const email = given ?? normalEmail(contact?.email);
-  if (email) {
+  // Once per trigger: its first step records the activity.
+  if (email && after === undefined) {
     await deps.activity.record({
       storeId: trigger.storeId,
       email,
@@ -225,5 +249,5 @@ export const handleTrigger = async (
     }
   }
   await Promise.all(advances);
-  return { entered, skipped };
+  return { entered, skipped, ...(continueAfter !== undefined ? { continueAfter } : {}) };
 };

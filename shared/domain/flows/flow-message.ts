@@ -10,6 +10,8 @@ const FlowMessage = v.variant('type', [
     triggerId: v.string(),
     /** When the trigger's runs may start, reserved in its store's run-start budget (absent: not put off). */
     reservedAt: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+    /** The flow id after which evaluation goes on: a later step of a trigger whose runs start in steps. */
+    after: v.optional(v.string()),
   }),
   v.object({ v: v.literal(1), type: v.literal('resume'), storeId: v.string(), runId: v.string(), step: v.string() }),
 ]);

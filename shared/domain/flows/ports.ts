@@ -108,9 +108,16 @@ export interface RecoveryMarks {
 export interface FlowQueue {
   /**
    * Queues a recorded trigger for evaluation, after `delaySeconds` (0–900) when given; `reservedAt` is the time its
-   * runs' starts are reserved for in the store's budget (a trigger put off over the budget: it then needs no other).
+   * runs' starts are reserved for in the store's budget (a trigger put off over the budget: it then needs no other);
+   * `after`: the flow id after which its evaluation goes on (the next step of a trigger started in steps).
    */
-  trigger(storeId: string, triggerId: string, delaySeconds?: number, reservedAt?: number): Promise<void>;
+  trigger(
+    storeId: string,
+    triggerId: string,
+    delaySeconds?: number,
+    reservedAt?: number,
+    after?: string,
+  ): Promise<void>;
   /** Continues a run after its wait step `stepId` ended. */
   resume(storeId: string, runId: string, stepId: string): Promise<void>;
 }
@@ -145,6 +152,11 @@ export interface FlowRepository {
  * the flows queue every store shares.
  */
 export interface RunAdmission {
+  /**
+   * Runs a trigger starts at a time (the budget's second): a trigger entering more flows starts them in steps of this
+   * many, a second apart, rather than all at once (absent: all at once).
+   */
+  readonly slice?: number;
   /**
    * Reserves `runs` run starts of the store's budget; answers when they may start (epoch ms): at once when that is not
    * after now, else at the reserved time (the trigger waits until then and does not ask again).

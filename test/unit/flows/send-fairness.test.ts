@@ -98,6 +98,55 @@ describe("a store's run-start budget", () => {
   });
 });
 
+describe('a trigger entering more flows than the budget starts a second', () => {
+  it('starts them in steps of one second of runs, a second apart, each flow once, the budget asked once', async () => {
+    const f = fakes();
+    for (let i = 0; i < 12; i++) f.flows.set(`fl_${String(i).padStart(2, '0')}`, flowOf(`fl_${i}`, 'order_paid'));
+    for (const [id, flow] of f.flows) f.flows.set(id, { ...flow, id });
+    const trigger = triggerOf('order_paid');
+    f.triggers.set(trigger.id, trigger);
+    const queued: { delay: number | undefined; reservedAt: number | undefined; after: string | undefined }[] = [];
+    let asked = 0;
+    const deps = {
+      ...f.deps,
+      admission: {
+        slice: 5,
+        admit: async () => {
+          asked++;
+          return f.clock.now;
+        },
+      },
+      flowQueue: {
+        trigger: async (_s: string, _t: string, delay?: number, reservedAt?: number, after?: string) => {
+          queued.push({ delay, reservedAt, after });
+        },
+      },
+    };
+    const message = { v: 1, type: 'trigger', storeId: STORE, triggerId: trigger.id } as const;
+    const first = await handleFlowMessage(deps, message);
+    // Before: all twelve runs started in this one call (a burst of every flow's writes at once).
+    expect(first).toMatchObject({ continueAfter: 'fl_04' });
+    expect(f.runs.size).toBe(5);
+    expect(queued).toEqual([{ delay: 1, reservedAt: f.clock.now + 1000, after: 'fl_04' }]);
+
+    // Each step comes back a second later, carrying its reservation (the budget is not asked again).
+    const second = await handleFlowMessage(deps, { ...message, reservedAt: f.clock.now, after: 'fl_04' });
+    expect(second).toMatchObject({ continueAfter: 'fl_09' });
+    expect(f.runs.size).toBe(10);
+    const third = await handleFlowMessage(deps, { ...message, reservedAt: f.clock.now, after: 'fl_09' });
+    expect(third).not.toHaveProperty('continueAfter');
+    expect(f.runs.size).toBe(12);
+    expect(queued.map((q) => q.after)).toEqual(['fl_04', 'fl_09']);
+    expect(asked).toBe(1);
+    expect(f.sent).toHaveLength(12);
+
+    // A step delivered twice starts nothing twice.
+    await handleFlowMessage(deps, { ...message, reservedAt: f.clock.now, after: 'fl_04' });
+    expect(f.runs.size).toBe(12);
+    expect(f.sent).toHaveLength(12);
+  });
+});
+
 describe('budgetAdmission', () => {
   const clockAt = (now: { value: number }) => ({ now: () => now.value });
 
