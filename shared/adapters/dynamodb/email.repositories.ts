@@ -10,10 +10,10 @@ import {
 } from '#shared/domain/email/model.ts';
 import type { ContactEmails, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
 import { batchGet } from './batch.ts';
-import { directPuts, type ItemReader, type ItemWriter } from './coalesced.ts';
-import { itemMeta, keys } from './keys.ts';
+import { directPuts, directReads, type ItemReader, type ItemWriter } from './coalesced.ts';
+import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryPage } from './query.ts';
-import { getRecord, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
+import { ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
 
 /**
  * Sent messages are kept this long: SES events (opens and clicks especially) keep coming for weeks after a send, and
@@ -119,8 +119,11 @@ export const dynamoContactEmails = (): ContactEmails => ({
   },
 });
 
-/** `puts`: where the records of a send are written (the flow worker gathers its batch's, `coalesced.ts`). */
-export const dynamoSentMessages = (puts: ItemWriter = directPuts): SentMessages => ({
+/**
+ * `puts`: where the records of a send are written (the flow worker gathers its batch's, `coalesced.ts`); `reads`:
+ * where `get` reads (the email-events worker gathers its batch's).
+ */
+export const dynamoSentMessages = (puts: ItemWriter = directPuts, reads: ItemReader = directReads): SentMessages => ({
   async record(messages) {
     // A message id is unique, so a redelivered record rewrites the same items with the same content (a contact's
     // email record rewritten after its first events would lose them; SES reports seconds later, the record is
@@ -139,8 +142,9 @@ export const dynamoSentMessages = (puts: ItemWriter = directPuts): SentMessages 
   },
 
   async get(messageId) {
-    const item = await getRecord<SentMessage & { openedAt?: number }>(keys.sentMessage(messageId));
-    if (!item) return undefined;
+    const stored = await reads.get(keys.sentMessage(messageId));
+    if (!stored) return undefined;
+    const item = withoutMeta<SentMessage & { openedAt?: number }>(stored);
     const { openedAt, ...message } = item;
     return message;
   },

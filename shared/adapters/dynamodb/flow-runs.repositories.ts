@@ -22,7 +22,7 @@ import { directPuts, directReads, type ItemReader, type ItemWriter } from './coa
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryItems, queryPage } from './query.ts';
 import { putRevisioned } from './revisioned.ts';
-import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
+import { getItem, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
 
 const expiresAfter = (atMs: number, seconds: number) => Math.floor(atMs / 1000) + seconds;
 

@@ -19,7 +19,7 @@ import { batchDelete, batchPut } from './batch.ts';
 import { directReads, type ItemReader } from './coalesced.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryAll, queryItems, queryPage } from './query.ts';
-import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
+import { getItem, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
 /** Batches and their recipients are kept for a year (the email events of a send refer to them). */
 const BATCH_TTL_SECONDS = 365 * 24 * 3600;
