@@ -13,6 +13,13 @@ export interface CapacityTally {
   readonly calls: Record<string, number>;
   /** Capacity units by operation and what the key is (`PutItem RUN`: the upper-case words of its partition key). */
   readonly units: Record<string, number>;
+  /**
+   * Calls by operation and item kind (`PutItem RUN`; a batch or transaction names every kind it touches:
+   * `BatchGetItem RUN+SUPPRESSION`).
+   */
+  readonly callsByKind: Record<string, number>;
+  /** Items a batch or transaction call named, by operation and item kind (`BatchGetItem RUN`). */
+  readonly batchItemsByKind: Record<string, number>;
   readUnits: number;
   writeUnits: number;
 }
@@ -37,13 +44,53 @@ const operationOf = (commandName: string | undefined): string => {
   return DOCUMENT_COMMANDS[name] ?? name;
 };
 
+const wordsOf = (pk: string): string =>
+  pk
+    .split('#')
+    .filter((part) => /^[A-Z][A-Z-]*$/.test(part) && part !== 'STORE')
+    .join('#') ||
+  pk.split('#')[0] ||
+  '?';
+
 /** What an item is, from its partition key: `STORE#st_…#RUN#run_…` → `RUN` (ids and values left out). */
 const kindOf = (input: Record<string, unknown>): string => {
   const key = (input.Key ?? input.Item) as { pk?: unknown } | undefined;
   const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
   const pk = String(key?.pk ?? values?.[':pk'] ?? (input.IndexName ? `index ${input.IndexName}` : ''));
-  const words = pk.split('#').filter((part) => /^[A-Z][A-Z-]*$/.test(part) && part !== 'STORE');
-  return words.join('#') || pk.split('#')[0] || '?';
+  return wordsOf(pk);
+};
+
+const pkOf = (value: unknown): string => {
+  const pk = (value as { pk?: unknown } | undefined)?.pk;
+  return String((pk as { S?: unknown } | undefined)?.S ?? pk ?? '');
+};
+
+/** The partition keys a batch or transaction touches (empty for a single-item call or a query). */
+const batchKeysOf = (input: Record<string, unknown>): string[] => {
+  const keys: string[] = [];
+  const requestItems = input.RequestItems as Record<string, unknown> | undefined;
+  for (const request of Object.values(requestItems ?? {})) {
+    if (Array.isArray(request)) {
+      for (const write of request as { PutRequest?: { Item?: unknown }; DeleteRequest?: { Key?: unknown } }[]) {
+        keys.push(pkOf(write.PutRequest?.Item ?? write.DeleteRequest?.Key));
+      }
+    } else {
+      for (const key of (request as { Keys?: unknown[] }).Keys ?? []) keys.push(pkOf(key));
+    }
+  }
+  const items = (input.TransactItems ?? []) as Record<string, { Key?: unknown; Item?: unknown }>[];
+  for (const item of items) {
+    const part = Object.values(item)[0];
+    keys.push(pkOf(part?.Item ?? part?.Key));
+  }
+  return keys;
+};
+
+/** `callsByKind`'s name of a call: the operation and the kinds of every item it names (each once). */
+const callKindOf = (operation: string, input: Record<string, unknown>): string => {
+  const keys = batchKeysOf(input);
+  if (keys.length === 0) return `${operation} ${kindOf(input)}`;
+  return `${operation} ${[...new Set(keys.map(wordsOf))].sort().join('+')}`;
 };
 
 const unitsOf = (consumed: unknown): number =>
@@ -54,7 +101,14 @@ const unitsOf = (consumed: unknown): number =>
 
 /** Installs the meter on the service's DynamoDB client; `read()` is the tally so far, `remove()` takes it off. */
 export const installCapacityMeter = () => {
-  const tally: CapacityTally = { calls: {}, units: {}, readUnits: 0, writeUnits: 0 };
+  const tally: CapacityTally = {
+    calls: {},
+    units: {},
+    callsByKind: {},
+    batchItemsByKind: {},
+    readUnits: 0,
+    writeUnits: 0,
+  };
   const middleware =
     (
       next: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>,
@@ -65,6 +119,12 @@ export const installCapacityMeter = () => {
       if (!READS.has(operation) && !WRITES.has(operation)) return next(args);
       const result = await next({ ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } });
       tally.calls[operation] = (tally.calls[operation] ?? 0) + 1;
+      const callKind = callKindOf(operation, args.input);
+      tally.callsByKind[callKind] = (tally.callsByKind[callKind] ?? 0) + 1;
+      for (const key of batchKeysOf(args.input)) {
+        const itemKind = `${operation} ${wordsOf(key)}`;
+        tally.batchItemsByKind[itemKind] = (tally.batchItemsByKind[itemKind] ?? 0) + 1;
+      }
       const units = unitsOf(result.output.ConsumedCapacity);
       const kind = `${operation} ${kindOf(args.input)}`;
       tally.units[kind] = (tally.units[kind] ?? 0) + units;
@@ -81,6 +141,13 @@ export const installCapacityMeter = () => {
   };
 };
 
+const difference = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([name, n]) => [name, n - (before[name] ?? 0)] as const)
+      .filter(([, n]) => n !== 0),
+  );
+
 export const capacityDelta = (before: CapacityTally, after: CapacityTally): CapacityTally => ({
   calls: Object.fromEntries(
     Object.entries(after.calls)
@@ -92,6 +159,8 @@ export const capacityDelta = (before: CapacityTally, after: CapacityTally): Capa
       .map(([name, n]) => [name, n - (before.units[name] ?? 0)] as const)
       .filter(([, n]) => n !== 0),
   ),
+  callsByKind: difference(before.callsByKind, after.callsByKind),
+  batchItemsByKind: difference(before.batchItemsByKind, after.batchItemsByKind),
   readUnits: after.readUnits - before.readUnits,
   writeUnits: after.writeUnits - before.writeUnits,
 });

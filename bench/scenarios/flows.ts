@@ -18,6 +18,7 @@
  * Every run must end `completed` with one email: a run missing or in another state is reported and fails the check.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { capacityDelta, installCapacityMeter } from '#bench/lib/capacity-meter.ts';
 import { profiled } from '#bench/lib/profile.ts';
 import { countDelta, queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '#bench/lib/runtime-probes.ts';
 import { formatNumber, type LatencySummary, listText, round, sleep, summarize } from '#bench/lib/stats.ts';
@@ -236,6 +237,7 @@ export const flows: Scenario = {
     log('flows: starting the local runtime (in memory)');
     const runtime = await startLocalRuntime({ logLevel: LOG_LEVEL });
     const sqs = new SQSClient({ region: REGION, credentials, endpoint: runtime.urls.sqs });
+    const meter = installCapacityMeter();
     try {
       log(`flows: ${storeCount} stores, each with the order_paid preset flow`);
       const stores = await createFlowStores(runtime, storeCount);
@@ -246,6 +248,7 @@ export const flows: Scenario = {
       log(`flows: firing ${count} order_paid triggers (pollers paused)`);
       const drainFire = await fireAll(stores, 'fd', count, options.concurrency);
       const callsBefore = runtime.dynamodbCalls();
+      const capacityBefore = meter.read();
       const resumedAt = Date.now();
       runtime.setPollersPaused(false);
       log('flows: draining (flow worker evaluates, starts and mails every run)');
@@ -253,6 +256,14 @@ export const flows: Scenario = {
         await profiled(options.profile, 'flows-drain', () => finishedRuns(sqs, runtime, drainFire.fired)),
       );
       const calls = countDelta(callsBefore, runtime.dynamodbCalls());
+      const capacity = capacityDelta(capacityBefore, meter.read());
+      /** Per trigger, by operation and item kind (calls; a batch or transaction is one call), most first. */
+      const perTrigger = (counts: Record<string, number>) =>
+        Object.fromEntries(
+          Object.entries(counts)
+            .sort(([, a], [, b]) => b - a)
+            .map(([name, n]) => [name, round(n / count, 2)]),
+        );
       const drainMs = drain.lastEmailAt - resumedAt;
       const perSecond = drain.completed / (drainMs / 1000);
 
@@ -326,13 +337,26 @@ export const flows: Scenario = {
         details: {
           count,
           stores: stores.length,
-          drain: { ...drain, elapsedMs: round(drainMs), fireMs: round(drainFire.elapsedMs), dynamodbCalls: calls },
+          drain: {
+            ...drain,
+            elapsedMs: round(drainMs),
+            fireMs: round(drainFire.elapsedMs),
+            dynamodbCalls: calls,
+            callsPerTriggerByKind: perTrigger(capacity.callsByKind),
+            batchItemsPerTriggerByKind: perTrigger(capacity.batchItemsByKind),
+            unitsPerTriggerByKind: perTrigger(capacity.units),
+            capacityUnitsPerTrigger: {
+              read: round(capacity.readUnits / count, 2),
+              write: round(capacity.writeUnits / count, 2),
+            },
+          },
           live: { ...live, fireMs: round(liveFire.elapsedMs) },
           idle,
           dlq: { flows: flowsDlq.total, timers: timersDlq.total },
         },
       };
     } finally {
+      meter.remove();
       sqs.destroy();
       await runtime.stop();
     }

@@ -1,5 +1,6 @@
 /** Wiring of the email-event and unsubscribe use cases to their adapters (built once per warm function). */
 
+import { coalescedGets, directPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import {
@@ -9,6 +10,7 @@ import {
 } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
+import { dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
 import { reputationBuffer } from '#shared/domain/email/reputation.ts';
@@ -47,11 +49,18 @@ export const flushEmailEventCounters = async (): Promise<void> => {
   if (counters.status === 'rejected') throw counters.reason;
 };
 
+/**
+ * The batch's message and webhook-subscription reads, gathered per turn of the event loop (issue 16: a batch of up to
+ * 100 SES events reads them side by side, `coalesced.ts`): one `BatchGetItem` instead of one `GetItem` each.
+ */
+const eventReads = /* @__PURE__ */ lazy(() => coalescedGets());
+
 export const emailEventDeps = /* @__PURE__ */ lazy(
   (): EmailEventDeps => ({
     attribution: eventCounters().store,
     ...unsubscribeDeps(),
-    sentMessages: dynamoSentMessages(),
+    webhooks: webhookEmitter({ ...emitDeps(), webhooks: dynamoWebhookRepository(eventReads()) }),
+    sentMessages: dynamoSentMessages(directPuts, eventReads()),
     reputation: reputationCounts().reputation,
     contactEmails: dynamoContactEmails(),
   }),

@@ -1,6 +1,7 @@
 /** Wiring of the flow engine and the explain views to their AWS adapters (built once per warm function). */
 
 import { dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
+import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import { dynamoCartRepository, dynamoCheckoutRepository } from '#shared/adapters/dynamodb/commerce.repositories.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
@@ -16,6 +17,7 @@ import {
 } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
 import { dynamoRecentSends } from '#shared/adapters/dynamodb/recent-sends.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
+import { dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { cachedPerStore } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
@@ -73,26 +75,37 @@ export const afterFlowBatch = async (): Promise<void> => {
   await flowCounters().flush();
 };
 
+/**
+ * The worker's single-item reads and unconditional puts, gathered per turn of the event loop (issue 16): a batch's
+ * records take the same steps side by side, so their trigger, run, contact, suppression and sender reads go out as one
+ * `BatchGetItem`, their activity, evaluation and sent-message records as one `BatchWriteItem`. Every conditional write
+ * (run, entry guard, run budget, counters, pacer) keeps its own call.
+ */
+const together = /* @__PURE__ */ lazy(() => ({ reads: coalescedGets(), puts: coalescedPuts() }));
+
+/** The senders check's deps, its sender reads gathered with the batch's others. */
+const flowSenderDeps = /* @__PURE__ */ lazy(() => ({ ...senderDeps(), senders: dynamoSenders(together().reads) }));
+
 export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
   // One store's run starts are bounded (an operator setting); a trigger over it waits for its reserved time.
   admission: budgetAdmission(dynamoRunBudget(), systemClock, config().storeFlowRunsPerSecond),
   flowQueue: sqsFlowQueue(),
   flows: batchFlows().repository,
-  triggers: dynamoTriggerLog(),
-  runs: dynamoFlowRuns(),
-  evaluations: dynamoFlowEvaluations(),
+  triggers: dynamoTriggerLog(together().reads),
+  runs: dynamoFlowRuns(together().reads),
+  evaluations: dynamoFlowEvaluations(together().puts),
   entries: dynamoFlowEntries(),
-  activity: dynamoContactActivity(),
+  activity: dynamoContactActivity(together().puts),
   marks: dynamoRecoveryMarks(),
-  customers: dynamoCustomerRepository(),
+  customers: dynamoCustomerRepository(together().reads),
   contacts: dynamoContactsByEmail(),
   carts: dynamoCartRepository(),
   checkouts: dynamoCheckoutRepository(),
   // Store names change rarely: emails of one store in a warm worker read the store once a minute.
   stores: { get: cachedPerStore(systemClock, 60_000, (store) => store) },
-  suppressions: dynamoSuppressions(),
+  suppressions: dynamoSuppressions(together().reads),
   mailer: sesMailer(),
-  sent: dynamoSentMessages(),
+  sent: dynamoSentMessages(together().puts),
   attribution: flowCounters().store,
   // Flow waits through the timer wheel: one Scheduler schedule per store and due minute, not per waiting run.
   timers: wheelTimers({
@@ -102,7 +115,9 @@ export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: 
     waitingRunsCap: LIMITS.waitingRunsPerStore,
   }),
   unsubscribe: unsubscribeLinks(),
-  senders: { requireVerified: (storeId, fromEmail) => requireVerifiedSender(senderDeps(), storeId, fromEmail) },
+  senders: {
+    requireVerified: (storeId, fromEmail) => requireVerifiedSender(flowSenderDeps(), storeId, fromEmail),
+  },
   // One pacer for bulk and flow mail: the account's SES rate, transactional first, a fair share per store.
   pacer: dynamoSendPacer(systemClock, { horizonSeconds: PACING_HORIZON_SECONDS }),
   sendRatePerSecond: config().sesSendRatePerSecond,

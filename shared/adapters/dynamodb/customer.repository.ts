@@ -1,5 +1,6 @@
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
+import type { ItemReader } from './coalesced.ts';
 import { adjustContactCounts } from './contact-counts.ts';
 import { syncContactLookups } from './contact-search.ts';
 import { itemMeta, keys } from './keys.ts';
@@ -18,8 +19,10 @@ export const customerItem = (customer: Customer): Record<string, unknown> => ({
   ...customer,
 });
 
-export const dynamoCustomerRepository = (): CustomerRepository =>
+/** `reads`: where `get` reads (the flow worker gathers its batch's reads, `coalesced.ts`). */
+export const dynamoCustomerRepository = (reads?: ItemReader): CustomerRepository =>
   revisionedRepository<Customer>({
+    ...(reads ? { reads } : {}),
     entity: 'customer',
     key: keys.customer,
     idOf: (customer) => customer.originId,

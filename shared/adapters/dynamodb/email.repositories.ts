@@ -9,10 +9,11 @@ import {
   SUBJECT_KEPT_CHARS,
 } from '#shared/domain/email/model.ts';
 import type { ContactEmails, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
-import { batchGet, batchPut } from './batch.ts';
-import { itemMeta, keys } from './keys.ts';
+import { batchGet } from './batch.ts';
+import { directPuts, directReads, type ItemReader, type ItemWriter } from './coalesced.ts';
+import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryPage } from './query.ts';
-import { getRecord, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
+import { ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
 
 /**
  * Sent messages are kept this long: SES events (opens and clicks especially) keep coming for weeks after a send, and
@@ -20,10 +21,18 @@ import { getRecord, ignoreConditionFailure, isConditionFailure, putIfAbsent, tab
  */
 const SENT_MESSAGE_TTL_SECONDS = 400 * 24 * 3600;
 
-export const dynamoSuppressions = (): Suppressions => ({
+/**
+ * `reads`: when given (the flow worker gathers its batch's reads, `coalesced.ts`), a check of one address reads its
+ * item through it; a list of addresses is one batch read either way.
+ */
+export const dynamoSuppressions = (reads?: ItemReader): Suppressions => ({
   async suppressedAmong(storeId, emails) {
     const unique = [...new Set(emails.map((email) => email.toLowerCase()))];
     if (unique.length === 0) return new Set();
+    if (reads && unique.length === 1) {
+      const [email] = unique as [string];
+      return (await reads.get(keys.suppression(storeId, email))) ? new Set([email]) : new Set();
+    }
     const items = await batchGet(
       unique.map((email) => keys.suppression(storeId, email)),
       { projection: '#email', names: { '#email': 'email' } },
@@ -110,12 +119,16 @@ export const dynamoContactEmails = (): ContactEmails => ({
   },
 });
 
-export const dynamoSentMessages = (): SentMessages => ({
+/**
+ * `puts`: where the records of a send are written (the flow worker gathers its batch's, `coalesced.ts`); `reads`:
+ * where `get` reads (the email-events worker gathers its batch's).
+ */
+export const dynamoSentMessages = (puts: ItemWriter = directPuts, reads: ItemReader = directReads): SentMessages => ({
   async record(messages) {
     // A message id is unique, so a redelivered record rewrites the same items with the same content (a contact's
     // email record rewritten after its first events would lose them; SES reports seconds later, the record is
     // rewritten only by a retry right after the send).
-    await batchPut(
+    await puts.put(
       messages.flatMap(({ subject, ...message }) => [
         {
           ...keys.sentMessage(message.messageId),
@@ -129,8 +142,9 @@ export const dynamoSentMessages = (): SentMessages => ({
   },
 
   async get(messageId) {
-    const item = await getRecord<SentMessage & { openedAt?: number }>(keys.sentMessage(messageId));
-    if (!item) return undefined;
+    const stored = await reads.get(keys.sentMessage(messageId));
+    if (!stored) return undefined;
+    const item = withoutMeta<SentMessage & { openedAt?: number }>(stored);
     const { openedAt, ...message } = item;
     return message;
   },

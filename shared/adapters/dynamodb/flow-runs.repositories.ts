@@ -18,15 +18,20 @@ import type {
 import { EXPLAIN_RETENTION_SECONDS, type FlowEvaluation, type FlowRun } from '#shared/domain/flows/run.ts';
 import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
 import { batchGet } from './batch.ts';
+import { directPuts, directReads, type ItemReader, type ItemWriter } from './coalesced.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryItems, queryPage } from './query.ts';
 import { putRevisioned } from './revisioned.ts';
-import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
+import { getItem, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
 
 const expiresAfter = (atMs: number, seconds: number) => Math.floor(atMs / 1000) + seconds;
 
-export const dynamoTriggerLog = (): TriggerLog => ({
-  get: (storeId, triggerId) => getRecord<FlowTrigger>(keys.trigger(storeId, triggerId)),
+/** `reads`: where single items are read (the flow worker gathers its batch's reads, `coalesced.ts`). */
+export const dynamoTriggerLog = (reads: ItemReader = directReads): TriggerLog => ({
+  async get(storeId, triggerId) {
+    const item = await reads.get(keys.trigger(storeId, triggerId));
+    return item ? withoutMeta<FlowTrigger>(item) : undefined;
+  },
 });
 
 const runItem = (run: FlowRun) => ({
@@ -37,8 +42,11 @@ const runItem = (run: FlowRun) => ({
   ...run,
 });
 
-export const dynamoFlowRuns = (): FlowRunRepository => ({
-  get: (storeId, runId) => getRecord<FlowRun>(keys.flowRun(storeId, runId)),
+export const dynamoFlowRuns = (reads: ItemReader = directReads): FlowRunRepository => ({
+  async get(storeId, runId) {
+    const item = await reads.get(keys.flowRun(storeId, runId));
+    return item ? withoutMeta<FlowRun>(item) : undefined;
+  },
   create: (run) => putIfAbsent(runItem(run)),
   save: (run, expectedRevision) => putRevisioned(runItem(run), expectedRevision, `flow run ${run.id}`),
   async getMany(storeId, runIds) {
@@ -48,28 +56,26 @@ export const dynamoFlowRuns = (): FlowRunRepository => ({
   },
 });
 
-export const dynamoFlowEvaluations = (): FlowEvaluationRepository => ({
+/** `puts`: where the (unconditional) evaluation records are written; the flow worker gathers its batch's. */
+export const dynamoFlowEvaluations = (puts: ItemWriter = directPuts): FlowEvaluationRepository => ({
   async record(evaluation, partition) {
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.flowEvaluation(evaluation.storeId, partition, evaluation.at, evaluation.triggerId),
-          ...(evaluation.email
-            ? keys.flowEvaluationsByContact(
-                evaluation.storeId,
-                evaluation.email,
-                evaluation.at,
-                partition,
-                evaluation.triggerId,
-              )
-            : {}),
-          ...itemMeta('flowEvaluation'),
-          ...evaluation,
-          expiresAt: expiresAfter(evaluation.evaluatedAt, EXPLAIN_RETENTION_SECONDS),
-        },
-      }),
-    );
+    await puts.put([
+      {
+        ...keys.flowEvaluation(evaluation.storeId, partition, evaluation.at, evaluation.triggerId),
+        ...(evaluation.email
+          ? keys.flowEvaluationsByContact(
+              evaluation.storeId,
+              evaluation.email,
+              evaluation.at,
+              partition,
+              evaluation.triggerId,
+            )
+          : {}),
+        ...itemMeta('flowEvaluation'),
+        ...evaluation,
+        expiresAt: expiresAfter(evaluation.evaluatedAt, EXPLAIN_RETENTION_SECONDS),
+      },
+    ]);
   },
   listForFlow: (storeId, flowId, page) =>
     queryPage<FlowEvaluation>({ partition: keys.flowEvaluations(storeId, flowId).pk, page }),
@@ -121,14 +127,21 @@ export const dynamoFlowEntries = (): FlowEntries => ({
   },
 });
 
-export const dynamoContactActivity = (): ContactActivity => ({
+/**
+ * `puts`: where entries are written (the flow worker gathers its batch's, `coalesced.ts`). A plain put: the item's key
+ * names the address, the time and the trigger, and everything else in it comes from the trigger too, so writing it
+ * again (a redelivered trigger) writes the same item.
+ */
+export const dynamoContactActivity = (puts: ItemWriter = directPuts): ContactActivity => ({
   async record(entry) {
-    await putIfAbsent({
-      ...keys.contactActivityEntry(entry.storeId, entry.email, entry.at, entry.triggerId),
-      ...itemMeta('contactActivity'),
-      ...entry,
-      expiresAt: expiresAfter(entry.at, EXPLAIN_RETENTION_SECONDS),
-    });
+    await puts.put([
+      {
+        ...keys.contactActivityEntry(entry.storeId, entry.email, entry.at, entry.triggerId),
+        ...itemMeta('contactActivity'),
+        ...entry,
+        expiresAt: expiresAfter(entry.at, EXPLAIN_RETENTION_SECONDS),
+      },
+    ]);
   },
   since: (storeId, email, from) =>
     queryItems<ContactActivityEntry>({

@@ -1,7 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { type Repository, RevisionConflict } from '#shared/domain/repository.ts';
-import { type Entity, itemMeta } from './keys.ts';
+import type { ItemReader } from './coalesced.ts';
+import { type Entity, itemMeta, withoutMeta } from './keys.ts';
 import { getRecord, isConditionFailure, tableName } from './table.ts';
 
 /**
@@ -61,8 +62,14 @@ export const revisionedRepository = <T extends { storeId: string; revision: numb
   indexKeys?: (record: T) => Record<string, string>;
   /** After a write, with the item it replaced (undefined for a new record): to keep derived items such as counters. */
   afterSave?: (record: T, replaced: Record<string, unknown> | undefined) => Promise<void>;
+  /** Where `get` reads (default `getItem`; the flow worker gathers its batch's reads, `coalesced.ts`). */
+  reads?: ItemReader;
 }): Repository<T> => ({
-  get: (storeId: string, id: string) => getRecord<T>(options.key(storeId, id)),
+  async get(storeId: string, id: string) {
+    if (!options.reads) return getRecord<T>(options.key(storeId, id));
+    const item = await options.reads.get(options.key(storeId, id));
+    return item ? withoutMeta<T>(item) : undefined;
+  },
   async save(record: T, expectedRevision: number) {
     const item = {
       ...options.key(record.storeId, options.idOf(record)),

@@ -16,16 +16,18 @@ import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.t
 import type { ChunkClaim, SendBatchList, SendBatchRepository, SenderRepository } from '#shared/domain/email/ports.ts';
 import { parentDomains, type Sender } from '#shared/domain/email/sender.ts';
 import { batchDelete, batchPut } from './batch.ts';
+import { directReads, type ItemReader } from './coalesced.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryAll, queryItems, queryPage } from './query.ts';
-import { getItem, getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
+import { getItem, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
 /** Batches and their recipients are kept for a year (the email events of a send refer to them). */
 const BATCH_TTL_SECONDS = 365 * 24 * 3600;
 
 const parentsOf = (domain: string) => parentDomains(domain);
 
-export const dynamoSenders = (): SenderRepository => ({
+/** `reads`: where `get` reads (the flow worker gathers its batch's reads, `coalesced.ts`). */
+export const dynamoSenders = (reads: ItemReader = directReads): SenderRepository => ({
   async claim(sender, lapsedBefore) {
     let previous: Record<string, unknown> | undefined;
     try {
@@ -104,7 +106,10 @@ export const dynamoSenders = (): SenderRepository => ({
     return typeof other?.domain === 'string' ? other.domain : undefined;
   },
 
-  get: (storeId, domain) => getRecord<Sender>(keys.sender(storeId, domain)),
+  async get(storeId, domain) {
+    const item = await reads.get(keys.sender(storeId, domain));
+    return item ? withoutMeta<Sender>(item) : undefined;
+  },
 
   list: (storeId) => queryAll<Sender>(keys.senders(storeId).pk),
 
