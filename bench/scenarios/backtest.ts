@@ -14,6 +14,7 @@
  */
 import { apiCall } from '#bench/lib/api.ts';
 import { profiled } from '#bench/lib/profile.ts';
+import { sleep } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
 import { seedContacts } from '#local/seed-contacts.ts';
@@ -221,6 +222,14 @@ export const backtest: Scenario = {
       );
       const fullSeconds = (performance.now() - fullStart) / 1000;
       log(`backtest: ${full.replayed.events} events in ${fullSeconds.toFixed(1)} s`);
+
+      // The replay above held this process's event loop for most of its run (without a progress callback its awaits
+      // are microtasks): the keep-alive connection of the HTTP call before it outlived the local gateway's keep-alive
+      // timeout (5 s) meanwhile, but neither the server's timer nor fetch's own could run. A request sent at once went
+      // out on that connection, and the server's timer, run right after, closed it under the request: `fetch failed`
+      // (read ECONNRESET). Turning the loop for a moment first lets both timers run: the next request opens a new
+      // connection.
+      await sleep(1_000);
 
       // The same backtest as a job over HTTP: 202, then the worker (the local runtime's poller of the backtests
       // queue) runs it; polled every second until it has finished.

@@ -9,7 +9,8 @@
  *    `createRequire` banner, nothing external (the AWS SDK clients are bundled) → `index.mjs` + `index.mjs.map`;
  * 2. record its bytes (and gzip bytes, what the deployment zip roughly costs) and, from esbuild's metafile, the bytes
  *    each input contributes, grouped by package (`@aws-sdk/client-dynamodb`, `@smithy/*`, … and `(service code)`);
- * 3. time its module init in a fresh Node process, `--count` times (default 5; median reported): a child `node`
+ * 3. time its module init in a fresh Node process, `--count` times (default 3, in rounds over every function and the
+ *    reference; median reported): a child `node`
  *    with the Lambda's `NODE_OPTIONS=--enable-source-maps` and a Lambda-like environment (region, fake credentials, the
  *    function's variables with placeholder values) imports the bundle; the figure is `performance.now()` right before
  *    the `import()` to right after it (the module graph evaluated, the handler exported). The time from the process's
@@ -37,7 +38,11 @@ const ROOT = resolve(import.meta.dirname, '../..');
 /** Issue 8's targets. */
 export const MAX_BUNDLE_BYTES = 1_000_000;
 export const MAX_INIT_MS = 150;
-const DEFAULT_RUNS = 5;
+/**
+ * Fresh processes per bundle (median reported). Each is ~0.3 s of one core; 85 bundles × 3 is about 80 s, which keeps
+ * the whole bench within 10 minutes (5, with an unmeasured import of each bundle first, took 3.5 minutes).
+ */
+const DEFAULT_RUNS = 3;
 /** Packages (or `(service code)`) listed per function, largest first. */
 const TOP_INPUTS = 6;
 const CHILD_TIMEOUT_MS = 30_000;
@@ -64,14 +69,23 @@ export const packageOf = (input: string): string => {
   return first.startsWith('@') ? `${first}/${second}` : first;
 };
 
-/** Bundles one catalog function into `outDir/<name>/index.mjs` with the deployed settings. */
-export const bundleFunction = async (spec: Pick<FunctionSpec, 'name' | 'entry'>, outDir: string): Promise<Bundle> => {
-  const file = join(outDir, spec.name, 'index.mjs');
+/**
+ * Bundles catalog functions into `outDir/<name>/index.mjs` with the deployed settings, in one esbuild call with an
+ * entry point per function: without code splitting, each output is linked (and tree-shaken) on its own, self-contained
+ * as `NodejsFunction` builds it, but the inputs they share (the AWS SDK, the service's code) are parsed once instead of
+ * once per function (84 separate builds took most of a minute).
+ */
+export const bundleFunctions = async (
+  specs: readonly Pick<FunctionSpec, 'name' | 'entry'>[],
+  outDir: string,
+): Promise<Bundle[]> => {
   const { metafile } = await build({
     absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, spec.entry)],
-    outfile: file,
+    entryPoints: specs.map((spec) => ({ in: join(ROOT, spec.entry), out: join(spec.name, 'index') })),
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
+    splitting: false,
     platform: 'node',
     format: LAMBDA_BUNDLING.format,
     target: LAMBDA_BUNDLING.target,
@@ -85,22 +99,30 @@ export const bundleFunction = async (spec: Pick<FunctionSpec, 'name' | 'entry'>,
     metafile: true,
     logLevel: 'silent',
   });
-  const output = Object.entries((metafile as Metafile).outputs).find(([path]) => path.endsWith('index.mjs'))?.[1];
-  if (!output) throw new Error(`esbuild wrote no index.mjs for ${spec.name}`);
-  const byPackage = new Map<string, number>();
-  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-    byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + bytesInOutput);
-  }
-  const code = readFileSync(file);
-  return {
-    name: spec.name,
-    file,
-    bytes: code.length,
-    gzipBytes: gzipSync(code).length,
-    mapBytes: statSync(`${file}.map`).size,
-    packages: [...byPackage].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes),
-  };
+  const outputs = Object.entries((metafile as Metafile).outputs);
+  return specs.map((spec) => {
+    const file = join(outDir, spec.name, 'index.mjs');
+    const output = outputs.find(([path]) => resolve(ROOT, path) === file)?.[1];
+    if (!output) throw new Error(`esbuild wrote no index.mjs for ${spec.name}`);
+    const byPackage = new Map<string, number>();
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + bytesInOutput);
+    }
+    const code = readFileSync(file);
+    return {
+      name: spec.name,
+      file,
+      bytes: code.length,
+      gzipBytes: gzipSync(code).length,
+      mapBytes: statSync(`${file}.map`).size,
+      packages: [...byPackage].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes),
+    };
+  });
 };
+
+/** Bundles one catalog function into `outDir/<name>/index.mjs` with the deployed settings. */
+export const bundleFunction = async (spec: Pick<FunctionSpec, 'name' | 'entry'>, outDir: string): Promise<Bundle> =>
+  (await bundleFunctions([spec], outDir))[0] as Bundle;
 
 /**
  * The environment of a deployed function, with placeholders: the variables the stack sets (table, queues, bucket,
@@ -207,31 +229,44 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
   const runs = options.count ?? DEFAULT_RUNS;
   const outDir = mkdtempSync(join(tmpdir(), 'storeflow-bundles-'));
   try {
-    const measured: Measured[] = [];
-    for (const spec of FUNCTIONS as readonly FunctionSpec[]) {
-      const bundle = await bundleFunction(spec, outDir);
-      const samples: InitSample[] = [];
-      // One unmeasured import first: it warms the OS file cache, as a Lambda's package is on local disk.
-      await timeInit(bundle, { sourceMaps: true });
-      for (let i = 0; i < runs; i++) samples.push(await timeInit(bundle, { sourceMaps: true }));
+    const bundleStart = performance.now();
+    const [reference, ...bundled] = await bundleFunctions(
+      [REFERENCE, ...(FUNCTIONS as readonly FunctionSpec[])],
+      outDir,
+    );
+    if (!reference) throw new Error('esbuild bundled nothing');
+    options.log(
+      `  ${bundled.length + 1} bundles (the reference too) in ${round((performance.now() - bundleStart) / 1000, 1)} s`,
+    );
+    // One unmeasured import first, of the reference: it brings Node's own files into the OS cache. The bundles are
+    // already there (esbuild has just written them), as a Lambda's package is on local disk.
+    await timeInit(reference, { sourceMaps: true });
+    // Round after round, each the reference then every function: whatever else the machine does during the scenario
+    // falls on all of them alike, and the reference's samples are spread over the same minutes as the functions'.
+    const samples = new Map<string, InitSample[]>();
+    for (let pass = 0; pass < runs; pass++) {
+      for (const bundle of [reference, ...bundled]) {
+        const sample = await timeInit(bundle, { sourceMaps: true });
+        samples.set(bundle.name, [...(samples.get(bundle.name) ?? []), sample]);
+      }
+    }
+    const measured: Measured[] = bundled.map((bundle) => {
+      const of = samples.get(bundle.name) ?? [];
       const entry: Measured = {
         ...bundle,
-        importMs: samples.map((s) => s.importMs),
-        cpuMs: samples.map((s) => s.cpuMs),
-        sinceStartMs: samples.map((s) => s.sinceStartMs),
+        importMs: of.map((s) => s.importMs),
+        cpuMs: of.map((s) => s.cpuMs),
+        sinceStartMs: of.map((s) => s.sinceStartMs),
       };
-      measured.push(entry);
       options.log(
-        `  ${spec.name.padEnd(28)} ${kb(bundle.bytes).padStart(9)}  init ${round(median(entry.importMs), 1)} ms, ` +
+        `  ${bundle.name.padEnd(28)} ${kb(bundle.bytes).padStart(9)}  init ${round(median(entry.importMs), 1)} ms, ` +
           `CPU ${round(median(entry.cpuMs), 1)} ms (${round(median(entry.sinceStartMs), 1)} ms from process start)`,
       );
-    }
+      return entry;
+    });
 
-    // The reference, timed the same way in the same run.
-    const reference = await bundleFunction(REFERENCE, outDir);
-    await timeInit(reference, { sourceMaps: true });
-    const referenceSamples: InitSample[] = [];
-    for (let i = 0; i < runs; i++) referenceSamples.push(await timeInit(reference, { sourceMaps: true }));
+    // The reference, timed the same way in the same rounds.
+    const referenceSamples = samples.get(reference.name) ?? [];
     const referenceCpu = median(referenceSamples.map((s) => s.cpuMs));
     const cpuRatio = (m: Measured) => median(m.cpuMs) / referenceCpu;
     const overReference = measured
@@ -319,7 +354,8 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
     const notes = [
       `${measured.length} functions bundled as deployed (esbuild ESM, node24, minified, tree-shaken, AWS SDK bundled, ` +
         `linked source map without sources); init = median of ${runs} fresh \`node\` processes importing the bundle ` +
-        `with NODE_OPTIONS=--enable-source-maps (after one unmeasured import), ${process.version}.`,
+        `with NODE_OPTIONS=--enable-source-maps (in ${runs} rounds, each the reference then every function, after one ` +
+        `unmeasured import), ${process.version}.`,
       `Largest: ${largest.name}, ${kb(largest.bytes)} (${kb(largest.gzipBytes)} gzip): ${share(largest)}.`,
       `Why: ${Math.round((sdkBytes(largest) / largest.bytes) * 100)} % of it is the AWS SDK (@aws-sdk/*, @smithy/*, ` +
         `@aws-crypto/*): the clients ${largest.packages

@@ -1,8 +1,9 @@
 /**
  * Campaign scenario (issue 19): "a campaign of 100,000 recipients fully queued to SES at the configured rate (SES
  * calls = recipients / 50)". One local runtime (in memory, random ports), one store with a verified sending domain
- * and one segment; `--count` contacts (default 100,000) are seeded straight into the table as subscribed members of
- * the segment (a segment's build is measured elsewhere: this is the send), then:
+ * and one segment; `--count` contacts (default 20,000; the issue's 100,000 with `--count campaign=100000`, about 3
+ * minutes alone) are seeded straight into the table as subscribed members of the segment (a segment's build is
+ * measured elsewhere: this is the send), then:
  *
  * 1. `POST /api/v1/campaigns` to the segment, due now, timed to its answer;
  * 2. the local SES front announces every mail aws-ses-v2-local stored; the time from the request to the last mail of
@@ -37,7 +38,12 @@ import { slotLimits } from '#shared/domain/email/pacing.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
-const DEFAULT_RECIPIENTS = 100_000;
+/**
+ * Every target is per recipient (calls ≤ recipients / 50, each mailed once, the campaign's own count): 20,000 show
+ * them as well as the issue's 100,000, in a fifth of the time (the send alone is paced at one store's share of the
+ * rate, 100 s for 100,000), which keeps the whole bench within 10 minutes.
+ */
+const DEFAULT_RECIPIENTS = 20_000;
 const DEFAULT_RATE = 2000;
 const DOMAIN = 'bench-campaign.example';
 const TAG = 'bench-campaign';
@@ -61,7 +67,8 @@ const contactAt = (storeId: string, i: number): Customer => ({
 
 export const campaign: Scenario = {
   name: 'campaign',
-  description: 'a 100,000-recipient campaign: SES calls vs recipients / 50, time to fully queue vs the configured rate',
+  description:
+    'a 20,000-recipient campaign (--count, the issue: 100,000): SES calls vs recipients / 50, time to fully queue vs the configured rate',
   async run(options: ScenarioOptions): Promise<Result> {
     const recipients = options.count ?? DEFAULT_RECIPIENTS;
     process.env[ENV.sesSendRatePerSecond] ??= String(DEFAULT_RATE);

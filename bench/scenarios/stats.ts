@@ -2,7 +2,9 @@
  * Stats scenario (issue 17): the attribution stats read kept counters, not events or orders, so at 100,000 contacts
  * and 10,000 attributed orders they answer in about the time of a single-item read. One local runtime (in memory):
  *
- * 1. a store with `--count` contacts (default 100,000, batch writes) and an abandoned-cart flow (its sender registered);
+ * 1. a store with `--count` contacts (default 20,000, batch writes; the issue's 100,000 with `--count stats=100000`,
+ *    a minute more of seeding) and an abandoned-cart flow (its sender registered); nothing measured reads the
+ *    contacts one by one (a read that did, 20,000 items against one, would show at this size too);
  * 2. a year of attribution: 10,000 paid orders spread over 365 days, each recovered (by the flow's steps) or influenced,
  *    written through the attribution port's counters as the worker would (store and flow, with its steps', per day), plus
  *    the funnel counts of the emails behind them;
@@ -29,7 +31,7 @@ import { LIMITS } from '#shared/limits.ts';
 import { accountAdminDeps } from '#shared/wiring/accounts.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
-const DEFAULT_CONTACTS = 100_000;
+const DEFAULT_CONTACTS = 20_000;
 const ORDERS = 10_000;
 const DAYS = 365;
 const ROUNDS = 40;
@@ -59,7 +61,7 @@ const signIn = async (main: string, apiKey: string, mainAccountId: string, store
 
 export const stats: Scenario = {
   name: 'stats',
-  description: 'Attribution stats over a year (100,000 contacts, 10,000 orders) vs a single-item read: latency ratio',
+  description: 'Attribution stats over a year (20,000 contacts, 10,000 orders) vs a single-item read: latency ratio',
   async run(options: ScenarioOptions): Promise<Result> {
     const { log } = options;
     const contacts = options.count ?? DEFAULT_CONTACTS;
