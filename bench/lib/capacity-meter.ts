@@ -54,7 +54,13 @@ const wordsOf = (pk: string): string =>
 
 /** What an item is, from its partition key: `STORE#st_…#RUN#run_…` → `RUN` (ids and values left out). */
 const kindOf = (input: Record<string, unknown>): string => {
-  const key = (input.Key ?? input.Item) as { pk?: unknown } | undefined;
+  // A batch write: the kind of its first request (the service batches items of one kind).
+  const batch = Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>)[0]?.[0] as
+    | { PutRequest?: { Item?: unknown }; DeleteRequest?: { Key?: unknown } }
+    | undefined;
+  const key = (input.Key ?? input.Item ?? batch?.PutRequest?.Item ?? batch?.DeleteRequest?.Key) as
+    | { pk?: unknown }
+    | undefined;
   const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
   const pk = String(key?.pk ?? values?.[':pk'] ?? (input.IndexName ? `index ${input.IndexName}` : ''));
   return wordsOf(pk);

@@ -3,8 +3,9 @@
  * events a day (default 10,000: 300,000 events), on the local runtime (in memory).
  *
  * 1. a store with 20,000 contacts (70 % subscribed; batch writes) and the abandoned-cart preset (its sender registered);
- * 2. the event history seeded directly (batch writes of the items the ingest worker writes: a store's minute item
- *    holding one compressed pack per event, as a trickle of single-event worker batches writes it): per day, in time
+ * 2. the event history seeded directly (batch writes of minute items, each holding one compressed pack per event, as
+ *    a trickle of single-event worker batches wrote them before issue 16; still read beside the item per pack the
+ *    worker writes since, see docs/backtest.md "The event history"): per day, in time
  *    order, carts created and updated, page views, checkouts, and paid orders (half of them paying an earlier cart);
  * 3. measured: the backtest of the 30 days over HTTP (the route stops at its 24 s budget under API Gateway's 29 s and
  *    answers 422, saying how far it got), then the same use case in-process with the budget lifted: the whole period;
@@ -161,8 +162,8 @@ export const backtest: Scenario = {
       let packs = 0;
       const seedStart = performance.now();
       for (let day = from; day < to; day += DAY_MS) {
-        // As the ingest worker writes it: the events of a minute, packed per worker batch (here one batch per event,
-        // a store's trickle) into the minute's item.
+        // As the ingest worker wrote it before issue 16: the events of a minute, packed per worker batch (here one
+        // batch per event, a store's trickle) into the minute's item.
         const minutes = new Map<number, HistoryEvent[]>();
         for (const event of dayOfEvents(day, perDay, next)) {
           const minute = Math.floor(event.at / 60_000) * 60_000;
@@ -179,7 +180,7 @@ export const backtest: Scenario = {
         }
         const items = await Promise.all(
           [...minutes.entries()].map(async ([minute, events]) => ({
-            ...keys.eventHistory(store.storeId, historyDay(minute), minute),
+            ...keys.eventHistoryMinute(store.storeId, historyDay(minute), minute),
             ...itemMeta('eventHistory'),
             packs: new Set(
               await Promise.all(events.map(async (event) => ((await packEvents([event]))[0] as Pack).bytes)),

@@ -47,6 +47,8 @@ const fifoConsumers = new Set(
     .map((fn) => fn.name),
 );
 const consumers = new Set(queueFunctions().map((fn) => fn.name));
+/** The write operations among the capacity meter's kinds (`PutItem EVENT`, …). */
+const WRITES = /^(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems) /;
 
 /** Waits until every queue is empty and no handler has run for `QUIET_MS`. */
 const settle = async (runtime: LocalRuntime, sqs: SQSClient) => {
@@ -256,6 +258,17 @@ export const cost: Scenario = {
         `Per million events of one class alone: ${Object.entries(bill.perMillionByClass)
           .map(([k, usd]) => `${k.replace('_', ' ')} ${dollars(usd)}`)
           .join(', ')} (email: per million emails, beyond the event that caused it).`,
+        `DynamoDB write units per event, by operation and item kind (the upper-case words of its partition key): ${Object.entries(
+          phases,
+        )
+          .map(
+            ([k, p]) =>
+              `${k.replace('_', ' ')} ${round(p.usage.dynamoWriteUnits, 2)} (${Object.entries(p.unitsPerEvent)
+                .filter(([kind, units]) => WRITES.test(kind) && units > 0)
+                .map(([kind, units]) => `${kind} ${units}`)
+                .join(', ')})`,
+          )
+          .join('; ')}.`,
         `Arithmetic: for each class, usage per event × unit price, weighted by the mix, plus 0.1 × the usage per email; Lambda GB-s = handler ms ÷ 1000 × memory GB; logs = bytes logged at INFO + ${350} B of platform lines per invocation. Unit prices (us-east-1, on demand): ${Object.values(
           PRICES,
         )

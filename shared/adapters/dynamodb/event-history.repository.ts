@@ -1,54 +1,36 @@
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { EventHistory } from '#shared/domain/ingest/event-history.ts';
 import { historyDay } from '#shared/domain/ingest/event-history.ts';
 import { HISTORY_PACK_PREFIX, itemMeta, keys } from './keys.ts';
 import { tableName } from './table.ts';
 
-/** DynamoDB's refusal of an update that would take the item past 400 KB. */
-const tooLarge = (error: unknown) =>
-  error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message);
+/** A pack's name in its key: the same events pack to the same bytes, so a batch delivered again is the same item. */
+const packHash = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url').slice(0, 16);
 
 /**
- * The event history (docs/backtest.md): per store and UTC day, one item per minute holding a set of packs (binary,
- * compressed; `ADD` to a binary set, so the same pack twice is kept once), removed by TTL (`expiresAt`). A pack the
- * minute's item cannot take (400 KB) is put as an item of its own.
+ * The event history (docs/backtest.md): per store and UTC day, one item per pack (binary, compressed; the `packs` set
+ * of one), removed by TTL (`expiresAt`). A put of a new item costs the pack's size alone (issue 16: adding each pack to
+ * a minute's item cost the whole item's size). The day's items written before, a minute's set of packs each, are
+ * read the same way (their sort keys begin with `PACK#` too).
  */
 export const dynamoEventHistory = (clock: { now(): number } = { now: () => Date.now() }): EventHistory => ({
-  async append(storeId, minute, pack, expiresAt) {
-    const day = historyDay(minute);
-    try {
-      await dynamo().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.eventHistory(storeId, day, minute),
-          UpdateExpression: 'ADD #packs :pack SET expiresAt = :expiresAt, entity = :entity, #schema = :schema',
-          ExpressionAttributeNames: { '#packs': 'packs', '#schema': 'schema' },
-          ExpressionAttributeValues: {
-            ':pack': new Set([pack.bytes]),
-            ':expiresAt': expiresAt,
-            ':entity': itemMeta('eventHistory').entity,
-            ':schema': itemMeta('eventHistory').schema,
-          },
-        }),
-      );
-    } catch (error) {
-      if (!tooLarge(error)) throw error;
-      await dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.eventHistory(storeId, day, minute, { at: pack.firstAt, sourceId: pack.firstSourceId }),
-            ...itemMeta('eventHistory'),
-            packs: new Set([pack.bytes]),
-            expiresAt,
-          },
-        }),
-      );
-    }
+  async put(storeId, pack, expiresAt) {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.historyPack(storeId, historyDay(pack.firstAt), pack.firstAt, packHash(pack.bytes)),
+          ...itemMeta('eventHistory'),
+          packs: new Set([pack.bytes]),
+          expiresAt,
+        },
+      }),
+    );
   },
   async page(storeId, day, after) {
-    const { pk } = keys.eventHistory(storeId, day, 0);
+    const { pk } = keys.eventHistory(storeId, day);
     const page = await dynamo().send(
       new QueryCommand({
         TableName: tableName(),

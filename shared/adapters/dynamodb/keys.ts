@@ -8,7 +8,7 @@
  * | store    | STORE#<storeId>                      | STORE     | STORES / <createdAt>#<storeId>          |                                      |
  * | apiKey   | APIKEY#<sha256>                      | APIKEY    |                                         |                                      |
  * | event    | STORE#<storeId>#EVENT#<sourceId>     | EVENT     |                                         |                                      |
- * | eventHistory | STORE#<storeId>#HISTORY#<yyyy-mm-dd> | PACK#<minute ms, 15 digits>[#<acceptedAt>#<sourceId>] |  |                  |
+ * | eventHistory | STORE#<storeId>#HISTORY#<yyyy-mm-dd> | PACK#<first acceptedAt, 15 digits>#<pack hash> |  |                        |
  * | rate     | RATE#<key>#<epochSecond>             | RATE      |                                         |                                      |
  * | customer | STORE#<storeId>#CUSTOMER#<originId>  | CUSTOMER  | STORE#<storeId>#CUSTOMERS / <createdAt>#<id> | STORE#<storeId>#EMAIL#<email> / <originId> |
  * | contactLookup (phone) | STORE#<storeId>#PHONE#<phone> | <originId> |                                 |                                      |
@@ -138,7 +138,10 @@ export type Entity =
 /** The partition-key prefix of every rate counter: functions that only count get UpdateItem on these keys alone. */
 export const RATE_KEY_PREFIX = 'RATE#';
 
-/** The sort-key prefix of a history pack (the one-item-per-event history before it had none, and is not read). */
+/**
+ * The sort-key prefix of a history pack, whatever its layout (`historyPack`, `eventHistoryMinute`); the
+ * one-item-per-event history before them had none, and is not read.
+ */
 export const HISTORY_PACK_PREFIX = 'PACK#';
 
 export const keys = {
@@ -149,11 +152,19 @@ export const keys = {
   }),
   apiKey: (keyHash: string) => ({ pk: `APIKEY#${keyHash}`, sk: 'APIKEY' }),
   event: (storeId: string, sourceId: string) => ({ pk: `STORE#${storeId}#EVENT#${sourceId}`, sk: 'EVENT' }),
+  /** Applied events for backtests (docs/backtest.md): a store's UTC day of packs. */
+  eventHistory: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#HISTORY#${day}` }),
+  /** One pack of the day, an item of its own: by its first event's acceptance, then a hash of its bytes. */
+  historyPack: (storeId: string, day: string, firstAt: number, packHash: string) => ({
+    pk: `STORE#${storeId}#HISTORY#${day}`,
+    sk: `${HISTORY_PACK_PREFIX}${pad(firstAt, 15)}#${packHash}`,
+  }),
   /**
-   * Applied events for backtests (docs/backtest.md): per store and UTC day, an item per minute holding that minute's
-   * packs; a pack the minute's item could not take is an item of its own, after it (`overflow`: its first event).
+   * The layout before issue 16, still read (nothing writes it since but the backtest bench's seeding, and tests): a
+   * minute's item holding that minute's packs; a pack the minute's item could not take was an item of its own after
+   * it (`overflow`: its first event).
    */
-  eventHistory: (storeId: string, day: string, minute: number, overflow?: { at: number; sourceId: string }) => ({
+  eventHistoryMinute: (storeId: string, day: string, minute: number, overflow?: { at: number; sourceId: string }) => ({
     pk: `STORE#${storeId}#HISTORY#${day}`,
     sk: `${HISTORY_PACK_PREFIX}${pad(minute, 15)}${overflow ? `#${pad(overflow.at, 15)}#${overflow.sourceId}` : ''}`,
   }),

@@ -3,12 +3,14 @@
  * `EVENT_HISTORY_DAYS`) so that a flow backtest can replay a period of the store's events. The de-duplication record
  * (`EventLog`) keeps no payload and never expires, so the history is kept apart, with a TTL, written by the ingest
  * worker once the events have applied (a failed event is not history): the events a worker batch applied, per store and
- * UTC minute, packed and compressed (`history-pack.ts`) and added to that store's minute item, so that a month reads as
- * at most 43,200 items (fewer than one a minute for a store with quiet minutes) in 31 day partitions.
+ * UTC day, packed and compressed (`history-pack.ts`) and written as an item of their own in that store's day partition.
+ * A new item per pack, never a growing one: DynamoDB charges a write by the whole item's size, so adding a pack to an
+ * item holding a minute of packs cost the minute's size each time (issue 16). Items written before (a minute's set of
+ * packs) are read as they are.
  *
- * Exactly once, as the replay sees it: a minute item holds a set of packs, and the same events pack to the same bytes,
- * so a batch delivered again adds nothing; an event applied again in another batch (its first handling failed after
- * it applied) lands in another pack of the same minute, and the read keeps each `sourceId` once.
+ * Exactly once, as the replay sees it: the same events pack to the same bytes, and a pack's item is keyed by its bytes,
+ * so a batch delivered again writes the same item again; an event applied again in another batch (its first handling
+ * failed after it applied) lands in another pack of the same day, and the read keeps each `sourceId` once.
  */
 
 import { type Pack, packEvents, unpackEvents } from './history-pack.ts';
@@ -36,26 +38,23 @@ export interface HistoryPage {
 
 export interface EventHistory {
   /**
-   * Adds a pack of the store's events of the UTC minute starting at `minute` (epoch ms) to that minute's item, kept
-   * until `expiresAt` (epoch seconds). Idempotent (the same pack adds nothing). A minute item that would pass DynamoDB's
-   * 400 KB takes no more: the pack is then kept as an item of its own, keyed by its first event.
+   * Keeps a pack of the store's events of one UTC day (the day of `pack.firstAt`) until `expiresAt` (epoch seconds), as
+   * an item of its own. Idempotent: the same pack is the same item.
    */
-  append(storeId: string, minute: number, pack: Pack, expiresAt: number): Promise<void>;
+  put(storeId: string, pack: Pack, expiresAt: number): Promise<void>;
   /** One page of the store's packs of `day`; `after` is the previous page's `next`. Packs past retention are not answered. */
   page(storeId: string, day: string, after?: unknown): Promise<HistoryPage>;
 }
 
 export interface RecordHistoryDeps {
-  readonly history: Pick<EventHistory, 'append'>;
+  readonly history: Pick<EventHistory, 'put'>;
   /** Days the payload is kept. */
   readonly keepDays: number;
 }
 
-const MINUTE_MS = 60_000;
-
 /**
  * The applied events of one worker batch, kept in memory until the batch ends (`flush`): then one write per store and
- * minute the batch touched (more when a pack would pass `MAX_PACK_BYTES`).
+ * UTC day the batch touched (more when a pack would pass `MAX_PACK_BYTES`).
  */
 export class HistoryBuffer {
   #events: HistoryEvent[] = [];
@@ -75,7 +74,7 @@ export class HistoryBuffer {
     this.#events = [];
     const groups = new Map<string, HistoryEvent[]>();
     for (const event of events) {
-      const key = `${event.storeId}\n${Math.floor(event.acceptedAt / MINUTE_MS) * MINUTE_MS}`;
+      const key = `${event.storeId}\n${historyDay(event.acceptedAt)}`;
       const group = groups.get(key);
       if (group) group.push(event);
       else groups.set(key, [event]);
@@ -83,11 +82,11 @@ export class HistoryBuffer {
     let writes = 0;
     await Promise.all(
       [...groups.entries()].map(async ([key, group]) => {
-        const [storeId, minute] = key.split('\n') as [string, string];
+        const [storeId] = key.split('\n') as [string, string];
         group.sort(byAcceptance);
         for (const pack of await packEvents(group)) {
           const expiresAt = Math.ceil(pack.lastAt / 1000) + deps.keepDays * 86_400;
-          await deps.history.append(storeId, Number(minute), pack, expiresAt);
+          await deps.history.put(storeId, pack, expiresAt);
           writes++;
         }
       }),

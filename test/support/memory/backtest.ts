@@ -19,8 +19,8 @@ export const memoryHistory = (pageSize = 2, packSize = 3) => {
     add(event) {
       events.push(event);
     },
-    async append() {
-      throw new Error('memoryHistory: append events instead');
+    async put() {
+      throw new Error('memoryHistory: add events instead');
     },
     async page(storeId, day, after) {
       const all = events.filter((e) => e.storeId === storeId && historyDay(e.acceptedAt) === day);

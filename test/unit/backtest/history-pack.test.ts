@@ -15,24 +15,26 @@ const message = (n: number, at: number, storeId = 'st_a'): IngestMessage => ({
   data: { token: `cart-${n}`, email: `c${n}@example.com`, line_items: [{ product_id: `p-${n % 7}`, quantity: 1 }] },
 });
 
-/** The table in memory: minute items holding a set of packs (by their bytes), as the adapter keeps them. */
+/** The table in memory: an item per pack, keyed by its store, first event and bytes, as the adapter keeps them. */
 const tableHistory = () => {
-  const items = new Map<string, { storeId: string; day: string; minute: number; packs: Map<string, Uint8Array> }>();
+  const items = new Map<string, { storeId: string; day: string; firstAt: number; bytes: Uint8Array }>();
   let writes = 0;
   const history: EventHistory = {
-    async append(storeId, minute, pack) {
+    async put(storeId, pack) {
       writes++;
-      const day = new Date(minute).toISOString().slice(0, 10);
-      const key = `${storeId}#${minute}`;
-      const item = items.get(key) ?? { storeId, day, minute, packs: new Map() };
-      item.packs.set(Buffer.from(pack.bytes).toString('base64'), pack.bytes);
-      items.set(key, item);
+      const day = new Date(pack.firstAt).toISOString().slice(0, 10);
+      items.set(`${storeId}#${pack.firstAt}#${Buffer.from(pack.bytes).toString('base64')}`, {
+        storeId,
+        day,
+        firstAt: pack.firstAt,
+        bytes: pack.bytes,
+      });
     },
     async page(storeId, day) {
       const packs = [...items.values()]
         .filter((i) => i.storeId === storeId && i.day === day)
-        .sort((a, b) => a.minute - b.minute)
-        .flatMap((i) => [...i.packs.values()]);
+        .sort((a, b) => a.firstAt - b.firstAt)
+        .map((i) => i.bytes);
       return { packs };
     },
   };
@@ -74,16 +76,16 @@ describe('event history packs', () => {
     expect(back.map((e) => e.sourceId)).toEqual(events.map((e) => e.sourceId));
   });
 
-  it('writes one item per store and minute for a worker batch, and reads it back in acceptance order', async () => {
+  it('writes one item per store and day for a worker batch, and reads it back in acceptance order', async () => {
     const table = tableHistory();
     const buffer = new HistoryBuffer();
-    // A batch of 10: two stores, out of order, across two minutes.
+    // A batch of 10: two stores, out of order, across two minutes (one pack per store: the minute does not split it).
     for (const n of [3, 1, 2, 0, 4]) buffer.add(message(n, DAY + n * 1000));
     for (const n of [5, 6]) buffer.add(message(n, DAY + 60_000 + n, 'st_b'));
     for (const n of [7, 8, 9]) buffer.add(message(n, DAY + 61_000 + n));
-    expect(await buffer.flush({ history: table.history, keepDays: 90 })).toBe(3);
+    expect(await buffer.flush({ history: table.history, keepDays: 90 })).toBe(2);
     expect(buffer.size).toBe(0);
-    expect(table.items.size).toBe(3);
+    expect(table.items.size).toBe(2);
     const events = await read(table.history, 'st_a', DAY, DAY + 86_400_000);
     expect(events.map((e) => e.sourceId)).toEqual([
       'src-0',
@@ -108,10 +110,11 @@ describe('event history packs', () => {
     const batch = [0, 1, 2, 3].map((n) => message(n, DAY + n * 100));
     for (const m of batch) buffer.add(m);
     await buffer.flush({ history: table.history, keepDays: 90 });
-    // The same batch again (a redelivery): the same pack, kept once by the minute's set.
+    // The same batch again (a redelivery): the same pack, so the same item written again.
     for (const m of batch) buffer.add(m);
     await buffer.flush({ history: table.history, keepDays: 90 });
-    expect([...table.items.values()][0]?.packs.size).toBe(1);
+    expect(table.items.size).toBe(1);
+    expect(table.writes()).toBe(2);
     // Two of its events again in a later batch with a new one (their first handling failed after they applied).
     for (const m of [batch[2], batch[3], message(4, DAY + 400)]) buffer.add(m as IngestMessage);
     await buffer.flush({ history: table.history, keepDays: 90 });
@@ -125,7 +128,8 @@ describe('event history packs', () => {
     for (let d = 0; d < 6; d++) {
       for (let i = 0; i < 3; i++) buffer.add(message(d * 10 + i, DAY + d * 86_400_000 + i * 3_600_000));
     }
-    await buffer.flush({ history: table.history, keepDays: 90 });
+    // A pack per day: a pack's day (its partition) is its events' day.
+    expect(await buffer.flush({ history: table.history, keepDays: 90 })).toBe(6);
     const from = DAY + 86_400_000 + 3_600_000; // day 1, 01:00 (its second event)
     const to = DAY + 4 * 86_400_000 + 3_600_000; // day 4, 01:00, exclusive
     const events = await read(table.history, 'st_a', from, to);
@@ -148,7 +152,7 @@ describe('event history packs', () => {
     buffer.add(message(0, DAY + 1_500));
     buffer.add(message(1, DAY + 2_500));
     await buffer.flush({
-      history: { append: async (_s, _m, _p, expiresAt) => void kept.push(expiresAt) },
+      history: { put: async (_s, _p, expiresAt) => void kept.push(expiresAt) },
       keepDays: 90,
     });
     expect(kept).toEqual([Math.ceil((DAY + 2_500) / 1000) + 90 * 86_400]);
