@@ -24,8 +24,12 @@ const server = dynalite({
   updateTableMs: 0,
   ...(data.path ? { path: data.path } : {}),
 });
+/** The operation a request names (`X-Amz-Target: DynamoDB_20120810.GetItem` → `GetItem`). */
+const operationOf = (headers: Record<string, string | string[] | undefined>) =>
+  String(headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+
 server.prependListener('request', (request: { headers: Record<string, string | string[] | undefined> }) => {
-  const operation = String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+  const operation = operationOf(request.headers);
   const index = DYNAMODB_OPERATIONS.indexOf(operation as (typeof DYNAMODB_OPERATIONS)[number]);
   Atomics.add(counters, index === -1 ? DYNAMODB_OPERATIONS.length : index, 1);
 });
@@ -51,8 +55,7 @@ const nextBatch = () => {
 };
 
 const serveMessage = (message: ThreadRequest) => {
-  const operation = String(message.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-  if (!BATCH_OPERATIONS.has(operation)) return serveNow(message);
+  if (!BATCH_OPERATIONS.has(operationOf(message.headers))) return serveNow(message);
   if (batchInFlight) return void batchQueue.push(message);
   batchInFlight = true;
   serveNow(message, nextBatch);

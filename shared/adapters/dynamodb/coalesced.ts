@@ -13,6 +13,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { batchGet, batchPut } from './batch.ts';
+import { withoutMeta } from './keys.ts';
 import { getItem, tableName } from './table.ts';
 
 type Key = { pk: string; sk: string };
@@ -28,6 +29,12 @@ export interface ItemWriter {
 }
 
 export const directReads: ItemReader = { get: (key) => getItem(key) };
+
+/** A record read through `reads`, without the item's keys and metadata (`getRecord`'s answer, from any reader). */
+export const readRecord = async <T>(reads: ItemReader, key: Key): Promise<T | undefined> => {
+  const item = await reads.get(key);
+  return item ? withoutMeta<T>(item) : undefined;
+};
 export const directPuts: ItemWriter = {
   async put(items) {
     if (items.length !== 1) return batchPut(items);

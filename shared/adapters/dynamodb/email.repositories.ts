@@ -10,8 +10,8 @@ import {
 } from '#shared/domain/email/model.ts';
 import type { ContactEmails, SentMessages, Suppressions } from '#shared/domain/email/ports.ts';
 import { batchGet } from './batch.ts';
-import { directPuts, directReads, type ItemReader, type ItemWriter } from './coalesced.ts';
-import { itemMeta, keys, withoutMeta } from './keys.ts';
+import { directPuts, directReads, type ItemReader, type ItemWriter, readRecord } from './coalesced.ts';
+import { itemMeta, keys } from './keys.ts';
 import { queryPage } from './query.ts';
 import { ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
 
@@ -142,9 +142,8 @@ export const dynamoSentMessages = (puts: ItemWriter = directPuts, reads: ItemRea
   },
 
   async get(messageId) {
-    const stored = await reads.get(keys.sentMessage(messageId));
-    if (!stored) return undefined;
-    const item = withoutMeta<SentMessage & { openedAt?: number }>(stored);
+    const item = await readRecord<SentMessage & { openedAt?: number }>(reads, keys.sentMessage(messageId));
+    if (!item) return undefined;
     const { openedAt, ...message } = item;
     return message;
   },

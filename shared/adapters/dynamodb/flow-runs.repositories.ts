@@ -18,7 +18,7 @@ import type {
 import { EXPLAIN_RETENTION_SECONDS, type FlowEvaluation, type FlowRun } from '#shared/domain/flows/run.ts';
 import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
 import { batchGet } from './batch.ts';
-import { directPuts, directReads, type ItemReader, type ItemWriter } from './coalesced.ts';
+import { directPuts, directReads, type ItemReader, type ItemWriter, readRecord } from './coalesced.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryItems, queryPage } from './query.ts';
 import { putRevisioned } from './revisioned.ts';
@@ -28,10 +28,7 @@ const expiresAfter = (atMs: number, seconds: number) => Math.floor(atMs / 1000) 
 
 /** `reads`: where single items are read (the flow worker gathers its batch's reads, `coalesced.ts`). */
 export const dynamoTriggerLog = (reads: ItemReader = directReads): TriggerLog => ({
-  async get(storeId, triggerId) {
-    const item = await reads.get(keys.trigger(storeId, triggerId));
-    return item ? withoutMeta<FlowTrigger>(item) : undefined;
-  },
+  get: (storeId, triggerId) => readRecord<FlowTrigger>(reads, keys.trigger(storeId, triggerId)),
 });
 
 const runItem = (run: FlowRun) => ({
@@ -43,10 +40,7 @@ const runItem = (run: FlowRun) => ({
 });
 
 export const dynamoFlowRuns = (reads: ItemReader = directReads): FlowRunRepository => ({
-  async get(storeId, runId) {
-    const item = await reads.get(keys.flowRun(storeId, runId));
-    return item ? withoutMeta<FlowRun>(item) : undefined;
-  },
+  get: (storeId, runId) => readRecord<FlowRun>(reads, keys.flowRun(storeId, runId)),
   create: (run) => putIfAbsent(runItem(run)),
   save: (run, expectedRevision) => putRevisioned(runItem(run), expectedRevision, `flow run ${run.id}`),
   async getMany(storeId, runIds) {

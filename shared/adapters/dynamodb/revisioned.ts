@@ -1,8 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { type Repository, RevisionConflict } from '#shared/domain/repository.ts';
-import type { ItemReader } from './coalesced.ts';
-import { type Entity, itemMeta, withoutMeta } from './keys.ts';
+import { type ItemReader, readRecord } from './coalesced.ts';
+import { type Entity, itemMeta } from './keys.ts';
 import { getRecord, isConditionFailure, tableName } from './table.ts';
 
 /**
@@ -65,11 +65,8 @@ export const revisionedRepository = <T extends { storeId: string; revision: numb
   /** Where `get` reads (default `getItem`; the flow worker gathers its batch's reads, `coalesced.ts`). */
   reads?: ItemReader;
 }): Repository<T> => ({
-  async get(storeId: string, id: string) {
-    if (!options.reads) return getRecord<T>(options.key(storeId, id));
-    const item = await options.reads.get(options.key(storeId, id));
-    return item ? withoutMeta<T>(item) : undefined;
-  },
+  get: (storeId: string, id: string) =>
+    options.reads ? readRecord<T>(options.reads, options.key(storeId, id)) : getRecord<T>(options.key(storeId, id)),
   async save(record: T, expectedRevision: number) {
     const item = {
       ...options.key(record.storeId, options.idOf(record)),

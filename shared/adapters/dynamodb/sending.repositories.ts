@@ -16,7 +16,7 @@ import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.t
 import type { ChunkClaim, SendBatchList, SendBatchRepository, SenderRepository } from '#shared/domain/email/ports.ts';
 import { parentDomains, type Sender } from '#shared/domain/email/sender.ts';
 import { batchDelete, batchPut } from './batch.ts';
-import { directReads, type ItemReader } from './coalesced.ts';
+import { directReads, type ItemReader, readRecord } from './coalesced.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryAll, queryItems, queryPage } from './query.ts';
 import { getItem, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
@@ -106,10 +106,7 @@ export const dynamoSenders = (reads: ItemReader = directReads): SenderRepository
     return typeof other?.domain === 'string' ? other.domain : undefined;
   },
 
-  async get(storeId, domain) {
-    const item = await reads.get(keys.sender(storeId, domain));
-    return item ? withoutMeta<Sender>(item) : undefined;
-  },
+  get: (storeId, domain) => readRecord<Sender>(reads, keys.sender(storeId, domain)),
 
   list: (storeId) => queryAll<Sender>(keys.senders(storeId).pk),
 

@@ -4,8 +4,8 @@ import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { Delivery } from '#shared/domain/webhooks/delivery.ts';
 import type { DeliveryRepository, WebhookRepository } from '#shared/domain/webhooks/ports.ts';
 import type { Webhook } from '#shared/domain/webhooks/webhook.ts';
-import { directReads, type ItemReader } from './coalesced.ts';
-import { itemMeta, keys, withoutMeta } from './keys.ts';
+import { directReads, type ItemReader, readRecord } from './coalesced.ts';
+import { itemMeta, keys } from './keys.ts';
 import { queryAll, queryPage } from './query.ts';
 import { revisionedRepository } from './revisioned.ts';
 import { tableName } from './table.ts';
@@ -13,10 +13,7 @@ import { tableName } from './table.ts';
 /** `reads`: where `getByTopic` reads (the email-events worker gathers its batch's reads, `coalesced.ts`). */
 export const dynamoWebhookRepository = (reads: ItemReader = directReads): WebhookRepository => ({
   listForStore: (storeId) => queryAll<Webhook>(keys.webhooks(storeId).pk),
-  async getByTopic(storeId, topic) {
-    const item = await reads.get(keys.webhook(storeId, topic));
-    return item ? withoutMeta<Webhook>(item) : undefined;
-  },
+  getByTopic: (storeId, topic) => readRecord<Webhook>(reads, keys.webhook(storeId, topic)),
   async put(webhook) {
     await dynamo().send(
       new PutCommand({
