@@ -23,6 +23,7 @@ import { deliverySimulator, emailEventSimulator, sqsEventPublisher } from './emu
 import { type LocalIdentityStatus, type SentListener, startSesProxy } from './emulators/ses-proxy.ts';
 import { type Gateway, type GatewayRoute, type HttpLambda, type LocalRouteHandler, startGateway } from './gateway.ts';
 import { lambdaContext } from './lambda-context.ts';
+import { leanClients } from './lean-clients.ts';
 import { localRouter } from './local-routes.ts';
 import { type Poller, type QueueLambda, startPoller } from './poller.ts';
 import {
@@ -35,7 +36,6 @@ import {
   REGION,
   TABLE_NAME,
 } from './resources.ts';
-import { unsignedClients } from './unsigned-clients.ts';
 
 // aws-ses-v2-local is CommonJS with `exports.default`: under Node's ESM that default sits one level down, while loaders
 // that apply CJS default interop (vitest) hand over the function itself.
@@ -164,8 +164,8 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
 
-  // The emulators check no signature: the process's clients skip signing (local/unsigned-clients.ts).
-  unsignedClients();
+  // The emulators check no signature and read no user agent: the process's clients skip both (local/lean-clients.ts).
+  leanClients();
   inProcessDynamoClients();
   try {
     // DynamoDB (dynalite, on a thread of its own): on disk under the state directory, else in memory. Its operation
