@@ -139,7 +139,22 @@ export const dynamoSenders = (reads: ItemReader = directReads): SenderRepository
   },
 });
 
-type BatchItem = SendBatch & { doneChunks?: Set<number> };
+/**
+ * The batch item. A batch whose recipients are packed keeps its chunk plan as `chunkPlan`, not `chunks`: code from
+ * before packs (still running for a moment during a deploy, or after a rollback) finds no `chunks` on it and fails
+ * with a passing error (its queue retries it, 10 to 80 s apart) instead of finding no recipient items and marking the
+ * chunks done unsent. Batches stored before packs have `chunks`.
+ */
+type BatchItem = Omit<SendBatch, 'chunks'> & {
+  chunks?: SendBatch['chunks'];
+  chunkPlan?: SendBatch['chunks'];
+  doneChunks?: Set<number>;
+};
+
+const batchOf = ({ doneChunks: _done, chunkPlan, chunks, ...batch }: BatchItem): SendBatch => ({
+  ...batch,
+  chunks: chunkPlan ?? chunks ?? [],
+});
 
 const STATUS = { '#status': 'status' };
 
@@ -169,6 +184,7 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
   return {
     async create(batch, recipients) {
       const expiresAt = expiryOf(batch.createdAt);
+      const { chunks, ...storedBatch } = batch;
       await batchPut(
         packRecipients(recipients, batch.chunks).map((pack) => packItem(batch.storeId, batch.id, pack, expiresAt)),
       );
@@ -182,7 +198,8 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
               ...keys.sendBatch(batch.storeId, batch.id),
               ...keys.sendBatchByStore(batch.storeId, batch.createdAt, batch.id),
               ...itemMeta('sendBatch'),
-              ...batch,
+              ...storedBatch,
+              chunkPlan: chunks,
               expiresAt,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -195,8 +212,7 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
       const item = await getItem(keys.sendBatch(storeId, batchId));
       if (!item) return undefined;
       if (typeof item.expiresAt === 'number') expiries.set(`${storeId}#${batchId}`, item.expiresAt);
-      const { doneChunks, ...batch } = withoutMeta<BatchItem>(item);
-      return batch;
+      return batchOf(withoutMeta<BatchItem>(item));
     },
 
     async recipientsBetween(storeId, batchId, first, last) {
@@ -346,13 +362,13 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
 /** The store's bulk batches, newest first (the console's sending page). */
 export const dynamoSendBatchList = (): SendBatchList => ({
   async listForStore(storeId, page) {
-    const found = await queryPage<SendBatch & { doneChunks?: unknown }>({
+    const found = await queryPage<BatchItem>({
       index: 'gsi1',
       partition: keys.sendBatchByStore(storeId, 0, '').gsi1pk,
       page,
     });
     return {
-      items: found.items.map(({ doneChunks: _done, ...batch }) => batch),
+      items: found.items.map(batchOf),
       ...(found.nextCursor ? { nextCursor: found.nextCursor } : {}),
     };
   },
