@@ -14,6 +14,7 @@ import {
   dynamoSenders,
 } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { planChunks, type SendBatch, type SendRecipient } from '#shared/domain/email/bulk-model.ts';
+import { dynamodbCallsDuring } from '#test/support/local.ts';
 
 let runtime: LocalRuntime;
 beforeAll(async () => {
@@ -188,18 +189,6 @@ describe('send batches', () => {
   });
 });
 
-/** DynamoDB calls `work` makes, by operation. */
-const callsDuring = async (work: () => Promise<unknown>) => {
-  const before = runtime.dynamodbCalls();
-  await work();
-  const after = runtime.dynamodbCalls();
-  return Object.fromEntries(
-    Object.keys(after)
-      .map((name) => [name, (after[name] ?? 0) - (before[name] ?? 0)] as const)
-      .filter(([, count]) => count > 0),
-  );
-};
-
 /** The items stored under the batch's partition whose sort key starts with `prefix`. */
 const storedItems = async (storeId: string, batchId: string, prefix: string) =>
   (
@@ -248,7 +237,7 @@ describe('send batches, recipients packed one item per chunk', () => {
     const stored = plannedBatch(storeId, 'sb_packed', recipients);
     // 1,713 accepted: 35 chunks; a pack for the two rejected before the first chunk, one per chunk.
     expect(stored.chunks).toHaveLength(35);
-    const calls = await callsDuring(() => repo.create(stored, recipients));
+    const calls = await dynamodbCallsDuring(runtime, () => repo.create(stored, recipients));
     // One item per recipient took 80 BatchWriteItem calls of 25 (and the batch's PutItem).
     expect(calls).toEqual({ BatchWriteItem: 2, PutItem: 1 });
     expect(await storedItems(storeId, 'sb_packed', 'RPACK#')).toHaveLength(36);
@@ -263,7 +252,7 @@ describe('send batches, recipients packed one item per chunk', () => {
     // Each chunk: its recipients (the rejected ones among them too) from one Query.
     for (const [n, chunk] of stored.chunks.entries()) {
       let read: SendRecipient[] = [];
-      const reads = await callsDuring(async () => {
+      const reads = await dynamodbCallsDuring(runtime, async () => {
         read = await repo.recipientsBetween(storeId, 'sb_packed', chunk.first, chunk.last);
       });
       expect(reads, `chunk ${n}`).toEqual({ Query: 1 });
@@ -286,7 +275,7 @@ describe('send batches, recipients packed one item per chunk', () => {
             ? { ...r, status: 'failed', error: 'MESSAGE_REJECTED' }
             : { ...r, status: 'sent', messageId: `m-${r.index}`, sentAt: 1 },
       );
-    const writes = await callsDuring(() => repo.saveRecipients(storeId, 'sb_packed', updated));
+    const writes = await dynamodbCallsDuring(runtime, () => repo.saveRecipients(storeId, 'sb_packed', updated));
     expect(writes).toEqual({ Query: 1, PutItem: 1 });
     const byIndex = new Map(updated.map((r) => [r.index, r]));
     expect(await repo.recipientsBetween(storeId, 'sb_packed', 0, 1999)).toEqual(

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { newStore, type TestStore } from '#test/support/local.ts';
+import { dynamodbCallsDuring, newStore, type TestStore } from '#test/support/local.ts';
 import { bulk, readBatch, recipients, registerDomain, send } from '#test/support/sending.ts';
 
 let runtime: LocalRuntime;
@@ -21,17 +21,6 @@ afterAll(async () => {
   await runtime?.stop();
 });
 
-const callsDuring = async (work: () => Promise<unknown>) => {
-  const before = runtime.dynamodbCalls();
-  await work();
-  const after = runtime.dynamodbCalls();
-  return Object.fromEntries(
-    Object.keys(after)
-      .map((name) => [name, (after[name] ?? 0) - (before[name] ?? 0)] as const)
-      .filter(([, count]) => count > 0),
-  );
-};
-
 describe('storing a 2,000-recipient send', () => {
   it('costs a few batch calls: 40 packed items written, the suppressions read 100 at a time', async () => {
     const list = recipients(2000, 'packed.example', (i) => ({ firstName: `P${i}` }));
@@ -39,7 +28,7 @@ describe('storing a 2,000-recipient send', () => {
     list[5] = { address: { email: 'not an address', name: 'X' } };
     list[1500] = { address: { email: 'r3@packed.example', name: 'Y' } };
     let answer: Awaited<ReturnType<typeof send>> | undefined;
-    const calls = await callsDuring(async () => {
+    const calls = await dynamodbCallsDuring(runtime, async () => {
       answer = await send(runtime, store, bulk(DOMAIN, { recipients: list }));
     });
     expect(answer?.status).toBe(200);
