@@ -1,5 +1,6 @@
 /** Helpers for tests that run against the local runtime: stores, calls to the general event interface, polling. */
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { LocalRuntime } from '#local/runtime.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
@@ -76,5 +77,20 @@ export const queueIsEmpty = async (queueUrl: string): Promise<boolean> => {
     Attributes.ApproximateNumberOfMessages === '0' &&
     Attributes.ApproximateNumberOfMessagesNotVisible === '0' &&
     (Attributes.ApproximateNumberOfMessagesDelayed ?? '0') === '0'
+  );
+};
+
+/** The DynamoDB calls the runtime served while `work` ran, by operation (those with none left out). */
+export const dynamodbCallsDuring = async (
+  runtime: Pick<LocalRuntime, 'dynamodbCalls'>,
+  work: () => Promise<unknown>,
+): Promise<Record<string, number>> => {
+  const before = runtime.dynamodbCalls();
+  await work();
+  const after = runtime.dynamodbCalls();
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([name, n]) => [name, n - (before[name] ?? 0)] as const)
+      .filter(([, n]) => n > 0),
   );
 };

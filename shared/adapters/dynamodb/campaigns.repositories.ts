@@ -21,6 +21,7 @@ import type { SendRecipient } from '#shared/domain/email/bulk-model.ts';
 import { batchGet, batchPut } from './batch.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryPage } from './query.ts';
+import { packsCovering, recipientsIn } from './send-recipient-packs.ts';
 import { getRecord, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
 /**
@@ -262,16 +263,40 @@ export const dynamoCampaignRecipients = (): CampaignRecipients => ({
     }),
 });
 
+/**
+ * Per batch, the packs that cover the asked indexes (one query, `send-recipient-packs.ts`); the recipients of batches
+ * stored before packs, one item each, in one batch read.
+ */
 export const dynamoSendOutcomes = (): SendOutcomes => ({
   async of(storeId, refs) {
-    const items = await batchGet(refs.map((ref) => keys.sendRecipient(storeId, ref.batchId, ref.index)));
-    return new Map(
-      items.map((item) => {
-        const batchId = String(item.pk).slice(`STORE#${storeId}#SEND#`.length);
-        const recipient = withoutMeta<SendRecipient>(item);
-        return [outcomeKey(batchId, recipient.index), recipient] as const;
+    const byBatch = new Map<string, number[]>();
+    for (const ref of refs) byBatch.set(ref.batchId, [...(byBatch.get(ref.batchId) ?? []), ref.index]);
+    const found = new Map<string, SendRecipient>();
+    const unpacked: { batchId: string; index: number }[] = [];
+    await Promise.all(
+      [...byBatch].map(async ([batchId, indexes]) => {
+        const [first, last] = [Math.min(...indexes), Math.max(...indexes)];
+        const packs = await packsCovering(storeId, batchId, first, last);
+        if (packs.length === 0) {
+          unpacked.push(...indexes.map((index) => ({ batchId, index })));
+          return;
+        }
+        const wanted = new Set(indexes);
+        for (const recipient of recipientsIn(packs, first, last)) {
+          if (wanted.has(recipient.index)) found.set(outcomeKey(batchId, recipient.index), recipient);
+        }
       }),
     );
+    const items =
+      unpacked.length > 0
+        ? await batchGet(unpacked.map((ref) => keys.sendRecipient(storeId, ref.batchId, ref.index)))
+        : [];
+    for (const item of items) {
+      const batchId = String(item.pk).slice(`STORE#${storeId}#SEND#`.length);
+      const recipient = withoutMeta<SendRecipient>(item);
+      found.set(outcomeKey(batchId, recipient.index), recipient);
+    }
+    return found;
   },
 });
 

@@ -43,7 +43,8 @@
  * | contactEmail | STORE#<storeId>#EMAILS#<email>   | <sentAt>#<sesMessageId> |                           |                                      |
  * | sender   | STORE#<storeId>#SENDERS              | DOMAIN#<domain> |                                   |                                      |
  * | sendBatch | STORE#<storeId>#SEND#<batchId>      | BATCH     | STORE#<storeId>#SENDS / <createdAt>#<batchId> |                                |
- * | sendRecipient | STORE#<storeId>#SEND#<batchId>  | RCPT#<index> |                                      |                                      |
+ * | sendRecipientPack | STORE#<storeId>#SEND#<batchId> | RPACK#<index of its first recipient> |               |                                      |
+ * | sendRecipient (before packs, read only) | STORE#<storeId>#SEND#<batchId> | RCPT#<index> |               |                                      |
  * | sendChunk | STORE#<storeId>#SEND#<batchId>      | CHUNK#<n> |                                         |                                      |
  * | senderDomain | SENDER-DOMAIN#<domain>           | OWNER     |                                         |                                      |
  * | senderSubdomain | SENDER-UNDER#<parent domain>  | <storeId>#<domain> |                                |                                      |
@@ -107,6 +108,7 @@ export type Entity =
   | 'sender'
   | 'sendBatch'
   | 'sendRecipient'
+  | 'sendRecipientPack'
   | 'sendChunk'
   | 'senderDomain'
   | 'senderSubdomain'
@@ -323,6 +325,19 @@ export const keys = {
   }),
   /** A batch's recipients in request order (`index` is the position in `recipients`). */
   sendRecipients: (storeId: string, batchId: string) => ({ pk: `STORE#${storeId}#SEND#${batchId}` }),
+  /**
+   * A batch's recipients packed, one item per planned chunk (split when large), keyed by the index of its first
+   * recipient (`send-recipient-packs.ts`).
+   */
+  sendRecipientPacks: (storeId: string, batchId: string) => ({
+    pk: `STORE#${storeId}#SEND#${batchId}`,
+    skPrefix: 'RPACK#',
+  }),
+  sendRecipientPack: (storeId: string, batchId: string, first: number) => ({
+    pk: `STORE#${storeId}#SEND#${batchId}`,
+    sk: `RPACK#${pad(first, 5)}`,
+  }),
+  /** One recipient per item: how batches were stored before packs (still read for batches stored then). */
   sendRecipient: (storeId: string, batchId: string, index: number) => ({
     pk: `STORE#${storeId}#SEND#${batchId}`,
     sk: `RCPT#${pad(index, 5)}`,

@@ -4,7 +4,9 @@
  *
  * - A domain belongs to one store through its owner item (`keys.senderDomain`), claimed with a conditional put before
  *   the store's own record is written.
- * - A batch is its recipients (one item each) and the batch item, written last. A chunk's progress is its lease item
+ * - A batch is its recipients, packed one item per planned chunk (`send-recipient-packs.ts`; batches stored before
+ *   that have one item per recipient, still read and written back as such), and the batch item, written last. A
+ *   chunk's progress is its lease item
  *   (`keys.sendChunk`); its completion is recorded on the batch item itself: the chunk's number joins the set
  *   `doneChunks` in the same conditional update that adds its counts, so the counts are added once whatever the retries.
  */
@@ -19,6 +21,7 @@ import { batchDelete, batchPut } from './batch.ts';
 import { directReads, type ItemReader, readRecord } from './coalesced.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryAll, queryItems, queryPage } from './query.ts';
+import { allPacks, packItem, packRecipients, packsCovering, putPacks, recipientsIn } from './send-recipient-packs.ts';
 import { getItem, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
 /** Batches and their recipients are kept for a year (the email events of a send refer to them). */
@@ -136,11 +139,26 @@ export const dynamoSenders = (reads: ItemReader = directReads): SenderRepository
   },
 });
 
-type BatchItem = SendBatch & { doneChunks?: Set<number> };
+/**
+ * The batch item. A batch whose recipients are packed keeps its chunk plan as `chunkPlan`, not `chunks`: code from
+ * before packs (still running for a moment during a deploy, or after a rollback) finds no `chunks` on it and fails
+ * with a passing error (its queue retries it, 10 to 80 s apart) instead of finding no recipient items and marking the
+ * chunks done unsent. Batches stored before packs have `chunks`.
+ */
+type BatchItem = Omit<SendBatch, 'chunks'> & {
+  chunks?: SendBatch['chunks'];
+  chunkPlan?: SendBatch['chunks'];
+  doneChunks?: Set<number>;
+};
+
+const batchOf = ({ doneChunks: _done, chunkPlan, chunks, ...batch }: BatchItem): SendBatch => ({
+  ...batch,
+  chunks: chunkPlan ?? chunks ?? [],
+});
 
 const STATUS = { '#status': 'status' };
 
-/** Every recipient item of a query on one batch's partition. */
+/** Every recipient item of a query on one batch's partition (batches stored one item per recipient). */
 const queryBatch = (input: { pk: string; condition: string; values: Record<string, unknown>; filter?: string }) =>
   queryItems<SendRecipient>({
     KeyConditionExpression: `pk = :pk AND ${input.condition}`,
@@ -149,6 +167,7 @@ const queryBatch = (input: { pk: string; condition: string; values: Record<strin
     ConsistentRead: true,
   });
 
+/** A recipient's own item (batches stored before packs: their recipients are written back as they were read). */
 const recipientItem = (storeId: string, batchId: string, recipient: SendRecipient, expiresAt: number) => ({
   ...keys.sendRecipient(storeId, batchId, recipient.index),
   ...itemMeta('sendRecipient'),
@@ -165,7 +184,10 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
   return {
     async create(batch, recipients) {
       const expiresAt = expiryOf(batch.createdAt);
-      await batchPut(recipients.map((r) => recipientItem(batch.storeId, batch.id, r, expiresAt)));
+      const { chunks, ...storedBatch } = batch;
+      await batchPut(
+        packRecipients(recipients, batch.chunks).map((pack) => packItem(batch.storeId, batch.id, pack, expiresAt)),
+      );
       // Conditional: a second create of the same id (two attempts of a campaign's page at once) keeps the first
       // batch, whose chunks may already be done; overwriting it would reset them and send them again.
       await dynamo()
@@ -176,7 +198,8 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
               ...keys.sendBatch(batch.storeId, batch.id),
               ...keys.sendBatchByStore(batch.storeId, batch.createdAt, batch.id),
               ...itemMeta('sendBatch'),
-              ...batch,
+              ...storedBatch,
+              chunkPlan: chunks,
               expiresAt,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -189,31 +212,59 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
       const item = await getItem(keys.sendBatch(storeId, batchId));
       if (!item) return undefined;
       if (typeof item.expiresAt === 'number') expiries.set(`${storeId}#${batchId}`, item.expiresAt);
-      const { doneChunks, ...batch } = withoutMeta<BatchItem>(item);
-      return batch;
+      return batchOf(withoutMeta<BatchItem>(item));
     },
 
-    recipientsBetween: (storeId, batchId, first, last) =>
-      queryBatch({
+    async recipientsBetween(storeId, batchId, first, last) {
+      const packs = await packsCovering(storeId, batchId, first, last);
+      if (packs.length > 0) return recipientsIn(packs, first, last);
+      return queryBatch({
         pk: keys.sendRecipients(storeId, batchId).pk,
         condition: 'sk BETWEEN :first AND :last',
         values: {
           ':first': keys.sendRecipient(storeId, batchId, first).sk,
           ':last': keys.sendRecipient(storeId, batchId, last).sk,
         },
-      }),
+      });
+    },
 
-    problems: (storeId, batchId) =>
-      queryBatch({
+    async problems(storeId, batchId) {
+      const packs = await allPacks(storeId, batchId);
+      if (packs.length > 0) {
+        return packs.flatMap((pack) => pack.recipients.filter((r) => r.status === 'rejected' || r.status === 'failed'));
+      }
+      return queryBatch({
         pk: keys.sendRecipients(storeId, batchId).pk,
         condition: 'begins_with(sk, :rcpt)',
         values: { ':rcpt': 'RCPT#', ':rejected': 'rejected', ':failed': 'failed' },
         filter: '#status IN (:rejected, :failed)',
-      }),
+      });
+    },
 
     async saveRecipients(storeId, batchId, recipients) {
-      const expiresAt = expiries.get(`${storeId}#${batchId}`) ?? expiryOf(clock.now());
-      await batchPut(recipients.map((r) => recipientItem(storeId, batchId, r, expiresAt)));
+      if (recipients.length === 0) return;
+      const indexes = recipients.map((r) => r.index);
+      const packs = await packsCovering(storeId, batchId, Math.min(...indexes), Math.max(...indexes));
+      if (packs.length === 0) {
+        const expiresAt = expiries.get(`${storeId}#${batchId}`) ?? expiryOf(clock.now());
+        await batchPut(recipients.map((r) => recipientItem(storeId, batchId, r, expiresAt)));
+        return;
+      }
+      // Read, changed and put whole: the caller holds the lease of the chunk these packs belong to (no other writer).
+      const updates = new Map(recipients.map((r) => [r.index, r]));
+      const changed = packs.flatMap((pack) => {
+        if (!pack.recipients.some((r) => updates.has(r.index))) return [];
+        const merged = pack.recipients.map((r) => {
+          const update = updates.get(r.index);
+          updates.delete(r.index);
+          return update ?? r;
+        });
+        return [packItem(storeId, batchId, merged, pack.expiresAt ?? expiryOf(clock.now()))];
+      });
+      if (updates.size > 0) {
+        throw new Error(`send batch ${batchId} has no recipient ${[...updates.keys()].join(', ')} to write back`);
+      }
+      await putPacks(changed);
     },
 
     async claimChunk(storeId, batchId, chunk, leaseMs): Promise<ChunkClaim> {
@@ -311,13 +362,13 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
 /** The store's bulk batches, newest first (the console's sending page). */
 export const dynamoSendBatchList = (): SendBatchList => ({
   async listForStore(storeId, page) {
-    const found = await queryPage<SendBatch & { doneChunks?: unknown }>({
+    const found = await queryPage<BatchItem>({
       index: 'gsi1',
       partition: keys.sendBatchByStore(storeId, 0, '').gsi1pk,
       page,
     });
     return {
-      items: found.items.map(({ doneChunks: _done, ...batch }) => batch),
+      items: found.items.map(batchOf),
       ...(found.nextCursor ? { nextCursor: found.nextCursor } : {}),
     };
   },

@@ -86,7 +86,10 @@ export interface SendBatchRepository {
   recipientsBetween(storeId: string, batchId: string, first: number, last: number): Promise<SendRecipient[]>;
   /** The recipients rejected at the request and those SES did not take, in index order. */
   problems(storeId: string, batchId: string): Promise<SendRecipient[]>;
-  /** Writes recipients (their new status) back. */
+  /**
+   * Writes recipients (their new status) back: recipients of one chunk, by the holder of its lease (an adapter may
+   * rewrite the chunk's recipients whole, so two writers of one chunk at once could undo each other's states).
+   */
   saveRecipients(storeId: string, batchId: string, recipients: readonly SendRecipient[]): Promise<void>;
   /**
    * Takes the chunk's lease for `leaseMs` unless the chunk is done, or another attempt holds a lease that has not

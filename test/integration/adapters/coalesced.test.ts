@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import { getItem } from '#shared/adapters/dynamodb/table.ts';
+import { dynamodbCallsDuring } from '#test/support/local.ts';
 
 let runtime: LocalRuntime;
 beforeAll(async () => {
@@ -20,23 +21,11 @@ afterAll(async () => {
 
 const pkOf = () => `TEST#${randomUUID()}`;
 
-/** The DynamoDB calls `work` made, by operation. */
-const callsOf = async (work: () => Promise<unknown>) => {
-  const before = runtime.dynamodbCalls();
-  await work();
-  const after = runtime.dynamodbCalls();
-  return Object.fromEntries(
-    Object.entries(after)
-      .map(([name, n]) => [name, n - (before[name] ?? 0)] as const)
-      .filter(([, n]) => n > 0),
-  );
-};
-
 describe('coalesced puts and gets', () => {
   it('puts what is asked for in one turn in one call, each caller resolved once its items are written', async () => {
     const pk = pkOf();
     const puts = coalescedPuts();
-    const calls = await callsOf(() =>
+    const calls = await dynamodbCallsDuring(runtime, () =>
       Promise.all([
         puts.put([{ pk, sk: 'a', n: 1 }]),
         puts.put([
@@ -52,7 +41,7 @@ describe('coalesced puts and gets', () => {
     expect((await getItem({ pk, sk: 'b' }))?.n).toBe(2);
     expect((await getItem({ pk, sk: 'c' }))?.n).toBe(3);
     // Alone in its turn: a plain put.
-    expect(await callsOf(() => puts.put([{ pk, sk: 'd', n: 5 }]))).toEqual({ PutItem: 1 });
+    expect(await dynamodbCallsDuring(runtime, () => puts.put([{ pk, sk: 'd', n: 5 }]))).toEqual({ PutItem: 1 });
     expect((await getItem({ pk, sk: 'd' }))?.n).toBe(5);
   });
 
@@ -76,7 +65,7 @@ describe('coalesced puts and gets', () => {
     ]);
     const gets = coalescedGets();
     let answers: (Record<string, unknown> | undefined)[] = [];
-    const calls = await callsOf(async () => {
+    const calls = await dynamodbCallsDuring(runtime, async () => {
       answers = await Promise.all([
         gets.get({ pk, sk: 'a' }),
         gets.get({ pk, sk: 'b' }),
@@ -92,7 +81,7 @@ describe('coalesced puts and gets', () => {
     await coalescedPuts().put([{ pk, sk: 'a', n: 7 }]);
     let alone: Record<string, unknown> | undefined;
     expect(
-      await callsOf(async () => {
+      await dynamodbCallsDuring(runtime, async () => {
         alone = await gets.get({ pk, sk: 'a' });
       }),
     ).toEqual({ GetItem: 1 });

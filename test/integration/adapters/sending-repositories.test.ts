@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_NAME } from '#local/resources.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { batchPut } from '#shared/adapters/dynamodb/batch.ts';
+import { dynamoSendOutcomes } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
+import { itemMeta, keys } from '#shared/adapters/dynamodb/keys.ts';
 import { dynamoDailySends, dynamoSendPacer } from '#shared/adapters/dynamodb/send-pacer.ts';
-import { dynamoSendBatches, dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
-import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.ts';
+import {
+  dynamoSendBatches,
+  dynamoSendBatchList,
+  dynamoSenders,
+} from '#shared/adapters/dynamodb/sending.repositories.ts';
+import { planChunks, type SendBatch, type SendRecipient } from '#shared/domain/email/bulk-model.ts';
+import { dynamodbCallsDuring } from '#test/support/local.ts';
 
 let runtime: LocalRuntime;
 beforeAll(async () => {
@@ -179,6 +186,219 @@ describe('send batches', () => {
     await repo.create(batch(storeId, 'sb_twice'), recipients);
     expect(await repo.get(storeId, 'sb_twice')).toMatchObject({ sent: 1, chunksDone: 1 });
     expect(await repo.claimChunk(storeId, 'sb_twice', 0, 90_000)).toEqual({ claimed: false, done: true });
+  });
+});
+
+/** The items stored under the batch's partition whose sort key starts with `prefix`. */
+const storedItems = async (storeId: string, batchId: string, prefix: string) =>
+  (
+    await dynamo().send(
+      new QueryCommand({
+        TableName: TABLE_NAME,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.sendRecipients(storeId, batchId).pk, ':prefix': prefix },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? [];
+
+/** A batch of `recipients` (their chunks planned as the service plans them). */
+const plannedBatch = (storeId: string, id: string, recipients: readonly SendRecipient[]): SendBatch => {
+  const rejected = recipients.filter((r) => r.status === 'rejected').length;
+  return {
+    ...batch(storeId, id),
+    totalAccepted: recipients.length - rejected,
+    totalRejected: rejected,
+    chunks: planChunks(recipients),
+  };
+};
+
+/** 2,000 recipients, every 7th rejected (the first two too), each with its own data. */
+const twoThousand = (): SendRecipient[] =>
+  Array.from(
+    { length: 2000 },
+    (_, index): SendRecipient =>
+      index < 2 || index % 7 === 0
+        ? { index, email: `bad-${index}`, status: 'rejected', reason: 'invalid_address' }
+        : {
+            index,
+            email: `r${index}@example.com`,
+            name: `Person ${index}`,
+            substitutionData: { code: `C${index}`, nested: { n: index } },
+            status: 'queued',
+          },
+  );
+
+describe('send batches, recipients packed one item per chunk', () => {
+  it('stores 2,000 recipients in a few batch writes and reads a chunk in one query', async () => {
+    const repo = dynamoSendBatches(manualClock(Date.now()));
+    const storeId = `st_${randomUUID()}`;
+    const recipients = twoThousand();
+    const stored = plannedBatch(storeId, 'sb_packed', recipients);
+    // 1,713 accepted: 35 chunks; a pack for the two rejected before the first chunk, one per chunk.
+    expect(stored.chunks).toHaveLength(35);
+    const calls = await dynamodbCallsDuring(runtime, () => repo.create(stored, recipients));
+    // One item per recipient took 80 BatchWriteItem calls of 25 (and the batch's PutItem).
+    expect(calls).toEqual({ BatchWriteItem: 2, PutItem: 1 });
+    expect(await storedItems(storeId, 'sb_packed', 'RPACK#')).toHaveLength(36);
+    expect(await storedItems(storeId, 'sb_packed', 'RCPT#')).toHaveLength(0);
+    // The plan under another name: code from before packs (a deploy's last moments) fails on it and is retried,
+    // instead of finding no recipient items and marking the chunks done unsent.
+    const [item] = await storedItems(storeId, 'sb_packed', 'BATCH');
+    expect(item?.chunks).toBeUndefined();
+    expect(item?.chunkPlan).toEqual(stored.chunks);
+    expect((await repo.get(storeId, 'sb_packed'))?.chunks).toEqual(stored.chunks);
+
+    // Each chunk: its recipients (the rejected ones among them too) from one Query.
+    for (const [n, chunk] of stored.chunks.entries()) {
+      let read: SendRecipient[] = [];
+      const reads = await dynamodbCallsDuring(runtime, async () => {
+        read = await repo.recipientsBetween(storeId, 'sb_packed', chunk.first, chunk.last);
+      });
+      expect(reads, `chunk ${n}`).toEqual({ Query: 1 });
+      expect(read).toEqual(recipients.slice(chunk.first, chunk.last + 1));
+    }
+    // Any range, across packs and from inside one.
+    expect(await repo.recipientsBetween(storeId, 'sb_packed', 0, 1)).toEqual(recipients.slice(0, 2));
+    expect(await repo.recipientsBetween(storeId, 'sb_packed', 30, 140)).toEqual(recipients.slice(30, 141));
+    expect(await repo.recipientsBetween(storeId, 'sb_packed', 1999, 2500)).toEqual(recipients.slice(1999));
+    expect(await repo.problems(storeId, 'sb_packed')).toEqual(recipients.filter((r) => r.status === 'rejected'));
+
+    // A chunk's write-back: its pack read and put whole, the rest of the batch untouched.
+    const chunk = stored.chunks[3] as { first: number; last: number };
+    const inChunk = await repo.recipientsBetween(storeId, 'sb_packed', chunk.first, chunk.last);
+    const updated = inChunk
+      .filter((r) => r.status === 'queued')
+      .map(
+        (r, i): SendRecipient =>
+          i === 0
+            ? { ...r, status: 'failed', error: 'MESSAGE_REJECTED' }
+            : { ...r, status: 'sent', messageId: `m-${r.index}`, sentAt: 1 },
+      );
+    const writes = await dynamodbCallsDuring(runtime, () => repo.saveRecipients(storeId, 'sb_packed', updated));
+    expect(writes).toEqual({ Query: 1, PutItem: 1 });
+    const byIndex = new Map(updated.map((r) => [r.index, r]));
+    expect(await repo.recipientsBetween(storeId, 'sb_packed', 0, 1999)).toEqual(
+      recipients.map((r) => byIndex.get(r.index) ?? r),
+    );
+    expect((await repo.problems(storeId, 'sb_packed')).filter((r) => r.status === 'failed')).toEqual([updated[0]]);
+  });
+
+  it('splits a chunk whose substitution data would not fit one item, and writes it back whole', async () => {
+    const repo = dynamoSendBatches(manualClock(Date.now()));
+    const storeId = `st_${randomUUID()}`;
+    // The request's limit: 16 KB of substitution data per recipient; 50 of them are 800 KB, over the 400 KB per item.
+    const recipients = Array.from(
+      { length: 60 },
+      (_, index): SendRecipient => ({
+        index,
+        email: `big${index}@example.com`,
+        name: 'N'.repeat(256),
+        substitutionData: { blob: 'é'.repeat(8 * 1024 - 20) },
+        status: 'queued',
+      }),
+    );
+    const stored = plannedBatch(storeId, 'sb_big', recipients);
+    expect(stored.chunks).toEqual([
+      { first: 0, last: 49 },
+      { first: 50, last: 59 },
+    ]);
+    await repo.create(stored, recipients);
+    const packs = await storedItems(storeId, 'sb_big', 'RPACK#');
+    expect(packs.length).toBeGreaterThanOrEqual(5);
+    for (const pack of packs) expect(Buffer.byteLength(String(pack.recipients))).toBeLessThan(300 * 1024);
+    // No pack holds recipients of two chunks.
+    expect(packs.some((pack) => Number(pack.first) < 50 && Number(pack.last) >= 50)).toBe(false);
+    expect(await repo.recipientsBetween(storeId, 'sb_big', 0, 49)).toEqual(recipients.slice(0, 50));
+    const sent = recipients
+      .slice(0, 50)
+      .map((r): SendRecipient => ({ ...r, status: 'sent', messageId: `m${r.index}` }));
+    await repo.saveRecipients(storeId, 'sb_big', sent);
+    expect(await repo.recipientsBetween(storeId, 'sb_big', 0, 59)).toEqual([...sent, ...recipients.slice(50)]);
+  });
+
+  it('reads and writes back a batch stored before packs, one item per recipient, beside a packed one', async () => {
+    const clock = manualClock(Date.now());
+    const repo = dynamoSendBatches(clock);
+    const storeId = `st_${randomUUID()}`;
+    const recipients = twoThousand().slice(0, 120);
+    const old = plannedBatch(storeId, 'sb_old', recipients);
+    const expiresAt = Math.floor(old.createdAt / 1000) + 365 * 24 * 3600;
+    // As the service stored batches before packs: the recipients' own items, then the batch item.
+    await batchPut(
+      recipients.map((r) => ({
+        ...keys.sendRecipient(storeId, 'sb_old', r.index),
+        ...itemMeta('sendRecipient'),
+        ...r,
+        expiresAt,
+      })),
+    );
+    await dynamo().send(
+      new PutCommand({
+        TableName: TABLE_NAME,
+        Item: {
+          ...keys.sendBatch(storeId, 'sb_old'),
+          ...keys.sendBatchByStore(storeId, old.createdAt, 'sb_old'),
+          ...itemMeta('sendBatch'),
+          ...old,
+          expiresAt,
+        },
+      }),
+    );
+    await repo.create(plannedBatch(storeId, 'sb_new', recipients), recipients);
+
+    expect(await repo.get(storeId, 'sb_old')).toMatchObject({ chunks: old.chunks });
+    const listed = await dynamoSendBatchList().listForStore(storeId, { limit: 10 });
+    expect(listed.items.map((b) => [b.id, b.chunks])).toEqual(
+      expect.arrayContaining([
+        ['sb_old', old.chunks],
+        ['sb_new', old.chunks],
+      ]),
+    );
+    for (const chunk of old.chunks) {
+      expect(await repo.recipientsBetween(storeId, 'sb_old', chunk.first, chunk.last)).toEqual(
+        recipients.slice(chunk.first, chunk.last + 1),
+      );
+    }
+    const rejected = recipients.filter((r) => r.status === 'rejected');
+    expect(await repo.problems(storeId, 'sb_old')).toEqual(rejected);
+
+    const chunk = old.chunks[1] as { first: number; last: number };
+    const queued = (await repo.recipientsBetween(storeId, 'sb_old', chunk.first, chunk.last)).filter(
+      (r) => r.status === 'queued',
+    );
+    const [failed, ...rest] = queued;
+    const updated: SendRecipient[] = [
+      { ...(failed as SendRecipient), status: 'failed', error: 'MESSAGE_REJECTED' },
+      ...rest.map((r): SendRecipient => ({ ...r, status: 'sent', messageId: `m-${r.index}`, sentAt: 5 })),
+    ];
+    await repo.saveRecipients(storeId, 'sb_old', updated);
+    // Still one item per recipient (no pack written beside them), with the batch's expiry.
+    expect(await storedItems(storeId, 'sb_old', 'RPACK#')).toHaveLength(0);
+    const items = await storedItems(storeId, 'sb_old', 'RCPT#');
+    expect(items).toHaveLength(120);
+    expect(items.every((item) => item.expiresAt === expiresAt)).toBe(true);
+    const byIndex = new Map(updated.map((r) => [r.index, r]));
+    expect(await repo.recipientsBetween(storeId, 'sb_old', 0, 119)).toEqual(
+      recipients.map((r) => byIndex.get(r.index) ?? r),
+    );
+    expect(await repo.problems(storeId, 'sb_old')).toEqual(
+      [...rejected, updated[0] as SendRecipient].sort((a, b) => a.index - b.index),
+    );
+
+    // A campaign's recipient outcomes, from both layouts at once.
+    await repo.saveRecipients(storeId, 'sb_new', updated);
+    const refs = [chunk.first, chunk.first + 1, chunk.last, 3].flatMap((index) => [
+      { batchId: 'sb_old', index },
+      { batchId: 'sb_new', index },
+    ]);
+    const outcomes = await dynamoSendOutcomes().of(storeId, refs);
+    expect(outcomes.size).toBe(8);
+    for (const ref of refs) {
+      const expected = byIndex.get(ref.index) ?? recipients[ref.index];
+      expect(outcomes.get(`${ref.batchId}#${ref.index}`), `${ref.batchId}#${ref.index}`).toEqual(expected);
+    }
+    expect(await dynamoSendOutcomes().of(storeId, [{ batchId: 'sb_missing', index: 0 }])).toEqual(new Map());
   });
 });
 
