@@ -1,6 +1,6 @@
 /** Wiring of the flow engine and the explain views to their AWS adapters (built once per warm function). */
 
-import { dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
+import { coalescedRunBudget, dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
 import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import { dynamoCartRepository, dynamoCheckoutRepository } from '#shared/adapters/dynamodb/commerce.repositories.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
@@ -87,8 +87,9 @@ const together = /* @__PURE__ */ lazy(() => ({ reads: coalescedGets(), puts: coa
 const flowSenderDeps = /* @__PURE__ */ lazy(() => ({ ...senderDeps(), senders: dynamoSenders(together().reads) }));
 
 export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
-  // One store's run starts are bounded (an operator setting); a trigger over it waits for its reserved time.
-  admission: budgetAdmission(dynamoRunBudget(), systemClock, config().storeFlowRunsPerSecond),
+  // One store's run starts are bounded (an operator setting); a trigger over it waits for its reserved time. A batch's
+  // triggers of one store reserve together: one conditional write per store and turn of the event loop.
+  admission: budgetAdmission(coalescedRunBudget(dynamoRunBudget()), systemClock, config().storeFlowRunsPerSecond),
   flowQueue: sqsFlowQueue(),
   flows: batchFlows().repository,
   triggers: dynamoTriggerLog(together().reads),
@@ -118,8 +119,9 @@ export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: 
   senders: {
     requireVerified: (storeId, fromEmail) => requireVerifiedSender(flowSenderDeps(), storeId, fromEmail),
   },
-  // One pacer for bulk and flow mail: the account's SES rate, transactional first, a fair share per store.
-  pacer: dynamoSendPacer(systemClock, { horizonSeconds: PACING_HORIZON_SECONDS }),
+  // One pacer for bulk and flow mail: the account's SES rate, transactional first, a fair share per store. A batch's
+  // emails of one store and class reserve their slots together (two conditional writes per turn, not per email).
+  pacer: dynamoSendPacer(systemClock, { horizonSeconds: PACING_HORIZON_SECONDS, gatherPerTurn: true }),
   sendRatePerSecond: config().sesSendRatePerSecond,
   dailySends: dynamoDailySends(),
   dailySendCap: storeDailySendCap(),

@@ -14,6 +14,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { RateBudget } from '#shared/domain/email/recipient-budget.ts';
 import type { RunBudget } from '#shared/domain/flows/admission.ts';
+import { gatheredPerTurn } from './coalesced.ts';
 import { itemMeta, keys } from './keys.ts';
 import { isConditionFailure, tableName } from './table.ts';
 
@@ -84,6 +85,31 @@ export const dynamoRunBudget = (): RunBudget => {
       throw new Error(`The flow-run budget of ${storeId} kept changing under ${TRIES} tries; the queue retries`);
     },
   };
+};
+
+/**
+ * The run-start budget with the reservations of one store asked for during one turn of the event loop made as one
+ * write (issue 16: a flow-worker batch's triggers of one store each reserved with their own conditional write). Each
+ * caller is answered the end of its own reservation as if the turn's reservations had been made one after the other
+ * in the order asked, from the latest `now` among them (never earlier than it would have started alone).
+ */
+export const coalescedRunBudget = (budget: RunBudget): RunBudget => {
+  type Ask = { readonly costMs: number; readonly now: number };
+  const gathered = gatheredPerTurn<Ask, number>(async (storeId, asks) => {
+    if (asks.length === 1) {
+      const [ask] = asks as [Ask];
+      return [await budget.reserve(storeId, ask.costMs, ask.now)];
+    }
+    const total = asks.reduce((sum, ask) => sum + ask.costMs, 0);
+    const end = await budget.reserve(storeId, total, Math.max(...asks.map((ask) => ask.now)));
+    // The i-th reservation ends where the ones after it begin.
+    let after = total;
+    return asks.map((ask) => {
+      after -= ask.costMs;
+      return end - after;
+    });
+  });
+  return { reserve: (storeId, costMs, now) => gathered(storeId, { costMs, now }) };
 };
 
 export const dynamoBulkBudget = (): RateBudget => ({

@@ -125,3 +125,47 @@ export const coalescedPuts = (schedule: (flush: () => void) => void = nextTurn):
     },
   };
 };
+
+/**
+ * Requests of one group asked for during one turn of the event loop, handed together to `run` at the next turn (in the
+ * order asked), which answers each of them (`answers[i]` for `requests[i]`). For conditional counters whose callers
+ * can share one write: the run-start budget and the send pacer reserve a turn's requests of one store as one
+ * (`coalescedRunBudget`, `coalescedPacer`), each caller told what its own reservation in that order would have been.
+ */
+export const gatheredPerTurn = <Request, Answer>(
+  run: (group: string, requests: readonly Request[]) => Promise<readonly Answer[]>,
+  schedule: (flush: () => void) => void = nextTurn,
+) => {
+  type Entry = { request: Request; waiter: Waiter<Answer> };
+  let pending: Map<string, Entry[]> | undefined;
+  const flushGroup = async (group: string, entries: Entry[]) => {
+    try {
+      const answers = await run(
+        group,
+        entries.map((entry) => entry.request),
+      );
+      entries.forEach((entry, i) => {
+        entry.waiter.resolve(answers[i] as Answer);
+      });
+    } catch (error) {
+      for (const entry of entries) entry.waiter.reject(error);
+    }
+  };
+  return (group: string, request: Request): Promise<Answer> => {
+    if (!pending) {
+      const groups = new Map<string, Entry[]>();
+      pending = groups;
+      schedule(() => {
+        pending = undefined;
+        for (const [name, entries] of groups) void flushGroup(name, entries);
+      });
+    }
+    const groups = pending;
+    return new Promise((resolve, reject) => {
+      const entries = groups.get(group);
+      const entry = { request, waiter: { resolve, reject } };
+      if (entries) entries.push(entry);
+      else groups.set(group, [entry]);
+    });
+  };
+};

@@ -13,7 +13,7 @@ import { batchGet } from './batch.ts';
 import { directPuts, directReads, type ItemReader, type ItemWriter, readRecord } from './coalesced.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryPage } from './query.ts';
-import { ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
+import { getItem, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
 
 /**
  * Sent messages are kept this long: SES events (opens and clicks especially) keep coming for weeks after a send, and
@@ -113,9 +113,35 @@ export const dynamoContactEmails = (): ContactEmails => ({
       .catch(ignoreConditionFailure);
   },
 
+  async noteDelivered(message, at) {
+    const Key = keys.contactEmail(message.storeId, message.rcptTo, message.sentAt, message.messageId);
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          // The first delivery's time, and that its count is added by this handling (`deliveredCounted`).
+          UpdateExpression: 'SET deliveredAt = :at, deliveredCounted = :yes',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deliveredAt)',
+          ExpressionAttributeValues: { ':at': at, ':yes': true },
+        }),
+      );
+      return 'first';
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    // Refused (a redelivery, or no record): read which. A delivery noted without the mark was counted by its once-key.
+    const item = await getItem(Key);
+    return item?.deliveredCounted === true ? 'counted' : 'unknown';
+  },
+
   async latest(storeId, email, limit) {
-    const page = await queryPage<ContactEmail>({ partition: keys.contactEmails(storeId, email).pk, page: { limit } });
-    return page.items;
+    const page = await queryPage<ContactEmail & { deliveredCounted?: boolean }>({
+      partition: keys.contactEmails(storeId, email).pk,
+      page: { limit },
+    });
+    // `deliveredCounted` only says who counted the delivery (`noteDelivered`): not part of the record.
+    return page.items.map(({ deliveredCounted, ...record }) => record);
   },
 });
 

@@ -16,8 +16,10 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { Clock } from '#shared/domain/clock.ts';
+import type { SlotOwner } from '#shared/domain/email/pacing.ts';
 import { slotLimits } from '#shared/domain/email/pacing.ts';
 import type { DailySends, SendPacer } from '#shared/domain/email/ports.ts';
+import { gatheredPerTurn } from './coalesced.ts';
 import { keys } from './keys.ts';
 import { addToRateCounter } from './rate-limiter.ts';
 import { getItem, isConditionFailure, tableName } from './table.ts';
@@ -27,7 +29,19 @@ const ACCOUNT = 'ses-send';
 export interface PacerOptions {
   /** Slots are reserved at most this many seconds ahead; beyond, the work is put off instead (a worker waits). */
   readonly horizonSeconds: number;
+  /**
+   * Reservations of one store and class asked for during one turn of the event loop are made as one (the flow
+   * worker: a batch's emails reserve side by side, one slot each): two conditional `ADD`s per store and turn instead
+   * of two per email. Each caller is answered the second its own slots fall in, as if it had reserved alone in the
+   * order asked; when the whole does not fit within the horizon, each reserves alone, as without gathering.
+   */
+  readonly gatherPerTurn?: boolean;
 }
+
+/** Slots a reservation took: how many in each second (ascending), or how long to put the work off. */
+type Reserved =
+  | { readonly spread: readonly (readonly [second: number, slots: number])[] }
+  | { readonly retryInSeconds: number };
 
 export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer => {
   /** Adds `count` slots to a counter's second (negative to give back); false when the second has not that much room. */
@@ -68,40 +82,81 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
     return got;
   };
 
-  return {
-    async reserve(count, perSecond, owner) {
-      const limits = slotLimits(perSecond, owner.sendClass);
-      const storeKey = `${ACCOUNT}#${owner.storeId}`;
-      const first = Math.floor(clock.now() / 1000);
-      const taken: [key: string, second: number, slots: number, limit: number][] = [];
-      let remaining = count;
-      let second = first;
-      while (remaining > 0) {
-        if (second > first + options.horizonSeconds) {
-          // Not within reach: give the slots back (best effort; unused slots only slow others down) and put it off.
-          await Promise.allSettled(
-            taken.map(([key, s, n, limit]) => {
-              reopen(key, limit, s);
-              return add(key, s, -n, 0);
-            }),
-          );
-          // Spread over a second horizon, so put-off chunks do not all come back in the same second.
-          return { retryInSeconds: options.horizonSeconds + Math.ceil(Math.random() * options.horizonSeconds) };
-        }
-        // The store's share first (a busy store waits on its own counter), then the account.
-        const fromStore = await take(storeKey, second, Math.min(remaining, limits.store), limits.store);
-        if (fromStore > 0) {
-          const fromAccount = await take(ACCOUNT, second, fromStore, limits.account);
-          if (fromAccount < fromStore) await add(storeKey, second, fromAccount - fromStore, 0);
-          if (fromAccount > 0) {
-            taken.push([storeKey, second, fromAccount, limits.store], [ACCOUNT, second, fromAccount, limits.account]);
-            remaining -= fromAccount;
-          }
-        }
-        if (remaining > 0) second += 1;
+  const reserveSlots = async (count: number, perSecond: number, owner: SlotOwner): Promise<Reserved> => {
+    const limits = slotLimits(perSecond, owner.sendClass);
+    const storeKey = `${ACCOUNT}#${owner.storeId}`;
+    const first = Math.floor(clock.now() / 1000);
+    const taken: [key: string, second: number, slots: number, limit: number][] = [];
+    const spread: [second: number, slots: number][] = [];
+    let remaining = count;
+    let second = first;
+    while (remaining > 0) {
+      if (second > first + options.horizonSeconds) {
+        // Not within reach: give the slots back (best effort; unused slots only slow others down) and put it off.
+        await Promise.allSettled(
+          taken.map(([key, s, n, limit]) => {
+            reopen(key, limit, s);
+            return add(key, s, -n, 0);
+          }),
+        );
+        // Spread over a second horizon, so put-off chunks do not all come back in the same second.
+        return { retryInSeconds: options.horizonSeconds + Math.ceil(Math.random() * options.horizonSeconds) };
       }
-      return { at: second * 1000 };
-    },
+      // The store's share first (a busy store waits on its own counter), then the account.
+      const fromStore = await take(storeKey, second, Math.min(remaining, limits.store), limits.store);
+      if (fromStore > 0) {
+        const fromAccount = await take(ACCOUNT, second, fromStore, limits.account);
+        if (fromAccount < fromStore) await add(storeKey, second, fromAccount - fromStore, 0);
+        if (fromAccount > 0) {
+          taken.push([storeKey, second, fromAccount, limits.store], [ACCOUNT, second, fromAccount, limits.account]);
+          spread.push([second, fromAccount]);
+          remaining -= fromAccount;
+        }
+      }
+      if (remaining > 0) second += 1;
+    }
+    return { spread };
+  };
+
+  const reserve: SendPacer['reserve'] = async (count, perSecond, owner) => {
+    const reserved = await reserveSlots(count, perSecond, owner);
+    if ('retryInSeconds' in reserved) return reserved;
+    return { at: (reserved.spread.at(-1)?.[0] ?? Math.floor(clock.now() / 1000)) * 1000 };
+  };
+  if (!options.gatherPerTurn) return { reserve };
+
+  type Ask = { readonly count: number; readonly perSecond: number; readonly owner: SlotOwner };
+  const gathered = gatheredPerTurn<Ask, Awaited<ReturnType<SendPacer['reserve']>>>(async (_group, asks) => {
+    if (asks.length === 1) {
+      const [ask] = asks as [Ask];
+      return [await reserve(ask.count, ask.perSecond, ask.owner)];
+    }
+    const [first] = asks as [Ask, ...Ask[]];
+    const total = asks.reduce((sum, ask) => sum + ask.count, 0);
+    const reserved = await reserveSlots(total, first.perSecond, first.owner);
+    // Not within the horizon as a whole: each on its own in the order asked, as if not gathered (some may fit).
+    if ('retryInSeconds' in reserved) {
+      const alone = [];
+      for (const ask of asks) alone.push(await reserve(ask.count, ask.perSecond, ask.owner));
+      return alone;
+    }
+    // The slots handed out in the order asked: each caller sends once its own last slot's second starts.
+    const seconds = reserved.spread.values();
+    let [second, left] = seconds.next().value ?? [0, 0];
+    return asks.map((ask) => {
+      let want = ask.count;
+      for (;;) {
+        const used = Math.min(want, left);
+        want -= used;
+        left -= used;
+        if (want === 0) return { at: second * 1000 };
+        [second, left] = seconds.next().value ?? [second, Number.POSITIVE_INFINITY];
+      }
+    });
+  });
+  return {
+    reserve: (count, perSecond, owner) =>
+      gathered(`${owner.storeId}|${owner.sendClass}|${perSecond}`, { count, perSecond, owner }),
   };
 };
 

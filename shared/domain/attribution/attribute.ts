@@ -73,9 +73,20 @@ export const emailEventCounted = async (
   counter: Exclude<FunnelCounter, 'entered' | 'emailed'>,
   eventId: string,
 ): Promise<void> => {
-  if (await store.claimOnce(storeId, `${counter}#${eventId}`)) {
-    await count(store, storeId, touch, dayOf(touch.at), { [counter]: 1 });
-  }
+  if (await store.claimOnce(storeId, `${counter}#${eventId}`)) await emailEventClaimed(store, storeId, touch, counter);
+};
+
+/**
+ * What SES reported about an email, counted by a handling that made sure another way that it is the only one to
+ * count it (a delivery noted once on the email's record, `ContactEmails.noteDelivered`).
+ */
+export const emailEventClaimed = async (
+  store: AttributionStore,
+  storeId: string,
+  touch: Touch,
+  counter: Exclude<FunnelCounter, 'entered' | 'emailed'>,
+): Promise<void> => {
+  await count(store, storeId, touch, dayOf(touch.at), { [counter]: 1 });
 };
 
 /** A click on a Storeflow email: the contact's last click (influenced orders), and counted. */

@@ -20,7 +20,7 @@
  * record of the email (`ContactEmails`: the console's contact timeline).
  */
 import { createHash } from 'node:crypto';
-import { emailClicked, emailEventCounted } from '#shared/domain/attribution/attribute.ts';
+import { emailClicked, emailEventClaimed, emailEventCounted } from '#shared/domain/attribution/attribute.ts';
 import type { Touch } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import type { Clock } from '#shared/domain/clock.ts';
@@ -42,7 +42,7 @@ export interface EmailEventDeps extends UnsubscribeDeps {
   /** Deliveries, permanent bounces and complaints per store and day, for the sending guard (`reputation.ts`). */
   readonly reputation: Pick<StoreReputation, 'count'>;
   /** The recipient's record of the email, for the console's contact timeline. */
-  readonly contactEmails: Pick<ContactEmails, 'note'>;
+  readonly contactEmails: Pick<ContactEmails, 'note' | 'noteDelivered'>;
   readonly clock: Clock;
 }
 
@@ -169,10 +169,22 @@ export const handleSesEvent = async (
     );
   };
   switch (event.type) {
-    case 'delivery':
-      await note('delivered');
+    case 'delivery': {
+      // Noted on the email's record in the same write that makes this handling the one to count it (issue 16); an
+      // email without a record, or whose delivery was noted before that write existed, counts by its once-key.
+      const noted =
+        origin.sentAt === undefined
+          ? 'unknown'
+          : await deps.contactEmails.noteDelivered(
+              { storeId, rcptTo, sentAt: origin.sentAt, messageId },
+              event.at || deps.clock.now(),
+            );
       await deps.reputation.count(storeId, day, 'delivered');
-      await counted('delivered', eventIdOf('delivery'));
+      if (noted === 'first') {
+        await emailEventClaimed(deps.attribution, storeId, touchOf(origin, event.at || deps.clock.now()), 'delivered');
+      } else if (noted === 'unknown') {
+        await counted('delivered', eventIdOf('delivery'));
+      }
       await emit(
         'delivery',
         {
@@ -186,6 +198,7 @@ export const handleSesEvent = async (
         eventIdOf('delivery'),
       );
       return { ...done, emitted: 'delivery' };
+    }
 
     case 'bounce': {
       const recipient = event.recipients.find((r) => r.email.toLowerCase() === rcptTo) ?? event.recipients[0];

@@ -174,6 +174,9 @@ export interface SentMessages {
 }
 
 /** The emails sent to an address, each with what SES reported of it (the console's contact timeline). */
+/** What noting a delivery found (`ContactEmails.noteDelivered`). */
+export type DeliveryNote = 'first' | 'counted' | 'unknown';
+
 export interface ContactEmails {
   /**
    * Notes an SES event on the message's email record (`at`: the event's time, epoch ms; `detail`: a bounce's or
@@ -185,6 +188,16 @@ export interface ContactEmails {
     at: number,
     detail?: string,
   ): Promise<void>;
+  /**
+   * Notes the message's first delivery and, in the same write, that its `delivered` count is this handling's to add
+   * (issue 16: one write instead of the note and a `COUNTED` once-key). `first`: noted now, count it; `counted`: an
+   * earlier handling noted and counted it; `unknown`: no record of the email, or a delivery noted by a handling that
+   * counted with its once-key (before this write existed): the caller counts once by the once-key.
+   */
+  noteDelivered(
+    message: Pick<SentMessage, 'storeId' | 'rcptTo' | 'sentAt' | 'messageId'>,
+    at: number,
+  ): Promise<DeliveryNote>;
   /** The latest `limit` emails to the address, newest first. */
   latest(storeId: string, email: string, limit: number): Promise<ContactEmail[]>;
 }

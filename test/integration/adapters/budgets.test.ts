@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { dynamoBulkBudget, dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
+import { coalescedRunBudget, dynamoBulkBudget, dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
 import { budgetAdmission } from '#shared/domain/flows/admission.ts';
 
 let runtime: LocalRuntime;
@@ -44,6 +44,34 @@ describe('the flow-run budget', () => {
     expect(await admission.admit(storeId, 50)).toBe(now + 1000);
     now += 60_000;
     expect(await admission.admit(storeId, 50)).toBe(now);
+  });
+});
+
+describe('the flow-run budget gathered per turn', () => {
+  it("makes a turn's reservations of one store in one write, each answered the end of its own", async () => {
+    const now = 1_700_000_000_000;
+    const storeId = newStore();
+    const budget = coalescedRunBudget(dynamoRunBudget());
+    const before = runtime.dynamodbCalls();
+    const ends = await Promise.all([100, 200, 300].map((cost) => budget.reserve(storeId, cost, now)));
+    const after = runtime.dynamodbCalls();
+    const calls = Object.keys(after).reduce((sum, name) => sum + (after[name] ?? 0) - (before[name] ?? 0), 0);
+    // As if made one after the other: 100, then 200, then 300 ms after now.
+    expect(ends).toEqual([now + 100, now + 300, now + 600]);
+    expect(calls).toBe(1);
+    // The next turn goes on from there; another store is apart.
+    const [next, other] = await Promise.all([budget.reserve(storeId, 100, now), budget.reserve(newStore(), 100, now)]);
+    expect(next).toBe(now + 700);
+    expect(other).toBe(now + 100);
+  });
+
+  it('admits a turn of triggers as it would one at a time: the burst now, the rest at their reserved times', async () => {
+    const now = 1_700_000_000_000;
+    const storeId = newStore();
+    const admission = budgetAdmission(coalescedRunBudget(dynamoRunBudget()), { now: () => now }, 50);
+    // Triggers of 50 flows: one second each; two start now (the burst), the third a second later, the fourth two.
+    const at = await Promise.all([1, 2, 3, 4].map(() => admission.admit(storeId, 50)));
+    expect(at).toEqual([now, now, now + 1000, now + 2000]);
   });
 });
 

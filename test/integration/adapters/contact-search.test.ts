@@ -129,6 +129,31 @@ describe("the contact's email records", () => {
     });
   });
 
+  it('notes the first delivery with the right to count it once: first, then counted; unknown without a record or a mark', async () => {
+    const emails = dynamoContactEmails();
+    const message = { ...sent, messageId: `m-${randomUUID()}`, sentAt: sent.sentAt + 10 };
+    await dynamoSentMessages().record([message]);
+    expect(await emails.noteDelivered(message, sent.sentAt + 1_000)).toBe('first');
+    expect(await emails.noteDelivered(message, sent.sentAt + 2_000)).toBe('counted');
+    const record = (await emails.latest(sent.storeId, 'ada@example.com', 10)).find(
+      (e) => e.messageId === message.messageId,
+    );
+    // The first delivery's time; the mark stays out of the record read back.
+    expect(record).toMatchObject({ messageId: message.messageId, deliveredAt: sent.sentAt + 1_000 });
+    expect(record).not.toHaveProperty('deliveredCounted');
+    // No record: nothing is created, the caller counts by its once-key.
+    const unknown = { ...sent, messageId: `m-${randomUUID()}` };
+    expect(await emails.noteDelivered(unknown, sent.sentAt + 1_000)).toBe('unknown');
+    expect((await emails.latest(sent.storeId, 'ada@example.com', 10)).map((e) => e.messageId)).not.toContain(
+      unknown.messageId,
+    );
+    // A delivery noted before the mark existed (`note`): counted by its once-key then, so `unknown` now.
+    const older = { ...sent, messageId: `m-${randomUUID()}`, sentAt: sent.sentAt + 20 };
+    await dynamoSentMessages().record([older]);
+    await emails.note(older, 'delivered', sent.sentAt + 1_000);
+    expect(await emails.noteDelivered(older, sent.sentAt + 1_000)).toBe('unknown');
+  });
+
   it('creates nothing for an email it has no record of', async () => {
     const emails = dynamoContactEmails();
     await emails.note({ ...sent, storeId: 'store-none', messageId: 'never-recorded' }, 'delivered', 1);

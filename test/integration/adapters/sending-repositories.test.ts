@@ -73,6 +73,53 @@ describe('send pacer (shared counters per second)', () => {
     expect(calls).toBeLessThan(200);
   });
 
+  it("gathers a turn's reservations of one store into one, each caller answered its own slots' second", async () => {
+    const clock = manualClock(2_000_000_500_000);
+    const pacer = dynamoSendPacer(clock, { horizonSeconds: 20, gatherPerTurn: true });
+    const owner = { storeId: 'st_gathered', sendClass: 'transactional' as const };
+    const before = runtime.dynamodbCalls();
+    // Twelve one-slot emails at 10 a second (the store's share: 5 a second, the account's 10): seconds 0, 1 and 2.
+    const answers = await Promise.all(Array.from({ length: 12 }, () => pacer.reserve(1, 10, owner)));
+    const after = runtime.dynamodbCalls();
+    const calls = Object.keys(after).reduce((sum, name) => sum + (after[name] ?? 0) - (before[name] ?? 0), 0);
+    expect(answers.map((a) => ('at' in a ? a.at / 1000 - 2_000_000_500 : -1))).toEqual([
+      0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2,
+    ]);
+    // One walk over three seconds (store and account counter each), not twelve reservations of two writes or more.
+    expect(calls).toBeLessThan(12);
+    for (const [s, hits] of [
+      [0, 5],
+      [1, 5],
+      [2, 2],
+    ] as const) {
+      const { Item } = await dynamo().send(
+        new GetCommand({
+          TableName: TABLE_NAME,
+          Key: keys.rate('ses-send#st_gathered', 2_000_000_500 + s),
+          ConsistentRead: true,
+        }),
+      );
+      expect(Item?.hits).toBe(hits);
+    }
+    // Another store in the same turn reserves apart, on its own share.
+    const [mine, other] = await Promise.all([
+      pacer.reserve(1, 10, owner),
+      pacer.reserve(1, 10, { storeId: 'st_gathered_other', sendClass: 'transactional' }),
+    ]);
+    expect(mine).toEqual({ at: 2_000_000_502_000 });
+    expect(other).toEqual({ at: 2_000_000_500_000 });
+  });
+
+  it('reserves each gathered caller alone when the whole does not fit the horizon: what fits still goes', async () => {
+    const clock = manualClock(2_000_000_700_000);
+    const pacer = dynamoSendPacer(clock, { horizonSeconds: 1, gatherPerTurn: true });
+    const owner = { storeId: 'st_gathered_horizon', sendClass: 'transactional' as const };
+    // The store's share is 5 a second, 10 within the horizon: the 8-slot ask fits alone, with the 4-slot one it does not.
+    const [small, large] = await Promise.all([pacer.reserve(8, 10, owner), pacer.reserve(4, 10, owner)]);
+    expect(small).toEqual({ at: 2_000_000_701_000 });
+    expect('retryInSeconds' in large).toBe(true);
+  });
+
   it('puts the work off, and gives its slots back, when they are not free within the horizon', async () => {
     const clock = manualClock(2_000_000_100_000);
     const pacer = dynamoSendPacer(clock, { horizonSeconds: 2 });

@@ -32,7 +32,9 @@ const SENT: SentMessage = {
 };
 
 /** In-memory ports; `emitted` lists every emit, `delivered` only the first per event id (what a receiver gets). */
-const fakes = (sent: SentMessage[] = [SENT], customers: Customer[] = []) => {
+/** `notedBefore`: messages whose delivery an older handling noted (no mark: it counted by its once-key). */
+const fakes = (sent: SentMessage[] = [SENT], customers: Customer[] = [], notedBefore: string[] = []) => {
+  const deliveries = new Map<string, 'counted' | 'unknown'>(notedBefore.map((id) => [id, 'unknown']));
   const emitted: Emitted[] = [];
   const suppressed: Suppression[] = [];
   const counted: { storeId: string; day: string; event: string }[] = [];
@@ -87,6 +89,15 @@ const fakes = (sent: SentMessage[] = [SENT], customers: Customer[] = []) => {
     contactEmails: {
       note: async (message, outcome, at, detail) => {
         notes.push({ ...message, outcome, at, ...(detail === undefined ? {} : { detail }) });
+      },
+      // As the table: only a message with a record (each SENT one has), its first delivery noted with its mark.
+      noteDelivered: async (message, at) => {
+        const known = deliveries.get(message.messageId);
+        if (known) return known;
+        if (!sent.some((m) => m.messageId === message.messageId)) return 'unknown';
+        deliveries.set(message.messageId, 'counted');
+        notes.push({ ...message, outcome: 'delivered', at });
+        return 'first';
       },
     },
     clock: { now: () => 1_700_000_500_000 },
@@ -206,6 +217,29 @@ describe('the spec eventData per eventType', () => {
     await handle(deps, notification({ type: 'bounce', bounceType: 'Transient', diagnostic: 'smtp; 452 4.2.2 full' }));
     expect(counted.map((c) => c.event)).toEqual(['delivered', 'bounced']);
     expect(counted.every((c) => c.storeId === SENT.storeId && /^\d{8}$/.test(c.day))).toBe(true);
+  });
+
+  it('counts a delivery once however often it comes: by the note on its record, else by its once-key', async () => {
+    const delivered = async (deps: EmailEventDeps) =>
+      (await deps.attribution.days(SENT.storeId, 'store', '0000', '9999')).reduce(
+        (sum, { counts }) => sum + (counts.delivered ?? 0),
+        0,
+      );
+    // Noted on its record in the write that makes the handling the one to count it; a redelivery counts nothing.
+    const recorded = fakes();
+    await handle(recorded.deps, notification({ type: 'delivery' }));
+    await handle(recorded.deps, notification({ type: 'delivery' }), true);
+    expect(await delivered(recorded.deps)).toBe(1);
+    // No record (the event overtook it): its once-key decides.
+    const unrecorded = fakes([]);
+    await handle(unrecorded.deps, notification({ type: 'delivery' }));
+    await handle(unrecorded.deps, notification({ type: 'delivery' }), true);
+    expect(await delivered(unrecorded.deps)).toBe(1);
+    // Noted by a handling from before the mark (a deploy with events in flight) that claimed its once-key: not again.
+    const older = fakes([SENT], [], [SENT.messageId]);
+    await older.deps.attribution.claimOnce(SENT.storeId, `delivered#email#${SENT.messageId}#delivery#${AT}`);
+    await handle(older.deps, notification({ type: 'delivery' }), true);
+    expect(await delivered(older.deps)).toBe(0);
   });
 
   it('initial_open for the first open only; a redelivered open may re-emit under the same id', async () => {
