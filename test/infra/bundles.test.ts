@@ -30,6 +30,17 @@ describe('function bundles', () => {
     }
   });
 
+  it('keeps the template engine out of flow and campaign routes that import the renderer without parsing', async () => {
+    // The engines are built on the first parse (shared/domain/flows/render.ts): a function that imports the module
+    // for its types and checks but never parses or renders drops LiquidJS (82 kB) from its bundle.
+    for (const name of ['flows-get', 'flow-backtest-get', 'campaign-worker', 'console-campaigns']) {
+      expect(await packagesOf(name), name).not.toContain('liquidjs');
+    }
+    for (const name of ['flows-update', 'flow-backtest', 'campaigns-create']) {
+      expect(await packagesOf(name), name).toContain('liquidjs');
+    }
+  });
+
   it('keeps the S3 client out of the import status route, and in the routes that use it', async () => {
     expect(await packagesOf('batch-job')).not.toContain('@aws-sdk/client-s3');
     expect(await packagesOf('batch-upload-url')).toContain('@aws-sdk/client-s3');

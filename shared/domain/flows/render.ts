@@ -18,6 +18,7 @@
  */
 import { Liquid, type Template } from 'liquidjs';
 import { validationError } from '#shared/errors.ts';
+import { processWide } from '#shared/lazy.ts';
 import type { FlowStep } from './flow.ts';
 import type { TemplateContext } from './template-context.ts';
 import { unboundedConstruct } from './template-cost.ts';
@@ -111,7 +112,15 @@ const engine = (escapeOutput: boolean) => {
   return liquid;
 };
 
-const engines = { html: engine(true), plain: engine(false) };
+/**
+ * Built on the first parse: the two engines cost 20–30 ms of CPU at module init (bench `bundles`, issue 16), paid by
+ * every function that imports this module (flow CRUD, backtests, console pages) while only those that parse or render
+ * a template need them. Marked pure, so that a function which never parses drops LiquidJS (82 kB) from its bundle.
+ */
+const engines = {
+  html: /* @__PURE__ */ processWide(() => engine(true)),
+  plain: /* @__PURE__ */ processWide(() => engine(false)),
+};
 
 const CACHE_SIZE = 500;
 const caches = { html: new Map<string, Template[]>(), plain: new Map<string, Template[]>() };
@@ -140,7 +149,7 @@ const parsed = (field: TemplateField, source: string): Template[] => {
   if (unbounded) throw new TemplateError(field, unbounded);
   let templates: Template[];
   try {
-    templates = engines[mode].parse(source);
+    templates = engines[mode]().parse(source);
   } catch (error) {
     throw new TemplateError(field, reason(error));
   }
@@ -158,7 +167,7 @@ const renderPart = (field: TemplateField, source: string, context: TemplateConte
   try {
     // Synchronously: no filter or tag of ours is asynchronous, and LiquidJS's async render costs several times more
     // (a promise per node; most of a backtest's time before this). The render limit applies the same.
-    output = engines[mode].renderSync(parsed(field, source), context);
+    output = engines[mode]().renderSync(parsed(field, source), context);
   } catch (error) {
     if (error instanceof TemplateError) throw error;
     throw new TemplateError(field, reason(error));
