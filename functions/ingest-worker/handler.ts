@@ -15,6 +15,7 @@ import {
   applyDeps,
   eventCounters,
   failEventDeps,
+  flushContactCounts,
   flushEventCounters,
   forgetBatchStores,
   historyBuffer,
@@ -53,13 +54,13 @@ export const handler = fifoQueueWorker({
     await failEvent(failEventDeps(), message, error);
     await countEventFailed(eventCounters(), message.storeId, systemClock.now());
   },
-  // The batch's event history (one compressed pack per store and day) and its event counts (the console's overview,
-  // one write per store and day); the segments and store settings it read forgotten; one log line for the batch.
+  // The batch's event history (one compressed pack per store and day), its event counts (the console's overview,
+  // one write per store and day) and its new contacts' counts (the export's, one write per store and bucket); the segments and store settings it read forgotten; one log line for the batch.
   afterBatch: async () => {
     forgetBatchSegments();
     forgetBatchStores();
     const applied = summary.take();
     if (applied) logger.info('Events applied', { ...applied });
-    await Promise.all([historyBuffer.flush(historyDeps()), flushEventCounters()]);
+    await Promise.all([historyBuffer.flush(historyDeps()), flushEventCounters(), flushContactCounts()]);
   },
 });

@@ -7,6 +7,7 @@ import {
   dynamoCheckoutRepository,
   dynamoOrderRepository,
 } from '#shared/adapters/dynamodb/commerce.repositories.ts';
+import { batchedContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import {
   dynamoBackInStockRepository,
@@ -82,9 +83,13 @@ const batchStores = /* @__PURE__ */ lazy(() => {
 /** The end of an ingest-worker batch: the store settings it read are forgotten (a change applies from the next). */
 export const forgetBatchStores = (): void => batchStores().forget();
 
+/** The export's contact counters the batch's new contacts add to, written once per bucket when it ends. */
+const contactCounts = /* @__PURE__ */ lazy(() => batchedContactCounts());
+export const flushContactCounts = (): Promise<void> => contactCounts().flush();
+
 export const applyDeps = /* @__PURE__ */ lazy(
   (): ApplyDeps => ({
-    customers: dynamoCustomerRepository(together().reads),
+    customers: dynamoCustomerRepository(together().reads, contactCounts().adjust),
     attribution: dynamoAttribution(),
     stores: batchStores().repository,
     products: dynamoProductRepository(together().reads),
