@@ -11,25 +11,10 @@ import { revisionedRepository } from './revisioned.ts';
 
 /** `reads`: where `get` reads (the ingest worker gathers its batch's reads, `coalesced.ts`). */
 export const dynamoOrderRepository = (reads?: ItemReader): OrderRepository =>
-  revisionedRepository<Order>({
-    ...(reads ? { reads } : {}),
-    entity: 'order',
-    key: keys.order,
-    idOf: (order) => order.id,
-  });
+  revisionedRepository<Order>({ reads, entity: 'order', key: keys.order, idOf: (order) => order.id });
 
 export const dynamoCartRepository = (reads?: ItemReader): CartRepository =>
-  revisionedRepository<Cart>({
-    ...(reads ? { reads } : {}),
-    entity: 'cart',
-    key: keys.cart,
-    idOf: (cart) => cart.token,
-  });
+  revisionedRepository<Cart>({ reads, entity: 'cart', key: keys.cart, idOf: (cart) => cart.token });
 
 export const dynamoCheckoutRepository = (reads?: ItemReader): CheckoutRepository =>
-  revisionedRepository<Checkout>({
-    ...(reads ? { reads } : {}),
-    entity: 'checkout',
-    key: keys.checkout,
-    idOf: (checkout) => checkout.token,
-  });
+  revisionedRepository<Checkout>({ reads, entity: 'checkout', key: keys.checkout, idOf: (checkout) => checkout.token });

@@ -20,7 +20,7 @@ export const customerItem = (customer: Customer): Record<string, unknown> => ({
 });
 
 /**
- * `reads`: where `get` reads (the flow worker gathers its batch's reads, `coalesced.ts`); `counts`: where the export's
+ * `reads`: where `get` reads (the flow and ingest workers gather their batch's reads, `coalesced.ts`); `counts`: where the export's
  * counters are adjusted after a write (the ingest worker sums its batch's, `batchedContactCounts`).
  */
 export const dynamoCustomerRepository = (
@@ -28,7 +28,7 @@ export const dynamoCustomerRepository = (
   counts: ContactCountAdjuster = adjustContactCounts,
 ): CustomerRepository =>
   revisionedRepository<Customer>({
-    ...(reads ? { reads } : {}),
+    reads,
     entity: 'customer',
     key: keys.customer,
     idOf: (customer) => customer.originId,

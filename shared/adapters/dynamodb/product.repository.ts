@@ -6,9 +6,4 @@ import { revisionedRepository } from './revisioned.ts';
 
 /** `reads`: where `get` reads (the ingest worker gathers its batch's reads, `coalesced.ts`). */
 export const dynamoProductRepository = (reads?: ItemReader): ProductRepository =>
-  revisionedRepository<Product>({
-    ...(reads ? { reads } : {}),
-    entity: 'product',
-    key: keys.product,
-    idOf: (product) => product.id,
-  });
+  revisionedRepository<Product>({ reads, entity: 'product', key: keys.product, idOf: (product) => product.id });
