@@ -20,8 +20,8 @@ export const customerItem = (customer: Customer): Record<string, unknown> => ({
 });
 
 /**
- * `reads`: where `get` reads (the flow and ingest workers gather their batch's reads, `coalesced.ts`); `counts`: where the export's
- * counters are adjusted after a write (the ingest worker sums its batch's, `batchedContactCounts`).
+ * `reads`: where `get` reads (the flow and ingest workers gather their batch's reads, `coalesced.ts`); `counts`: where
+ * the export's counters are adjusted after a write (the ingest worker sums its batch's, `batchedContactCounts`).
  */
 export const dynamoCustomerRepository = (
   reads?: ItemReader,
