@@ -4,7 +4,7 @@
  * holding it stays under DynamoDB's 400 KB. A group that compresses larger is split in halves until each half fits.
  */
 import { promisify } from 'node:util';
-import { brotliCompress, brotliCompressSync, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
+import { brotliCompress, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
 import type { HistoryEvent } from './model.ts';
 
 /** A pack's compressed size at most: the item's other attributes (keys, counts, TTL) fit in the rest of 400 KB. */
@@ -18,11 +18,7 @@ const BROTLI = {
   params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
 };
 
-/**
- * Packs smaller than this (compressed, or their JSON before compression) are (de)compressed in place: handing them to
- * libuv's pool costs more than it saves (issue 16: the worker's batches compressed through the pool cost about 0.8 ms
- * of CPU per event).
- */
+/** Packs smaller than this are decompressed in place: handing them to libuv's pool costs more than it saves. */
 const SYNC_BELOW_BYTES = 16_384;
 
 /** One event as packed: `[acceptedAt, sourceId, endpoint, interface, storeType or 0, data]`. */
@@ -47,11 +43,11 @@ const tuple = (e: HistoryEvent): Tuple => [e.acceptedAt, e.sourceId, e.endpoint,
 export const packEvents = async (events: readonly HistoryEvent[], maxBytes = MAX_PACK_BYTES): Promise<Pack[]> => {
   if (events.length === 0) return [];
   const json = Buffer.from(JSON.stringify(events.map(tuple)));
-  // The same bytes either way (one encoder, one setting), and with the size hint: the encoder then sizes its tables
-  // for the input instead of a 4 MB window (a worker batch's pack is mostly under 1 KB: about 2.5 × less CPU).
-  const options = { params: { ...BROTLI.params, [constants.BROTLI_PARAM_SIZE_HINT]: json.length } };
+  // With the size hint the encoder sizes its tables for the input instead of a 4 MB window (the same bytes; a worker
+  // batch's pack is mostly under 1 KB). Off the event loop, in libuv's pool: compressed in place, the worker's packs
+  // took more of the main thread than the pool's round trip (issue 16, the worker bench's profile).
   const bytes = new Uint8Array(
-    json.length < SYNC_BELOW_BYTES ? brotliCompressSync(json, options) : await compress(json, options),
+    await compress(json, { params: { ...BROTLI.params, [constants.BROTLI_PARAM_SIZE_HINT]: json.length } }),
   );
   if (bytes.length > maxBytes && events.length > 1) {
     const half = Math.ceil(events.length / 2);
