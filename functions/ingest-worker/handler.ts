@@ -3,6 +3,7 @@
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { countEventApplied, countEventFailed } from '#shared/domain/console/activity.ts';
 import { applyEvent } from '#shared/domain/ingest/apply-event.ts';
+import { BatchSummary } from '#shared/domain/ingest/batch-summary.ts';
 import { failEvent } from '#shared/domain/ingest/fail-event.ts';
 import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
 import { segmentsAfterEvent } from '#shared/domain/segments/after-event.ts';
@@ -14,11 +15,16 @@ import {
   applyDeps,
   eventCounters,
   failEventDeps,
+  flushContactCounts,
   flushEventCounters,
+  forgetBatchStores,
   historyBuffer,
   historyDeps,
 } from '#shared/wiring/ingest.ts';
 import { forgetBatchSegments, segmentEventDeps } from '#shared/wiring/segments.ts';
+
+/** The batch's applied events, logged as one INFO line when it ends (each event's own line is DEBUG). */
+const summary = new BatchSummary();
 
 export const handler = fifoQueueWorker({
   queue: QUEUES.ingest,
@@ -33,7 +39,8 @@ export const handler = fifoQueueWorker({
       sourceId: message.sourceId,
     });
     await countEventApplied(eventCounters(), message, systemClock.now());
-    logger.info('Event applied', {
+    summary.add(message.storeId, outcome);
+    logger.debug('Event applied', {
       storeId: message.storeId,
       sourceId: message.sourceId,
       endpoint: message.endpoint,
@@ -47,10 +54,13 @@ export const handler = fifoQueueWorker({
     await failEvent(failEventDeps(), message, error);
     await countEventFailed(eventCounters(), message.storeId, systemClock.now());
   },
-  // The batch's event history (one compressed pack per store and day) and its event counts (the console's overview,
-  // one write per store and day); the segments it read forgotten.
+  // The batch's event history (one compressed pack per store and day), its event counts (the console's overview,
+  // one write per store and day) and its new contacts' counts (the export's, one write per store and bucket); the segments and store settings it read forgotten; one log line for the batch.
   afterBatch: async () => {
     forgetBatchSegments();
-    await Promise.all([historyBuffer.flush(historyDeps()), flushEventCounters()]);
+    forgetBatchStores();
+    const applied = summary.take();
+    if (applied) logger.info('Events applied', { ...applied });
+    await Promise.all([historyBuffer.flush(historyDeps()), flushEventCounters(), flushContactCounts()]);
   },
 });

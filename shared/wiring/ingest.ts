@@ -1,11 +1,13 @@
 /** Wiring of the ingestion use cases to their AWS adapters (built once per warm function). */
 
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
+import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import {
   dynamoCartRepository,
   dynamoCheckoutRepository,
   dynamoOrderRepository,
 } from '#shared/adapters/dynamodb/commerce.repositories.ts';
+import { batchedContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import {
   dynamoBackInStockRepository,
@@ -35,6 +37,7 @@ import type { CampaignTimerPayload } from '#shared/domain/timers/model.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
+import { batchReads } from './batch-reads.ts';
 import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
 import { segmentRechecks } from './segments.ts';
@@ -59,17 +62,42 @@ export const ingestDeps = /* @__PURE__ */ lazy(
   }),
 );
 
+/**
+ * The ingest worker's batch handles its message groups side by side, each group's events in order, and each event
+ * reads its entity first: the reads asked for in one turn of the event loop go out as one `BatchGetItem`, the plain
+ * puts (page views, back-in-stock subscriptions, the batch's history packs) as one `BatchWriteItem` (`coalesced.ts`,
+ * issue 16). Every conditional write (the entities' revisioned saves, triggers, webhook events) keeps its own call.
+ */
+const together = /* @__PURE__ */ lazy(() => ({ reads: coalescedGets(), puts: coalescedPuts() }));
+
+/** The store settings the worker's batch read (a paid order's influence window), once per store and batch. */
+const batchStores = /* @__PURE__ */ lazy(() => {
+  const stores = dynamoStoreRepository();
+  const reads = batchReads<Awaited<ReturnType<ApplyDeps['stores']['get']>>>();
+  return {
+    repository: { get: (storeId: string) => reads.read(storeId, () => stores.get(storeId)) },
+    forget: () => reads.forget(),
+  };
+});
+
+/** The end of an ingest-worker batch: the store settings it read are forgotten (a change applies from the next). */
+export const forgetBatchStores = (): void => batchStores().forget();
+
+/** The export's contact counters the batch's new contacts add to, written once per bucket when it ends. */
+const contactCounts = /* @__PURE__ */ lazy(() => batchedContactCounts());
+export const flushContactCounts = (): Promise<void> => contactCounts().flush();
+
 export const applyDeps = /* @__PURE__ */ lazy(
   (): ApplyDeps => ({
-    customers: dynamoCustomerRepository(),
+    customers: dynamoCustomerRepository(together().reads, contactCounts().adjust),
     attribution: dynamoAttribution(),
-    stores: dynamoStoreRepository(),
-    products: dynamoProductRepository(),
-    orders: dynamoOrderRepository(),
-    carts: dynamoCartRepository(),
-    checkouts: dynamoCheckoutRepository(),
-    pageViews: dynamoPageViewRepository(),
-    backInStock: dynamoBackInStockRepository(),
+    stores: batchStores().repository,
+    products: dynamoProductRepository(together().reads),
+    orders: dynamoOrderRepository(together().reads),
+    carts: dynamoCartRepository(together().reads),
+    checkouts: dynamoCheckoutRepository(together().reads),
+    pageViews: dynamoPageViewRepository(together().puts),
+    backInStock: dynamoBackInStockRepository(together().puts),
     timers: schedulerTimers(),
     triggers: queuedFlowTriggers(),
     webhooks: webhookEmitter(emitDeps()),
@@ -82,9 +110,15 @@ export const applyDeps = /* @__PURE__ */ lazy(
 /** The applied events of the worker's batch in hand, written packed when the batch ends (docs/backtest.md). */
 export const historyBuffer = /* @__PURE__ */ new HistoryBuffer();
 
-/** The event history for backtests (docs/backtest.md): one write per store and day per worker batch. */
+/**
+ * The event history for backtests (docs/backtest.md): one item per store and day per worker batch, the batch's items
+ * put together (one `BatchWriteItem` for up to 25).
+ */
 export const historyDeps = /* @__PURE__ */ lazy(
-  (): RecordHistoryDeps => ({ history: dynamoEventHistory(systemClock), keepDays: config().eventHistoryDays }),
+  (): RecordHistoryDeps => ({
+    history: dynamoEventHistory(systemClock, together().puts),
+    keepDays: config().eventHistoryDays,
+  }),
 );
 
 export const eventStatusDeps = /* @__PURE__ */ lazy((): EventStatusDeps => ({ events: dynamoEventLog() }));

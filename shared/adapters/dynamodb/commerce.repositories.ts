@@ -5,14 +5,16 @@ import type { Checkout } from '#shared/domain/checkouts/model.ts';
 import type { CheckoutRepository } from '#shared/domain/checkouts/ports.ts';
 import type { Order } from '#shared/domain/orders/model.ts';
 import type { OrderRepository } from '#shared/domain/orders/ports.ts';
+import type { ItemReader } from './coalesced.ts';
 import { keys } from './keys.ts';
 import { revisionedRepository } from './revisioned.ts';
 
-export const dynamoOrderRepository = (): OrderRepository =>
-  revisionedRepository<Order>({ entity: 'order', key: keys.order, idOf: (order) => order.id });
+/** `reads`: where `get` reads (the ingest worker gathers its batch's reads, `coalesced.ts`). */
+export const dynamoOrderRepository = (reads?: ItemReader): OrderRepository =>
+  revisionedRepository<Order>({ reads, entity: 'order', key: keys.order, idOf: (order) => order.id });
 
-export const dynamoCartRepository = (): CartRepository =>
-  revisionedRepository<Cart>({ entity: 'cart', key: keys.cart, idOf: (cart) => cart.token });
+export const dynamoCartRepository = (reads?: ItemReader): CartRepository =>
+  revisionedRepository<Cart>({ reads, entity: 'cart', key: keys.cart, idOf: (cart) => cart.token });
 
-export const dynamoCheckoutRepository = (): CheckoutRepository =>
-  revisionedRepository<Checkout>({ entity: 'checkout', key: keys.checkout, idOf: (checkout) => checkout.token });
+export const dynamoCheckoutRepository = (reads?: ItemReader): CheckoutRepository =>
+  revisionedRepository<Checkout>({ reads, entity: 'checkout', key: keys.checkout, idOf: (checkout) => checkout.token });

@@ -44,9 +44,11 @@ export const exactCountStateItem = (storeId: string) => ({
   state: 'exact' satisfies CountState,
 });
 
+type Change = { level: CountLevel; start: number; delta: number };
+
 /** Creation-time deltas per bucket: a contact added at `added`, removed from `removed` (a move), merged per bucket. */
 const deltas = (removed: number | undefined, added: number | undefined) => {
-  const byKey = new Map<string, { level: CountLevel; start: number; delta: number }>();
+  const byKey = new Map<string, Change>();
   const apply = (second: number | undefined, delta: number) => {
     if (second === undefined) return;
     for (const { level, start } of bucketsOf(second)) {
@@ -61,16 +63,8 @@ const deltas = (removed: number | undefined, added: number | undefined) => {
   return [...byKey.values()].filter((d) => d.delta !== 0);
 };
 
-/**
- * Adjusts the counters for a contact written with creation time `added`, that had `removed` before (undefined: a new
- * contact). Never throws for a counter: the contact is written, so a failure marks the store's counters stale instead.
- */
-export const adjustContactCounts = async (
-  storeId: string,
-  removed: number | undefined,
-  added: number | undefined,
-): Promise<void> => {
-  const changes = deltas(removed, added);
+/** One `ADD` per changed bucket; a failure marks the store's counters stale (the contacts are written). */
+const applyChanges = async (storeId: string, changes: readonly Change[]): Promise<void> => {
   if (changes.length === 0) return;
   try {
     await Promise.all(
@@ -93,6 +87,60 @@ export const adjustContactCounts = async (
     });
     await setState(storeId, 'stale');
   }
+};
+
+/**
+ * Adjusts the counters for a contact written with creation time `added`, that had `removed` before (undefined: a new
+ * contact). Never throws for a counter: the contact is written, so a failure marks the store's counters stale instead.
+ */
+export const adjustContactCounts = (
+  storeId: string,
+  removed: number | undefined,
+  added: number | undefined,
+): Promise<void> => applyChanges(storeId, deltas(removed, added));
+
+/** Where a customer repository adjusts the counters after a write: at once (`adjustContactCounts`) or per batch. */
+export type ContactCountAdjuster = typeof adjustContactCounts;
+
+/**
+ * Counter adjustments kept for a queue-worker batch and written when it ends (`flush`, in its `afterBatch`; issue 16):
+ * the new contacts of one store in a batch share their 30-day, day and hour buckets (often the minute), so they cost
+ * one `ADD` per bucket instead of five per contact. Kept only for writes that succeeded, so a message whose handling
+ * failed after its contact was written, and that the queue delivers again, counts once (its second handling finds the
+ * contact and adjusts nothing). A failed flush marks the store stale, as a failed adjustment does; a worker that dies
+ * before the flush loses what it kept, as one dying between the contact's put and its `ADD`s always did (wider: up to
+ * the batch's end; docs/contacts.md).
+ */
+export const batchedContactCounts = () => {
+  let kept = new Map<string, Map<string, Change>>();
+  return {
+    adjust: (async (storeId, removed, added) => {
+      let store = kept.get(storeId);
+      if (!store) {
+        store = new Map();
+        kept.set(storeId, store);
+      }
+      for (const change of deltas(removed, added)) {
+        const key = `${change.level}#${change.start}`;
+        const entry = store.get(key);
+        if (entry) entry.delta += change.delta;
+        else store.set(key, { ...change });
+      }
+    }) satisfies ContactCountAdjuster,
+    /** Writes what was kept since the last flush: one `ADD` per store, level and bucket whose sum is not 0. */
+    async flush(): Promise<void> {
+      const batch = kept;
+      kept = new Map();
+      await Promise.all(
+        [...batch].map(([storeId, changes]) =>
+          applyChanges(
+            storeId,
+            [...changes.values()].filter((c) => c.delta !== 0),
+          ),
+        ),
+      );
+    },
+  };
 };
 
 export const dynamoContactCounts = (): ContactCounts => ({

@@ -1,7 +1,7 @@
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
 import type { ItemReader } from './coalesced.ts';
-import { adjustContactCounts } from './contact-counts.ts';
+import { adjustContactCounts, type ContactCountAdjuster } from './contact-counts.ts';
 import { syncContactLookups } from './contact-search.ts';
 import { itemMeta, keys } from './keys.ts';
 import { revisionedRepository } from './revisioned.ts';
@@ -19,10 +19,16 @@ export const customerItem = (customer: Customer): Record<string, unknown> => ({
   ...customer,
 });
 
-/** `reads`: where `get` reads (the flow worker gathers its batch's reads, `coalesced.ts`). */
-export const dynamoCustomerRepository = (reads?: ItemReader): CustomerRepository =>
+/**
+ * `reads`: where `get` reads (the flow and ingest workers gather their batch's reads, `coalesced.ts`); `counts`: where
+ * the export's counters are adjusted after a write (the ingest worker sums its batch's, `batchedContactCounts`).
+ */
+export const dynamoCustomerRepository = (
+  reads?: ItemReader,
+  counts: ContactCountAdjuster = adjustContactCounts,
+): CustomerRepository =>
   revisionedRepository<Customer>({
-    ...(reads ? { reads } : {}),
+    reads,
     entity: 'customer',
     key: keys.customer,
     idOf: (customer) => customer.originId,
@@ -31,7 +37,7 @@ export const dynamoCustomerRepository = (reads?: ItemReader): CustomerRepository
     // or name that changed (a save that changes neither writes nothing more).
     afterSave: async (customer, replaced) => {
       const before = replaced === undefined ? undefined : Number(replaced.createdAt);
-      if (before !== customer.createdAt) await adjustContactCounts(customer.storeId, before, customer.createdAt);
+      if (before !== customer.createdAt) await counts(customer.storeId, before, customer.createdAt);
       await syncContactLookups(customer, replaced);
     },
   });

@@ -1,5 +1,5 @@
 /** Page-view history, back-in-stock subscriptions, recorded flow triggers and outgoing webhook events. */
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { type BackInStockSubscription, subscriberKey } from '#shared/domain/back-in-stock/model.ts';
 import type { BackInStockRepository } from '#shared/domain/back-in-stock/ports.ts';
@@ -8,36 +8,31 @@ import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
 import { PAGE_VIEW_RETENTION_SECONDS, type PageView } from '#shared/domain/page-views/model.ts';
 import type { PageViewRepository } from '#shared/domain/page-views/ports.ts';
 import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
+import { directPuts, type ItemWriter } from './coalesced.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryAll } from './query.ts';
 import { putIfAbsent, tableName } from './table.ts';
 
-export const dynamoPageViewRepository = (): PageViewRepository => ({
+/** `writes`: where the views are put (the ingest worker gathers its batch's puts, `coalesced.ts`). */
+export const dynamoPageViewRepository = (writes: ItemWriter = directPuts): PageViewRepository => ({
   async add(view: PageView) {
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.pageView(view.storeId, view.contactKey, view.viewedAt, view.sourceId),
-          ...itemMeta('pageView'),
-          ...view,
-          expiresAt: view.viewedAt + PAGE_VIEW_RETENTION_SECONDS,
-        },
-      }),
-    );
+    await writes.put([
+      {
+        ...keys.pageView(view.storeId, view.contactKey, view.viewedAt, view.sourceId),
+        ...itemMeta('pageView'),
+        ...view,
+        expiresAt: view.viewedAt + PAGE_VIEW_RETENTION_SECONDS,
+      },
+    ]);
   },
 });
 
-export const dynamoBackInStockRepository = (): BackInStockRepository => {
+/** `writes`: where subscriptions are put (as for page views). */
+export const dynamoBackInStockRepository = (writes: ItemWriter = directPuts): BackInStockRepository => {
   const key = (s: BackInStockSubscription) => keys.backInStock(s.storeId, s.productId, s.variantId, subscriberKey(s));
   return {
     async subscribe(subscription) {
-      await dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: { ...key(subscription), ...itemMeta('backInStock'), ...subscription },
-        }),
-      );
+      await writes.put([{ ...key(subscription), ...itemMeta('backInStock'), ...subscription }]);
     },
     listForProduct: (storeId, productId) =>
       queryAll<BackInStockSubscription>(keys.backInStockByProduct(storeId, productId).pk),

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { EventHistory } from '#shared/domain/ingest/event-history.ts';
 import { historyDay } from '#shared/domain/ingest/event-history.ts';
+import { directPuts, type ItemWriter } from './coalesced.ts';
 import { HISTORY_PACK_PREFIX, itemMeta, keys } from './keys.ts';
 import { tableName } from './table.ts';
 
@@ -13,21 +14,22 @@ const packHash = (bytes: Uint8Array) => createHash('sha256').update(bytes).diges
  * The event history (docs/backtest.md): per store and UTC day, one item per pack (binary, compressed; the `packs` set
  * of one), removed by TTL (`expiresAt`). A put of a new item costs the pack's size alone (issue 16: adding each pack to
  * a minute's item cost the whole item's size). The day's items written before, a minute's set of packs each, are
- * read the same way (their sort keys begin with `PACK#` too).
+ * read the same way (their sort keys begin with `PACK#` too). `writes`: where the packs are put (the ingest worker
+ * gathers a batch's packs, one per store and day, into one `BatchWriteItem`: `coalesced.ts`).
  */
-export const dynamoEventHistory = (clock: { now(): number } = { now: () => Date.now() }): EventHistory => ({
+export const dynamoEventHistory = (
+  clock: { now(): number } = { now: () => Date.now() },
+  writes: ItemWriter = directPuts,
+): EventHistory => ({
   async put(storeId, pack, expiresAt) {
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.historyPack(storeId, historyDay(pack.firstAt), pack.firstAt, packHash(pack.bytes)),
-          ...itemMeta('eventHistory'),
-          packs: new Set([pack.bytes]),
-          expiresAt,
-        },
-      }),
-    );
+    await writes.put([
+      {
+        ...keys.historyPack(storeId, historyDay(pack.firstAt), pack.firstAt, packHash(pack.bytes)),
+        ...itemMeta('eventHistory'),
+        packs: new Set([pack.bytes]),
+        expiresAt,
+      },
+    ]);
   },
   async page(storeId, day, after) {
     const { pk } = keys.eventHistory(storeId, day);

@@ -1,7 +1,9 @@
 import type { Product } from '#shared/domain/products/model.ts';
 import type { ProductRepository } from '#shared/domain/products/ports.ts';
+import type { ItemReader } from './coalesced.ts';
 import { keys } from './keys.ts';
 import { revisionedRepository } from './revisioned.ts';
 
-export const dynamoProductRepository = (): ProductRepository =>
-  revisionedRepository<Product>({ entity: 'product', key: keys.product, idOf: (product) => product.id });
+/** `reads`: where `get` reads (the ingest worker gathers its batch's reads, `coalesced.ts`). */
+export const dynamoProductRepository = (reads?: ItemReader): ProductRepository =>
+  revisionedRepository<Product>({ reads, entity: 'product', key: keys.product, idOf: (product) => product.id });

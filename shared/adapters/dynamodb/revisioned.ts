@@ -62,8 +62,8 @@ export const revisionedRepository = <T extends { storeId: string; revision: numb
   indexKeys?: (record: T) => Record<string, string>;
   /** After a write, with the item it replaced (undefined for a new record): to keep derived items such as counters. */
   afterSave?: (record: T, replaced: Record<string, unknown> | undefined) => Promise<void>;
-  /** Where `get` reads (default `getItem`; the flow worker gathers its batch's reads, `coalesced.ts`). */
-  reads?: ItemReader;
+  /** Where `get` reads (default `getItem`; the flow and ingest workers gather their batch's reads, `coalesced.ts`). */
+  reads?: ItemReader | undefined;
 }): Repository<T> => ({
   get: (storeId: string, id: string) =>
     options.reads ? readRecord<T>(options.reads, options.key(storeId, id)) : getRecord<T>(options.key(storeId, id)),

@@ -79,19 +79,20 @@ export class HistoryBuffer {
       if (group) group.push(event);
       else groups.set(key, [event]);
     }
-    let writes = 0;
-    await Promise.all(
+    // Every group packed first (side by side, off the event loop), then every pack put in the same turn: a writer
+    // that gathers a turn's puts (the worker's, `coalesced.ts`) makes them one call.
+    const packed = await Promise.all(
       [...groups.entries()].map(async ([key, group]) => {
         const [storeId] = key.split('\n') as [string, string];
         group.sort(byAcceptance);
-        for (const pack of await packEvents(group)) {
-          const expiresAt = Math.ceil(pack.lastAt / 1000) + deps.keepDays * 86_400;
-          await deps.history.put(storeId, pack, expiresAt);
-          writes++;
-        }
+        return { storeId, packs: await packEvents(group) };
       }),
     );
-    return writes;
+    const puts = packed.flatMap(({ storeId, packs }) =>
+      packs.map((pack) => deps.history.put(storeId, pack, Math.ceil(pack.lastAt / 1000) + deps.keepDays * 86_400)),
+    );
+    await Promise.all(puts);
+    return puts.length;
   }
 }
 

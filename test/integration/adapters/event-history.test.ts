@@ -6,6 +6,7 @@ import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import { dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
 import { itemMeta, keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
@@ -83,6 +84,26 @@ describe('dynamoEventHistory', () => {
     await buffer.flush({ history, keepDays: 1 });
     expect(await dayItems(storeId)).toHaveLength(20);
     expect(await readAll(storeId)).toEqual(Array.from({ length: 20 }, (_, n) => `src-${n}`));
+  });
+
+  it('puts a batch’s packs of several stores together (one BatchWriteItem through coalesced puts), each read back', async () => {
+    const stores = [0, 1, 2].map((i) => `st_hist_many_${i}_${Date.now()}`);
+    const history = dynamoEventHistory(clock, coalescedPuts());
+    const buffer = new HistoryBuffer();
+    for (const [i, storeId] of stores.entries()) {
+      for (let n = 0; n <= i; n++) buffer.add(message(storeId, n, START + n * 1000));
+    }
+    const before = runtime.dynamodbCalls();
+    expect(await buffer.flush({ history, keepDays: 1 })).toBe(3);
+    const after = runtime.dynamodbCalls();
+    expect((after.BatchWriteItem ?? 0) - (before.BatchWriteItem ?? 0)).toBe(1);
+    expect((after.PutItem ?? 0) - (before.PutItem ?? 0)).toBe(0);
+    for (const [i, storeId] of stores.entries()) {
+      const items = await dayItems(storeId);
+      expect(items).toHaveLength(1);
+      expect((items[0]?.packs as Set<Uint8Array> | undefined)?.size).toBe(1);
+      expect(await readAll(storeId)).toEqual(Array.from({ length: i + 1 }, (_, n) => `src-${n}`));
+    }
   });
 
   it('reads the minute items written before beside the packs written now, each event once', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { brotliCompressSync, constants } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { type EventHistory, HistoryBuffer, readHistory } from '#shared/domain/ingest/event-history.ts';
 import { packEvents, unpackEvents } from '#shared/domain/ingest/history-pack.ts';
@@ -46,6 +47,27 @@ const read = async (history: EventHistory, storeId: string, from: number, to: nu
   for await (const page of readHistory(history, storeId, from, to)) all.push(...page);
   return all;
 };
+
+describe('packEvents bytes', () => {
+  it('are the bytes packs had before (Brotli quality 5, text mode, no size hint), small and large', async () => {
+    // A batch delivered again across a deploy must pack to the same bytes, hence the same item.
+    for (const count of [1, 10, 200]) {
+      const events = Array.from({ length: count }, (_, n) => {
+        const { v: _v, ...event } = message(n, DAY + n);
+        return event;
+      });
+      const json = JSON.stringify(events.map((e) => [e.acceptedAt, e.sourceId, e.endpoint, e.interface, 0, e.data]));
+      const before = brotliCompressSync(Buffer.from(json), {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+      });
+      const [pack] = await packEvents(events);
+      expect(Buffer.from(pack?.bytes ?? []).equals(before), `${count} events (${json.length} B of JSON)`).toBe(true);
+      expect((await unpackEvents('st_a', pack?.bytes ?? new Uint8Array())).map((e) => e.sourceId)).toEqual(
+        events.map((e) => e.sourceId),
+      );
+    }
+  });
+});
 
 describe('event history packs', () => {
   it('round-trips events through a compressed pack, smaller than their JSON', async () => {

@@ -1,0 +1,76 @@
+/**
+ * The export's contact counters as the ingest worker keeps them (`batchedContactCounts`, issue 16): a batch's new
+ * contacts of one store cost one `ADD` per bucket they share, written when the batch ends, and the counters then hold
+ * exactly what writing each contact's adjustments at once holds (contacts moved in time included); a write that
+ * adjusts nothing (an update) keeps nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { batchedContactCounts, dynamoContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { COUNT_LEVELS, type CountLevel, LATEST_SECOND } from '#shared/domain/contacts/contact-counts.ts';
+import { newStore } from '#test/support/local.ts';
+import { BASE_SECONDS, contact } from './support.ts';
+
+let runtime: LocalRuntime;
+beforeAll(async () => {
+  runtime = await startLocalRuntime({ gateways: false, pollers: false, logLevel: 'ERROR' });
+});
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+/** Every counter of the store, level by level (`level:start` → n), empty buckets left out. */
+const countersOf = async (storeId: string) => {
+  const counts = dynamoContactCounts();
+  const all: Record<string, number> = {};
+  for (const [level] of COUNT_LEVELS.entries()) {
+    for (const bucket of await counts.buckets(storeId, level as CountLevel, 0, LATEST_SECOND)) {
+      if (bucket.n !== 0) all[`${level}:${bucket.start}`] = bucket.n;
+    }
+  }
+  return all;
+};
+
+const updateCalls = async (work: () => Promise<unknown>) => {
+  const before = runtime.dynamodbCalls().UpdateItem ?? 0;
+  await work();
+  return (runtime.dynamodbCalls().UpdateItem ?? 0) - before;
+};
+
+describe('batchedContactCounts', () => {
+  it('adds a batch’s new contacts once per store and bucket at the flush, the same counters as adjusting each at once', async () => {
+    const [batched, direct] = await Promise.all([newStore('Batched counts'), newStore('Direct counts')]);
+    const counts = batchedContactCounts();
+    const viaBatch = dynamoCustomerRepository(undefined, counts.adjust);
+    const atOnce = dynamoCustomerRepository();
+    // Six contacts in two seconds of one minute, and one in another day; then one of the first moved to that day.
+    const seconds = [0, 0, 0, 1, 1, 1, 86_400 * 3].map((s) => BASE_SECONDS + s);
+    const mine = seconds.map((s) => contact(batched.storeId, s));
+    const theirs = seconds.map((s) => contact(direct.storeId, s));
+
+    const writes = await updateCalls(() => Promise.all(mine.map((c) => viaBatch.save(c, 0))));
+    expect(writes).toBe(0);
+    expect(await countersOf(batched.storeId)).toEqual({});
+    const moved = { ...(mine[0] as (typeof mine)[number]), createdAt: BASE_SECONDS + 86_400 * 3, revision: 2 };
+    await viaBatch.save(moved, 1);
+    // An update that does not move the contact adjusts nothing.
+    await viaBatch.save({ ...(mine[1] as (typeof mine)[number]), firstName: 'Ann', revision: 2 }, 1);
+    // The flush: each bucket the batch's contacts touched, once.
+    const flushed = await updateCalls(() => counts.flush());
+
+    await Promise.all(theirs.map((c) => atOnce.save(c, 0)));
+    await atOnce.save(
+      { ...(theirs[0] as (typeof theirs)[number]), createdAt: BASE_SECONDS + 86_400 * 3, revision: 2 },
+      1,
+    );
+
+    const expected = await countersOf(direct.storeId);
+    expect(await countersOf(batched.storeId)).toEqual(expected);
+    // One ADD per non-empty bucket the batch touched: far fewer than five per contact (7 new contacts, 1 move).
+    expect(flushed).toBe(Object.keys(expected).length);
+    expect(flushed).toBeLessThan(5 * seconds.length);
+    // Nothing kept after the flush.
+    expect(await updateCalls(() => counts.flush())).toBe(0);
+  });
+});
