@@ -4,7 +4,8 @@
  * senders at about the same moment. Every read asked for before the event loop next turns (`setImmediate`) goes out in
  * one `BatchGetItem` (consistent, like `getItem`), every put in one `BatchWriteItem`; each caller's promise settles
  * with its own item once that call answered, so a caller learns exactly what a single call would have told it (a put
- * that resolves is written; a failed call fails every caller in it).
+ * that resolves is written; a call that fails for a moment fails every caller in it; one that DynamoDB refuses for good,
+ * as it does a whole batch for one bad item, is made again request by request, so only the bad one's caller fails).
  *
  * Only for what a plain `GetItem` or unconditional `PutItem` does: a conditional write decides something per item and
  * keeps its own call. Puts of one key in the same turn are one write, the last asked for (DynamoDB refuses a batch
@@ -12,6 +13,7 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { isPermanentDependencyError } from '#shared/errors.ts';
 import { batchGet, batchPut } from './batch.ts';
 import { withoutMeta } from './keys.ts';
 import { getItem, tableName } from './table.ts';
@@ -56,11 +58,18 @@ const turnBatcher = <Request, Answer>(
 ) => {
   type Batch = Map<string, { request: Request; waiters: Waiter<Answer | undefined>[] }>;
   let pending: Batch | undefined;
-  const flush = async (batch: Batch) => {
+  const flush = async (batch: Batch): Promise<void> => {
     try {
       const answers = await run(new Map([...batch].map(([id, entry]) => [id, entry.request])));
       for (const [id, entry] of batch) for (const waiter of entry.waiters) waiter.resolve(answers.get(id));
     } catch (error) {
+      // DynamoDB refuses a whole batch for one bad item (over 400 KB, say): each request is then made alone, so only
+      // its own caller fails. Otherwise one store's oversized record would fail every store's events of that turn,
+      // permanently (issue 13). A transient failure fails them all: each caller retries.
+      if (batch.size > 1 && isPermanentDependencyError(error)) {
+        await Promise.all([...batch].map(([id, entry]) => flush(new Map([[id, entry]]))));
+        return;
+      }
       for (const entry of batch.values()) for (const waiter of entry.waiters) waiter.reject(error);
     }
   };

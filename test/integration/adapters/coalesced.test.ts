@@ -1,14 +1,15 @@
 /**
  * Reads and puts gathered per turn of the event loop (`coalesced.ts`, the flow worker's): what is asked for together
  * goes out in one call, each caller gets exactly its own answer (a missing item is undefined, a repeated key is read
- * once and each caller gets its own copy), a put resolves once its item is written, the last put of a key wins, and a
- * failed call fails every caller in it.
+ * once and each caller gets its own copy), a put resolves once its item is written, the last put of a key wins, a call
+ * refused for one bad item fails only that item's caller, and a call failing for a moment fails every caller in it.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import { getItem } from '#shared/adapters/dynamodb/table.ts';
+import { addClientMiddleware } from '#test/support/aws-faults.ts';
 import { dynamodbCallsDuring } from '#test/support/local.ts';
 
 let runtime: LocalRuntime;
@@ -45,15 +46,46 @@ describe('coalesced puts and gets', () => {
     expect((await getItem({ pk, sk: 'd' }))?.n).toBe(5);
   });
 
-  it('fails every caller of a call that fails', async () => {
+  it('a batch DynamoDB refuses for one bad item fails only that item’s caller: the others are written alone', async () => {
     const pk = pkOf();
     const puts = coalescedPuts();
-    const results = await Promise.allSettled([
-      puts.put([{ pk, sk: 'a', n: 1 }]),
-      // No sort key: DynamoDB refuses the whole batch.
-      puts.put([{ pk, n: 2 }]),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    let results: PromiseSettledResult<void>[] = [];
+    const calls = await dynamodbCallsDuring(runtime, async () => {
+      results = await Promise.allSettled([
+        puts.put([{ pk, sk: 'a', n: 1 }]),
+        // Over DynamoDB's 400 KB item limit (another store's oversized record, say): the whole batch is refused.
+        puts.put([{ pk, sk: 'big', data: 'x'.repeat(410_000) }]),
+        // No sort key: refused too.
+        puts.put([{ pk, n: 2 }]),
+        puts.put([{ pk, sk: 'c', n: 3 }]),
+      ]);
+    });
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    const refused = results[1] as PromiseRejectedResult;
+    expect((refused.reason as Error).name).toBe('ValidationException');
+    expect((await getItem({ pk, sk: 'a' }))?.n).toBe(1);
+    expect((await getItem({ pk, sk: 'c' }))?.n).toBe(3);
+    expect(await getItem({ pk, sk: 'big' })).toBeUndefined();
+    // The refused batch, then each request alone.
+    expect(calls).toEqual({ BatchWriteItem: 1, PutItem: 4 });
+  });
+
+  it('fails every caller of a call that fails for a moment (each retries)', async () => {
+    const pk = pkOf();
+    const throttled = Object.assign(new Error('Rate of requests exceeds the allowed throughput'), {
+      name: 'ThrottlingException',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const remove = addClientMiddleware('dynamodb', () => async () => {
+      throw throttled;
+    });
+    try {
+      const puts = coalescedPuts();
+      const results = await Promise.allSettled([puts.put([{ pk, sk: 'a', n: 1 }]), puts.put([{ pk, sk: 'b', n: 2 }])]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    } finally {
+      remove();
+    }
     expect(await getItem({ pk, sk: 'a' })).toBeUndefined();
   });
 
