@@ -270,7 +270,11 @@ export const dynamoCampaignRecipients = (): CampaignRecipients => ({
 export const dynamoSendOutcomes = (): SendOutcomes => ({
   async of(storeId, refs) {
     const byBatch = new Map<string, number[]>();
-    for (const ref of refs) byBatch.set(ref.batchId, [...(byBatch.get(ref.batchId) ?? []), ref.index]);
+    for (const ref of refs) {
+      const indexes = byBatch.get(ref.batchId);
+      if (indexes) indexes.push(ref.index);
+      else byBatch.set(ref.batchId, [ref.index]);
+    }
     const found = new Map<string, SendRecipient>();
     const unpacked: { batchId: string; index: number }[] = [];
     await Promise.all(

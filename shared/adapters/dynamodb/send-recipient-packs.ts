@@ -17,10 +17,9 @@
  * Batches stored before the packs (one `keys.sendRecipient` item per recipient) have no pack: readers that find none
  * read those items instead (`sending.repositories.ts`, `campaigns.repositories.ts`).
  */
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import type { ChunkRange, SendRecipient } from '#shared/domain/email/bulk-model.ts';
-import { batchPut } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryStoredItems } from './query.ts';
 import { tableName } from './table.ts';
@@ -101,15 +100,6 @@ const packOf = (item: Record<string, unknown>): RecipientPack => ({
   recipients: JSON.parse(String(item.recipients)) as SendRecipient[],
   ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}),
 });
-
-/** Writes packs whole: one `PutItem` for one (a chunk's write-back), batches of 25 otherwise. */
-export const putPacks = async (items: readonly Record<string, unknown>[]): Promise<void> => {
-  if (items.length === 1) {
-    await dynamo().send(new PutCommand({ TableName: tableName(), Item: items[0] }));
-    return;
-  }
-  await batchPut(items);
-};
 
 /**
  * The packs holding the recipients whose index is within [first, last], in index order; none for a batch stored one

@@ -18,10 +18,10 @@ import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.t
 import type { ChunkClaim, SendBatchList, SendBatchRepository, SenderRepository } from '#shared/domain/email/ports.ts';
 import { parentDomains, type Sender } from '#shared/domain/email/sender.ts';
 import { batchDelete, batchPut } from './batch.ts';
-import { directReads, type ItemReader, readRecord } from './coalesced.ts';
+import { directPuts, directReads, type ItemReader, readRecord } from './coalesced.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryAll, queryItems, queryPage } from './query.ts';
-import { allPacks, packItem, packRecipients, packsCovering, putPacks, recipientsIn } from './send-recipient-packs.ts';
+import { allPacks, packItem, packRecipients, packsCovering, recipientsIn } from './send-recipient-packs.ts';
 import { getItem, ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';
 
 /** Batches and their recipients are kept for a year (the email events of a send refer to them). */
@@ -264,7 +264,8 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
       if (updates.size > 0) {
         throw new Error(`send batch ${batchId} has no recipient ${[...updates.keys()].join(', ')} to write back`);
       }
-      await putPacks(changed);
+      // Writes packs whole: one `PutItem` for a chunk's one pack, batches of 25 otherwise.
+      await directPuts.put(changed);
     },
 
     async claimChunk(storeId, batchId, chunk, leaseMs): Promise<ChunkClaim> {
