@@ -35,6 +35,35 @@ export const slotLimits = (rate: number, sendClass: SendClass) => {
   };
 };
 
+/** The longest delay a queued message can carry (SQS's 15 minutes). */
+const MAX_QUEUE_DELAY_SECONDS = 900;
+
+/**
+ * When each chunk of a bulk batch should be queued: spread over the time the store's marketing share of the account
+ * rate needs to send the chunks before it, instead of all at once (issue 13). Queued together, a 2,000-recipient
+ * batch's 40 chunks all asked the pacer for slots in the same second, most were re-queued, and the burst of messages
+ * and pacer writes slowed every other store's mail. Chunks due after the queue's longest delay go at that delay (the
+ * pacer defers them again then). `sizes[i]` is chunk i's recipient count; the answer groups chunk numbers by delay,
+ * earliest first.
+ */
+export const chunkFanOut = (
+  sizes: readonly number[],
+  rate: number,
+): { readonly delaySeconds: number; readonly chunks: number[] }[] => {
+  const limits = slotLimits(rate, 'marketing');
+  const perSecond = Math.min(limits.account, limits.store);
+  const groups: { delaySeconds: number; chunks: number[] }[] = [];
+  let before = 0;
+  sizes.forEach((size, chunk) => {
+    const delaySeconds = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.floor(before / perSecond));
+    const last = groups.at(-1);
+    if (last?.delaySeconds === delaySeconds) last.chunks.push(chunk);
+    else groups.push({ delaySeconds, chunks: [chunk] });
+    before += size;
+  });
+  return groups;
+};
+
 /** The UTC day of `epochMs`, `yyyymmdd`: the daily cap's window. */
 export const sendDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10).replaceAll('-', '');
 

@@ -19,7 +19,14 @@ import { persistAfterSend } from '#shared/domain/after-send.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { PermanentError } from '#shared/errors.ts';
 import type { CampaignChunk, ChunkRange, SendBatch, SendRecipient } from './bulk-model.ts';
-import { type BulkEntryResult, EMAIL_TAGS, listUnsubscribeHeaders, type OutboundBulk } from './model.ts';
+import {
+  BULK_CHUNK_SIZE,
+  type BulkEntryResult,
+  EMAIL_TAGS,
+  listUnsubscribeHeaders,
+  type OutboundBulk,
+} from './model.ts';
+import { chunkFanOut } from './pacing.ts';
 import type { Mailer, SendBatchRepository, SendPacer, SendQueue, SentMessages } from './ports.ts';
 import type { UnsubscribeClaim } from './unsubscribe-token.ts';
 
@@ -294,12 +301,12 @@ export const handleSendMessage = async (
   const batch = await deps.batches.get(message.storeId, message.batchId);
   if (!batch) throw new PermanentError(`send batch ${message.batchId} of store ${message.storeId} does not exist`);
   if (message.type === 'batch') {
-    // Every chunk, every time: a chunk queued twice is sent once (its lease and recipients' states decide).
-    await deps.queue.enqueueChunks(
-      batch.storeId,
-      batch.id,
-      batch.chunks.map((_, i) => i),
-    );
+    // Every chunk, every time: a chunk queued twice is sent once (its lease and recipients' states decide). Spread
+    // over the store's share of the send rate, so the chunks do not all ask the pacer for slots at once.
+    const sizes = batch.chunks.map((c) => Math.min(BULK_CHUNK_SIZE, c.last - c.first + 1));
+    for (const { delaySeconds, chunks } of chunkFanOut(sizes, deps.sendRatePerSecond)) {
+      await deps.queue.enqueueChunks(batch.storeId, batch.id, chunks, delaySeconds > 0 ? delaySeconds : undefined);
+    }
     return { done: 'fanned_out' };
   }
   const range = batch.chunks[message.chunk];

@@ -274,4 +274,25 @@ describe('send worker', () => {
     );
     await expect(handleSendMessage(deps, { ...chunkMessage, chunk: 7 }, first)).rejects.toBeInstanceOf(PermanentError);
   });
+  it("spreads a large batch's chunks over the store's share of the send rate instead of queuing them all at once", async () => {
+    // 2,000 recipients in 40 chunks of 50; an account rate of 20/s leaves the store 10 marketing emails a second, so
+    // chunk i is due after 5·i seconds. Queued at once, the 40 chunks all asked the pacer for slots in one second.
+    const chunks = Array.from({ length: 40 }, (_, i) => ({ first: i * 50, last: i * 50 + 49 }));
+    const store = memoryBatches({ ...batchOf(2_000), chunks }, queued(2_000));
+    const { deps, requeued } = depsWith(store.repo, scriptedMailer([allSent]).mailer, { sendRatePerSecond: 20 });
+    expect(await handleSendMessage(deps, { ...chunkMessage, type: 'batch' }, first)).toEqual({ done: 'fanned_out' });
+    expect(requeued).toEqual(chunks.map((_, i) => ({ chunks: [i], delay: i === 0 ? undefined : 5 * i })));
+    // A fast account takes several chunks in one second; nothing waits past the queue's 15-minute delay limit.
+    const fast = depsWith(store.repo, scriptedMailer([allSent]).mailer, { sendRatePerSecond: 500 });
+    await handleSendMessage(fast.deps, { ...chunkMessage, type: 'batch' }, first);
+    expect(fast.requeued.slice(0, 2)).toEqual([
+      { chunks: [0, 1, 2, 3, 4], delay: undefined },
+      { chunks: [5, 6, 7, 8, 9], delay: 1 },
+    ]);
+    expect(fast.requeued.flatMap((r) => r.chunks)).toEqual(chunks.map((_, i) => i));
+    const slow = depsWith(store.repo, scriptedMailer([allSent]).mailer, { sendRatePerSecond: 1 });
+    await handleSendMessage(slow.deps, { ...chunkMessage, type: 'batch' }, first);
+    expect(Math.max(...slow.requeued.map((r) => r.delay ?? 0))).toBe(900);
+    expect(slow.requeued.flatMap((r) => r.chunks)).toHaveLength(40);
+  });
 });
