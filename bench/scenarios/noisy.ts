@@ -18,7 +18,7 @@ import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { apiCall, queuesDrained } from '#bench/lib/api.ts';
 import { profiled } from '#bench/lib/profile.ts';
-import { queueDepth } from '#bench/lib/runtime-probes.ts';
+import { countDelta, queueDepth } from '#bench/lib/runtime-probes.ts';
 import { type Stall, watchStalls } from '#bench/lib/stall-watch.ts';
 import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
@@ -125,6 +125,23 @@ const sampleQueues = (runtime: LocalRuntime) => {
       return Object.fromEntries(Object.entries(rows).filter(([, row]) => row.some((n) => n > 0)));
     },
   };
+};
+
+/** What the runtime did so far: DynamoDB calls by operation, handler invocations and their wall ms by function. */
+const work = (runtime: LocalRuntime) => ({ dynamodb: runtime.dynamodbCalls(), invocations: runtime.invocations() });
+
+/**
+ * What the runtime did during a phase's load seconds (not its drain): where phase B's extra time goes, e.g. which
+ * functions the attacker's admitted work runs in, and how many more DynamoDB calls it makes.
+ */
+const workSince = (runtime: LocalRuntime, before: ReturnType<typeof work>) => {
+  const now = work(runtime);
+  const functions: Record<string, { count: number; ms: number }> = {};
+  for (const [name, { count, ms }] of Object.entries(now.invocations)) {
+    const was = before.invocations[name] ?? { count: 0, ms: 0 };
+    if (count > was.count) functions[name] = { count: count - was.count, ms: Math.round(ms - was.ms) };
+  }
+  return { dynamodb: countDelta(before.dynamodb, now.dynamodb), functions };
 };
 
 /** Runs `tick` once a second for `seconds`, without waiting for the previous tick. */
@@ -389,7 +406,9 @@ export const noisy: Scenario = {
       const queuesA = sampleQueues(runtime);
       await sleep(WATCH_LEAD_MS);
       const startA = Date.now();
+      const workBeforeA = work(runtime);
       await everySecond(seconds, () => victimLoad(runtime, victims, sentA));
+      const workA = workSince(runtime, workBeforeA);
       await settled(runtime);
       const stallsA = await watchA.stop();
       const depthsA = await queuesA.stop();
@@ -402,12 +421,14 @@ export const noisy: Scenario = {
       const queuesB = sampleQueues(runtime);
       await sleep(WATCH_LEAD_MS);
       const startB = Date.now();
+      const workBeforeB = work(runtime);
       await profiled(options.profile, 'noisy-b', () =>
         Promise.all([
           everySecond(seconds, () => victimLoad(runtime, victims, sentB)),
           everySecond(seconds, attack(runtime, attacker, target, counts)),
         ]),
       );
+      const workB = workSince(runtime, workBeforeB);
       // Not the whole sends queue: the attacker's accepted bulk sends keep it busy for minutes at the account rate
       // (the drain used to sit out its 120 s limit). What phase B's figures read is the victims' events applied and
       // their order mails sent: waited for until every one is found (or the same limit).
@@ -488,6 +509,8 @@ export const noisy: Scenario = {
           counts,
           ticks,
           perRunSchedules: perRun,
+          workA,
+          workB,
           stores: storeCount,
           seconds,
         },
