@@ -9,6 +9,7 @@ import { type LookupTerms, lookupTerms } from '#shared/domain/contacts/contact-s
 import type { ContactSearchIndex } from '#shared/domain/contacts/ports.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { batchDelete, batchGet, batchPut } from './batch.ts';
+import { directPuts, type ItemWriter } from './coalesced.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { queryPage } from './query.ts';
 import { tableName } from './table.ts';
@@ -40,6 +41,7 @@ export const contactLookupItems = (contact: Customer): Record<string, unknown>[]
 export const syncContactLookups = async (
   customer: Customer,
   replaced: Record<string, unknown> | undefined,
+  puts: ItemWriter = directPuts,
 ): Promise<void> => {
   const { storeId, originId } = customer;
   const now = lookupKeys(storeId, originId, lookupTerms(customer));
@@ -49,7 +51,7 @@ export const syncContactLookups = async (
   const had = new Set(before.map(id));
   const added = now.filter((key) => !had.has(id(key)));
   const removed = before.filter((key) => !kept.has(id(key)));
-  if (added.length > 0) await batchPut(added.map(lookupItem(storeId, originId)));
+  if (added.length > 0) await puts.put(added.map(lookupItem(storeId, originId)));
   if (removed.length > 0) await batchDelete(removed);
 };
 

@@ -1,6 +1,6 @@
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
-import type { ItemReader } from './coalesced.ts';
+import { directPuts, type ItemReader, type ItemWriter } from './coalesced.ts';
 import { adjustContactCounts, type ContactCountAdjuster } from './contact-counts.ts';
 import { syncContactLookups } from './contact-search.ts';
 import { itemMeta, keys } from './keys.ts';
@@ -21,11 +21,13 @@ export const customerItem = (customer: Customer): Record<string, unknown> => ({
 
 /**
  * `reads`: where `get` reads (the flow and ingest workers gather their batch's reads, `coalesced.ts`); `counts`: where
- * the export's counters are adjusted after a write (the ingest worker sums its batch's, `batchedContactCounts`).
+ * the export's counters are adjusted after a write (the ingest worker and the import sum their batch's,
+ * `batchedContactCounts`); `lookupPuts`: where the search's new lookup items are put (the import gathers a batch's).
  */
 export const dynamoCustomerRepository = (
   reads?: ItemReader,
   counts: ContactCountAdjuster = adjustContactCounts,
+  lookupPuts: ItemWriter = directPuts,
 ): CustomerRepository =>
   revisionedRepository<Customer>({
     reads,
@@ -38,6 +40,6 @@ export const dynamoCustomerRepository = (
     afterSave: async (customer, replaced) => {
       const before = replaced === undefined ? undefined : Number(replaced.createdAt);
       if (before !== customer.createdAt) await counts(customer.storeId, before, customer.createdAt);
-      await syncContactLookups(customer, replaced);
+      await syncContactLookups(customer, replaced, lookupPuts);
     },
   });
