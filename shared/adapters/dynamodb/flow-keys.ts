@@ -29,14 +29,6 @@ export const FLOW_KEYS = {
   wheelEntry: (storeId: string, minute: number, name: string) => ({ pk: `STORE#${storeId}#WHEEL#${minute}`, sk: name }),
   /** How many waits the store keeps in the timer wheel (its cap: `LIMITS.waitingRunsPerStore`). */
   waitingRuns: (storeId: string) => ({ pk: `STORE#${storeId}#WAITING`, sk: 'COUNT' }),
-  flowRunsByFlow: (storeId: string, flowId: string, startedAt: number, runId: string) => ({
-    gsi1pk: `STORE#${storeId}#FLOW#${flowId}#RUNS`,
-    gsi1sk: `${pad(startedAt, 15)}#${runId}`,
-  }),
-  flowRunsByContact: (storeId: string, email: string, startedAt: number, runId: string) => ({
-    gsi2pk: `STORE#${storeId}#CONTACT#${email.toLowerCase()}#RUNS`,
-    gsi2sk: `${pad(startedAt, 15)}#${runId}`,
-  }),
   /** Re-entry guard: one item per flow and entry key (contact, subject, or contact + cool-down window). */
   flowEntry: (storeId: string, flowId: string, entryKey: string) => ({
     pk: `STORE#${storeId}#FLOW#${flowId}#ENTRY#${entryKey}`,

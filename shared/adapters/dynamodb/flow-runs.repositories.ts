@@ -20,6 +20,7 @@ import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
 import { batchGet } from './batch.ts';
 import { directPuts, directReads, type ItemReader, type ItemWriter, readRecord } from './coalesced.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
+import { packJson, unpackJson } from './packed-json.ts';
 import { queryItems, queryPage } from './query.ts';
 import { putRevisioned } from './revisioned.ts';
 import { getItem, ignoreConditionFailure, isConditionFailure, putIfAbsent, tableName } from './table.ts';
@@ -31,22 +32,53 @@ export const dynamoTriggerLog = (reads: ItemReader = directReads): TriggerLog =>
   get: (storeId, triggerId) => readRecord<FlowTrigger>(reads, keys.trigger(storeId, triggerId)),
 });
 
-const runItem = (run: FlowRun) => ({
+/**
+ * A run item's layout (docs/flows.md "Stored records"). Schema 2 (issue 16): the trigger, most of a run's bytes and
+ * the same in every state of it, is one packed binary attribute (`packed-json.ts`), and the item has no index keys
+ * (nothing queried them); a run of a small order then stays under 1 KB, one write unit per put instead of two.
+ * Schema 1 items (the trigger as a map, index keys) are still read as they are.
+ */
+const RUN_SCHEMA = 2;
+
+/** A run's trigger packed once per warm function, not at each of its writes (every state shares the object). */
+const packedTriggers = new WeakMap<FlowTrigger, Uint8Array>();
+const packedTrigger = (trigger: FlowTrigger): Uint8Array => {
+  let bytes = packedTriggers.get(trigger);
+  if (!bytes) {
+    bytes = packJson(trigger);
+    packedTriggers.set(trigger, bytes);
+  }
+  return bytes;
+};
+
+const runItem = ({ trigger, ...run }: FlowRun) => ({
   ...keys.flowRun(run.storeId, run.id),
-  ...keys.flowRunsByFlow(run.storeId, run.flowId, run.startedAt, run.id),
-  ...keys.flowRunsByContact(run.storeId, run.email, run.startedAt, run.id),
-  ...itemMeta('flowRun'),
+  ...itemMeta('flowRun', RUN_SCHEMA),
   ...run,
+  packedTrigger: packedTrigger(trigger),
 });
 
+/** The run an item holds, of either schema. */
+const runOf = (item: Record<string, unknown>): FlowRun => {
+  const { packedTrigger: packed, ...run } = withoutMeta<Record<string, unknown>>(item);
+  if (!(packed instanceof Uint8Array)) return run as unknown as FlowRun;
+  const trigger = unpackJson<FlowTrigger>(packed);
+  // Saving the run again (every next state shares this object) reuses the bytes read rather than packing anew.
+  packedTriggers.set(trigger, packed);
+  return { ...run, trigger } as unknown as FlowRun;
+};
+
 export const dynamoFlowRuns = (reads: ItemReader = directReads): FlowRunRepository => ({
-  get: (storeId, runId) => readRecord<FlowRun>(reads, keys.flowRun(storeId, runId)),
+  async get(storeId, runId) {
+    const item = await reads.get(keys.flowRun(storeId, runId));
+    return item ? runOf(item) : undefined;
+  },
   create: (run) => putIfAbsent(runItem(run)),
   save: (run, expectedRevision) => putRevisioned(runItem(run), expectedRevision, `flow run ${run.id}`),
   async getMany(storeId, runIds) {
     if (runIds.length === 0) return [];
     const unique = [...new Set(runIds)].map((runId) => keys.flowRun(storeId, runId));
-    return (await batchGet(unique)).map((item) => withoutMeta<FlowRun>(item));
+    return (await batchGet(unique)).map(runOf);
   },
 });
 

@@ -49,7 +49,7 @@
  * | senderDomain | SENDER-DOMAIN#<domain>           | OWNER     |                                         |                                      |
  * | senderSubdomain | SENDER-UNDER#<parent domain>  | <storeId>#<domain> |                                |                                      |
  * | flow     | STORE#<storeId>#FLOWS                | FLOW#<flowId> |                                     |                                      |
- * | flowRun  | STORE#<storeId>#RUN#<runId>          | RUN       | STORE#<storeId>#FLOW#<flowId>#RUNS / <startedAt>#<runId> | STORE#<storeId>#CONTACT#<email>#RUNS / <startedAt>#<runId> |
+ * | flowRun  | STORE#<storeId>#RUN#<runId>          | RUN (the trigger packed; before schema 2 it also had gsi1 FLOW#<flowId>#RUNS and gsi2 CONTACT#<email>#RUNS keys, never queried) | | |
  * | flowEntry | STORE#<storeId>#FLOW#<flowId>#ENTRY#<entryKey> | ENTRY |                               |                                      |
  * | wheelEntry | STORE#<storeId>#WHEEL#<minute>    | <timer name> |                                      |                                      |
  * | waitingRuns | STORE#<storeId>#WAITING          | COUNT     |                                         |                                      |

@@ -1,0 +1,186 @@
+/**
+ * Flow runs on the embedded DynamoDB (`dynamoFlowRuns`): a run item of schema 2 keeps its trigger packed and under
+ * 1 KB for a small order (one write unit per put), reads back as written (alone, gathered, several at once), and a run
+ * written by the previous version (schema 1: the trigger as a map, index keys) is still read, moved on and saved.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { coalescedGets } from '#shared/adapters/dynamodb/coalesced.ts';
+import { dynamoFlowRuns } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { type FlowRun, runIdOf } from '#shared/domain/flows/run.ts';
+import { finished, next } from '#shared/domain/flows/run-changes.ts';
+import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
+import { RevisionConflict } from '#shared/domain/repository.ts';
+
+let runtime: LocalRuntime;
+beforeAll(async () => {
+  runtime = await startLocalRuntime({ gateways: false, pollers: false, logLevel: 'ERROR' });
+});
+afterAll(async () => {
+  await runtime?.stop();
+});
+
+const newStore = () => `st_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+
+/** An `order_paid` trigger shaped as the flows bench fires it (three lines). */
+const orderTrigger = (storeId: string, n: number): FlowTrigger => ({
+  id: `event#o-${n}#order_paid`,
+  storeId,
+  kind: 'order_paid',
+  subject: { type: 'order', id: `o-${n}` },
+  contact: { email: `ada${n}@example.com`, customerId: `c-${n}` },
+  cause: { endpoint: 'orders/paid', sourceId: `o-${n}` },
+  context: {
+    order: {
+      id: `o-${n}`,
+      status: 'paid',
+      name: `#${n}`,
+      total_price: '137.70',
+      currency: 'EUR',
+      line_items: [
+        {
+          id: 'l1',
+          product_id: 'p-1',
+          title: 'Desk lamp',
+          quantity: 2,
+          price: '19.90',
+          src: 'https://b.example/1.jpg',
+        },
+        {
+          id: 'l2',
+          product_id: 'p-2',
+          title: 'Lamp shade',
+          quantity: 1,
+          price: '48.00',
+          src: 'https://b.example/2.jpg',
+        },
+        { id: 'l3', product_id: 'p-3', title: 'Bulb', quantity: 5, price: '9.98' },
+      ],
+    },
+  },
+  at: 1_767_000_000_000,
+});
+
+const newRun = (storeId: string, n: number): FlowRun => {
+  const trigger = orderTrigger(storeId, n);
+  const flowId = 'fl_0123456789abcdef0123';
+  const now = trigger.at + 5;
+  return {
+    storeId,
+    id: runIdOf(storeId, flowId, trigger.id),
+    flowId,
+    flowKind: 'order_paid',
+    trigger,
+    email: `ada${n}@example.com`,
+    status: 'active',
+    nextStepId: 'order-confirmation',
+    sending: { stepId: 'order-confirmation', claimedAt: now },
+    events: [{ at: now, type: 'entered' }],
+    startedAt: now,
+    updatedAt: now,
+    revision: 1,
+  };
+};
+
+/** Write capacity units of putting `run` as a new item (DynamoDB's per-kilobyte rounding, as dynalite counts it). */
+const writeUnits = async (run: FlowRun, put: (run: FlowRun) => Promise<unknown>) => {
+  let units = 0;
+  const name = `meter-${randomUUID()}`;
+  const stack = dynamo().middlewareStack;
+  stack.add(
+    ((nextHandler: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>) =>
+      async (args: { input: Record<string, unknown> }) => {
+        const result = await nextHandler({ ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } });
+        units += Number((result.output.ConsumedCapacity as { CapacityUnits?: number } | undefined)?.CapacityUnits ?? 0);
+        return result;
+      }) as never,
+    { step: 'initialize', name },
+  );
+  try {
+    await put(run);
+  } finally {
+    stack.remove(name);
+  }
+  return units;
+};
+
+describe('flow run items', () => {
+  it('keeps the trigger packed, with no index keys, one write unit per put of a small order run', async () => {
+    const runs = dynamoFlowRuns();
+    const storeId = newStore();
+    const run = newRun(storeId, 1);
+    expect(await writeUnits(run, (r) => runs.create(r))).toBe(1);
+    const stored = await dynamo().send(
+      new GetItemCommand({
+        TableName: tableName(),
+        Key: { pk: { S: keys.flowRun(storeId, run.id).pk }, sk: { S: 'RUN' } },
+      }),
+    );
+    const item = stored.Item ?? {};
+    expect(item.packedTrigger?.B).toBeInstanceOf(Uint8Array);
+    expect(item.trigger).toBeUndefined();
+    expect(Object.keys(item).filter((name) => name.startsWith('gsi'))).toEqual([]);
+    expect(item.schema?.N).toBe('2');
+    // The completed run (emailed, its message id, completed) still fits in one unit.
+    const done = finished(run, run.startedAt + 80, 'completed', undefined, undefined, [
+      { type: 'emailed', stepId: 'order-confirmation', messageId: `0100018c-${'a'.repeat(36)}-000000` },
+    ]);
+    expect(await writeUnits(done, (r) => runs.save(r, run.revision))).toBe(1);
+    // The TTL attribute is storage's (read back without it, as every record).
+    const { expiresAt, ...shown } = done;
+    expect(expiresAt).toBeGreaterThan(0);
+    expect(await runs.get(storeId, run.id)).toEqual(shown);
+  });
+
+  it('reads back as written, alone, gathered per turn and several at once', async () => {
+    const storeId = newStore();
+    const written = [newRun(storeId, 2), newRun(storeId, 3)];
+    const runs = dynamoFlowRuns();
+    for (const run of written) expect(await runs.create(run)).toBe(true);
+    expect(await runs.create(written[0] as FlowRun)).toBe(false);
+    expect(await runs.get(storeId, (written[0] as FlowRun).id)).toEqual(written[0]);
+    const gathered = dynamoFlowRuns(coalescedGets());
+    expect(await Promise.all(written.map((run) => gathered.get(storeId, run.id)))).toEqual(written);
+    const many = await runs.getMany(storeId, [...written.map((run) => run.id), 'run_missing']);
+    expect(many.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [...written].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+  });
+
+  it('reads a run the previous version wrote (schema 1), moves it on and keeps refusing a stale revision', async () => {
+    const storeId = newStore();
+    const run = newRun(storeId, 4);
+    // Exactly as schema 1 wrote it: the whole run, the trigger as a map, both index keys.
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.flowRun(storeId, run.id),
+          gsi1pk: `STORE#${storeId}#FLOW#${run.flowId}#RUNS`,
+          gsi1sk: `${String(run.startedAt).padStart(15, '0')}#${run.id}`,
+          gsi2pk: `STORE#${storeId}#CONTACT#${run.email}#RUNS`,
+          gsi2sk: `${String(run.startedAt).padStart(15, '0')}#${run.id}`,
+          entity: 'flowRun',
+          schema: 1,
+          ...run,
+        },
+      }),
+    );
+    const runs = dynamoFlowRuns();
+    const read = await runs.get(storeId, run.id);
+    expect(read).toEqual(run);
+    expect((await runs.getMany(storeId, [run.id]))[0]).toEqual(run);
+    const moved = next(read as FlowRun, run.startedAt + 10, {}, ['sending']);
+    await runs.save(moved, run.revision);
+    expect(await runs.get(storeId, run.id)).toEqual(moved);
+    await expect(runs.save(next(moved, run.startedAt + 20, {}, []), run.revision)).rejects.toBeInstanceOf(
+      RevisionConflict,
+    );
+  });
+});
