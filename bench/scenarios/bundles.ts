@@ -9,8 +9,9 @@
  *    `createRequire` banner, nothing external (the AWS SDK clients are bundled) → `index.mjs` + `index.mjs.map`;
  * 2. record its bytes (and gzip bytes, what the deployment zip roughly costs) and, from esbuild's metafile, the bytes
  *    each input contributes, grouped by package (`@aws-sdk/client-dynamodb`, `@smithy/*`, … and `(service code)`);
- * 3. time its module init in a fresh Node process, `--count` times (default 3, in rounds over every function and the
- *    reference; median reported): a child `node`
+ * 3. time its module init in fresh Node processes (median reported), one per core at a time: two rounds over the
+ *    reference and every function, then more rounds (up to `--count`, default 5 samples in all) over the reference
+ *    and the functions whose init CPU is 1.3 × the reference's or more, those near issue 16's line: a child `node`
  *    with the Lambda's `NODE_OPTIONS=--enable-source-maps` and a Lambda-like environment (region, fake credentials, the
  *    function's variables with placeholder values) imports the bundle; the figure is `performance.now()` right before
  *    the `import()` to right after it (the module graph evaluated, the handler exported). The time from the process's
@@ -22,7 +23,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
@@ -39,10 +40,19 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export const MAX_BUNDLE_BYTES = 1_000_000;
 export const MAX_INIT_MS = 150;
 /**
- * Fresh processes per bundle (median reported). Each is ~0.3 s of one core; 85 bundles × 3 is about 80 s, which keeps
- * the whole bench within 10 minutes (5, with an unmeasured import of each bundle first, took 3.5 minutes).
+ * Fresh processes per bundle at most (median reported): every function gets FIRST_ROUNDS, those whose init CPU ratio
+ * to the reference is NEAR_LINE or more after them get more, up to this (`--count bundles=N` to change it).
  */
-const DEFAULT_RUNS = 3;
+const DEFAULT_RUNS = 5;
+/** Rounds that sample every function. */
+const FIRST_ROUNDS = 2;
+/** The ratio (to the reference's init CPU) from which a function gets the later rounds: 0.2 under the 1.5 line. */
+const NEAR_LINE = 1.3;
+/**
+ * Fresh processes at a time (`--concurrency N` to change it): one per core, up to 4. The figure is init CPU time, which
+ * a process waiting for a core does not accrue; each child is single-threaded for most of its import.
+ */
+const defaultParallelism = () => Math.max(1, Math.min(4, availableParallelism()));
 /** Packages (or `(service code)`) listed per function, largest first. */
 const TOP_INPUTS = 6;
 const CHILD_TIMEOUT_MS = 30_000;
@@ -207,6 +217,18 @@ export const timeInit = (
     });
   });
 
+/** Runs `work` over `items`, at most `limit` at a time. */
+const forEachLimit = async <T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>) => {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  });
+  await Promise.all(lanes);
+};
+
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -238,18 +260,33 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
     options.log(
       `  ${bundled.length + 1} bundles (the reference too) in ${round((performance.now() - bundleStart) / 1000, 1)} s`,
     );
+    const sampleStart = performance.now();
+    const parallel = options.given.has('concurrency') ? options.concurrency : defaultParallelism();
     // One unmeasured import first, of the reference: it brings Node's own files into the OS cache. The bundles are
     // already there (esbuild has just written them), as a Lambda's package is on local disk.
     await timeInit(reference, { sourceMaps: true });
-    // Round after round, each the reference then every function: whatever else the machine does during the scenario
-    // falls on all of them alike, and the reference's samples are spread over the same minutes as the functions'.
+    // Rounds, each the reference and then the functions still sampled, `parallel` fresh processes at a time: whatever
+    // else the machine does during the scenario falls on all of them alike, and the reference's samples are spread
+    // over the same minutes as the functions'. The first FIRST_ROUNDS rounds sample every function; the later ones
+    // (up to `runs`) only those whose ratio so far is NEAR_LINE or more: a function far below the line cannot cross
+    // it on the samples it would get, one near it gets more samples than before.
     const samples = new Map<string, InitSample[]>();
+    const sampled = (name: string) => samples.get(name) ?? [];
+    const ratioSoFar = (name: string) =>
+      median(sampled(name).map((s) => s.cpuMs)) / median(sampled(reference.name).map((s) => s.cpuMs));
+    let processes = 0;
     for (let pass = 0; pass < runs; pass++) {
-      for (const bundle of [reference, ...bundled]) {
+      const those = pass < FIRST_ROUNDS ? bundled : bundled.filter((bundle) => ratioSoFar(bundle.name) >= NEAR_LINE);
+      if (those.length === 0) break;
+      await forEachLimit([reference, ...those], parallel, async (bundle) => {
         const sample = await timeInit(bundle, { sourceMaps: true });
-        samples.set(bundle.name, [...(samples.get(bundle.name) ?? []), sample]);
-      }
+        samples.set(bundle.name, [...sampled(bundle.name), sample]);
+      });
+      processes += those.length + 1;
     }
+    options.log(
+      `  ${processes} fresh processes, ${parallel} at a time, in ${round((performance.now() - sampleStart) / 1000, 1)} s`,
+    );
     const measured: Measured[] = bundled.map((bundle) => {
       const of = samples.get(bundle.name) ?? [];
       const entry: Measured = {
@@ -284,9 +321,15 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
     const costliest = byCpu[0];
     if (!largest || !slowest || !costliest) throw new Error('the catalog has no function');
 
-    // The source-map decision: the largest bundle's init without --enable-source-maps, same number of runs.
+    // The source-map decision: the largest bundle's init without --enable-source-maps, as many samples as with.
     const withoutMaps: InitSample[] = [];
-    for (let i = 0; i < runs; i++) withoutMaps.push(await timeInit(largest, { sourceMaps: false }));
+    await forEachLimit(
+      Array.from({ length: largest.cpuMs.length }, () => largest),
+      parallel,
+      async (bundle) => {
+        withoutMaps.push(await timeInit(bundle, { sourceMaps: false }));
+      },
+    );
 
     const share = (bundle: Bundle) =>
       bundle.packages
@@ -353,9 +396,11 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
 
     const notes = [
       `${measured.length} functions bundled as deployed (esbuild ESM, node24, minified, tree-shaken, AWS SDK bundled, ` +
-        `linked source map without sources); init = median of ${runs} fresh \`node\` processes importing the bundle ` +
-        `with NODE_OPTIONS=--enable-source-maps (in ${runs} rounds, each the reference then every function, after one ` +
-        `unmeasured import), ${process.version}.`,
+        `linked source map without sources); init = median of fresh \`node\` processes importing the bundle with ` +
+        `NODE_OPTIONS=--enable-source-maps, ${parallel} at a time, after one unmeasured import: ${FIRST_ROUNDS} rounds ` +
+        `of the reference and every function, then up to ${runs} in all for the reference and the functions at ` +
+        `${NEAR_LINE} × its init CPU or more (${measured.filter((m) => m.cpuMs.length > FIRST_ROUNDS).length} of ` +
+        `${measured.length}; ${processes} processes), ${process.version}.`,
       `Largest: ${largest.name}, ${kb(largest.bytes)} (${kb(largest.gzipBytes)} gzip): ${share(largest)}.`,
       `Why: ${Math.round((sdkBytes(largest) / largest.bytes) * 100)} % of it is the AWS SDK (@aws-sdk/*, @smithy/*, ` +
         `@aws-crypto/*): the clients ${largest.packages
@@ -385,6 +430,10 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
       notes,
       details: {
         runs,
+        firstRounds: FIRST_ROUNDS,
+        nearLine: NEAR_LINE,
+        parallel,
+        processes,
         node: process.version,
         functions: measured.map((m) => ({
           name: m.name,
