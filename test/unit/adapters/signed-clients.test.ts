@@ -1,6 +1,7 @@
 /**
- * The service's S3 client (shared/adapters/s3/client.ts), built from the SDK's parts instead of `@aws-sdk/client-s3`
- * (issue 16, cold starts): it must sign and presign as the SDK does, and answer and fail as the SDK's client did.
+ * The service's S3 and SESv2 clients (shared/adapters/s3/client.ts, shared/adapters/ses/client.ts), built from the
+ * SDK's parts (shared/adapters/signed-client.ts) instead of the SDK's clients (issue 16, cold starts): they must sign
+ * and presign as the SDK does, and answer and fail as the SDK's clients did.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -9,6 +10,7 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getObject, headObject, putObject, S3 } from '#shared/adapters/s3/client.ts';
+import { getEmailIdentity, sendEmail, ses } from '#shared/adapters/ses/client.ts';
 
 interface Seen {
   readonly method: string;
@@ -57,6 +59,15 @@ const client = (endpoint: string | undefined, forcePathStyle = true) => {
   vi.stubEnv('AWS_ENDPOINT_URL', undefined);
   vi.stubEnv('AWS_ENDPOINT_URL_S3', endpoint);
   return new S3({ forcePathStyle });
+};
+
+/** The process's SESv2 client, sent to the test server (built on first use, so the variables are read then). */
+const sesClient = () => {
+  vi.stubEnv('AWS_REGION', 'us-east-1');
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+  vi.stubEnv('AWS_ENDPOINT_URL_SESV2', url);
+  return ses();
 };
 
 const ADDRESS = { Bucket: 'storeflow-imports', Key: 'imports/st_1/a b+c.jsonl' };
@@ -164,5 +175,42 @@ describe('the S3 client', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('the SESv2 client', () => {
+  it('posts the command input as JSON, signed for ses, and reads the JSON answer', async () => {
+    answers.push({ status: 200, body: '{"MessageId":"m-1"}', headers: { 'content-type': 'application/json' } });
+    const input = {
+      FromEmailAddress: 'shop@mail.example',
+      Destination: { ToAddresses: ['ana@example.com'] },
+      Content: { Simple: { Subject: { Data: 'Hi' }, Body: { Text: { Data: 'Hello' } } } },
+    };
+    expect(await sesClient().send(sendEmail(input))).toMatchObject({ MessageId: 'm-1' });
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/v2/email/outbound-emails' });
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual(input);
+    expect(seen[0]?.headers.authorization).toMatch(/Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/ses\/aws4_request/);
+  });
+
+  it('names errors as the SDK does: the x-amzn-errortype header, else the body type, without namespace', async () => {
+    answers.push({
+      status: 400,
+      body: '{"message":"Email address is not verified."}',
+      headers: { 'x-amzn-errortype': 'MessageRejected:http://internal.amazon.com/coral/com.amazon.ses/' },
+    });
+    await expect(sesClient().send(sendEmail({ Content: {} }))).rejects.toMatchObject({
+      name: 'MessageRejected',
+      message: 'Email address is not verified.',
+      $metadata: { httpStatusCode: 400 },
+    });
+    answers.push({
+      status: 404,
+      body: '{"__type":"com.amazonaws.sesv2#NotFoundException","Message":"No identity"}',
+    });
+    await expect(sesClient().send(getEmailIdentity({ EmailIdentity: 'mail.example' }))).rejects.toMatchObject({
+      name: 'NotFoundException',
+      message: 'No identity',
+    });
+    expect(seen[1]).toMatchObject({ method: 'GET', url: '/v2/email/identities/mail.example' });
   });
 });
