@@ -9,9 +9,10 @@
  *    `createRequire` banner, nothing external (the AWS SDK clients are bundled) → `index.mjs` + `index.mjs.map`;
  * 2. record its bytes (and gzip bytes, what the deployment zip roughly costs) and, from esbuild's metafile, the bytes
  *    each input contributes, grouped by package (`@aws-sdk/client-dynamodb`, `@smithy/*`, … and `(service code)`);
- * 3. time its module init in fresh Node processes (median reported), one per core at a time: two rounds over the
- *    reference and every function, then more rounds (up to `--count`, default 5 samples in all) over the reference
- *    and the functions whose init CPU is 1.3 × the reference's or more, those near issue 16's line: a child `node`
+ * 3. time its module init in fresh Node processes (median reported), one per core at a time: one round over every
+ *    function (and the reference, 9 times), then more rounds (up to `--count`, default 5 samples in all) over the
+ *    reference and the functions near issue 16's line (1.25 × the reference's init CPU or more; 1.4 × from the 4th
+ *    sample): a child `node`
  *    with the Lambda's `NODE_OPTIONS=--enable-source-maps` and a Lambda-like environment (region, fake credentials, the
  *    function's variables with placeholder values) imports the bundle; the figure is `performance.now()` right before
  *    the `import()` to right after it (the module graph evaluated, the handler exported). The time from the process's
@@ -40,14 +41,21 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export const MAX_BUNDLE_BYTES = 1_000_000;
 export const MAX_INIT_MS = 150;
 /**
- * Fresh processes per bundle at most (median reported): every function gets FIRST_ROUNDS, those whose init CPU ratio
- * to the reference is NEAR_LINE or more after them get more, up to this (`--count bundles=N` to change it).
+ * Samples (fresh processes) per function at most, median reported (`--count bundles=N` to change it). Every function
+ * is sampled once; the later rounds sample only the functions near issue 16's line, judged on their samples so far
+ * against the reference's: rounds 2 and 3 those at NEAR_LINE × the reference or more, rounds 4 and up those at
+ * CLOSE_TO_LINE or more. A function far below the line cannot cross it on more samples; one near it gets 3 to 5.
  */
 const DEFAULT_RUNS = 5;
-/** Rounds that sample every function. */
-const FIRST_ROUNDS = 2;
-/** The ratio (to the reference's init CPU) from which a function gets the later rounds: 0.2 under the 1.5 line. */
-const NEAR_LINE = 1.3;
+const NEAR_LINE = 1.25;
+const CLOSE_TO_LINE = 1.4;
+/** The round (0-based) from which only the functions at CLOSE_TO_LINE or more are sampled. */
+const CLOSE_ROUNDS_FROM = 3;
+/**
+ * The first round samples the reference before every REFERENCE_EVERY functions (9 samples over 84 functions), each
+ * later round once: the reference's median divides every ratio, so it gets the most samples, spread over the run.
+ */
+const REFERENCE_EVERY = 10;
 /**
  * Fresh processes at a time (`--concurrency N` to change it): one per core, up to 4. The figure is init CPU time, which
  * a process waiting for a core does not accrue; each child is single-threaded for most of its import.
@@ -265,24 +273,27 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
     // One unmeasured import first, of the reference: it brings Node's own files into the OS cache. The bundles are
     // already there (esbuild has just written them), as a Lambda's package is on local disk.
     await timeInit(reference, { sourceMaps: true });
-    // Rounds, each the reference and then the functions still sampled, `parallel` fresh processes at a time: whatever
-    // else the machine does during the scenario falls on all of them alike, and the reference's samples are spread
-    // over the same minutes as the functions'. The first FIRST_ROUNDS rounds sample every function; the later ones
-    // (up to `runs`) only those whose ratio so far is NEAR_LINE or more: a function far below the line cannot cross
-    // it on the samples it would get, one near it gets more samples than before.
+    // Rounds over the functions, `parallel` fresh processes at a time, the reference among them (see REFERENCE_EVERY):
+    // whatever else the machine does during the scenario falls on the reference and the functions alike. The first
+    // round samples every function once; the later ones (up to `runs`) only those near the line (see DEFAULT_RUNS).
     const samples = new Map<string, InitSample[]>();
     const sampled = (name: string) => samples.get(name) ?? [];
     const ratioSoFar = (name: string) =>
       median(sampled(name).map((s) => s.cpuMs)) / median(sampled(reference.name).map((s) => s.cpuMs));
     let processes = 0;
     for (let pass = 0; pass < runs; pass++) {
-      const those = pass < FIRST_ROUNDS ? bundled : bundled.filter((bundle) => ratioSoFar(bundle.name) >= NEAR_LINE);
+      const floor = pass >= CLOSE_ROUNDS_FROM ? CLOSE_TO_LINE : NEAR_LINE;
+      const those = pass === 0 ? bundled : bundled.filter((bundle) => ratioSoFar(bundle.name) >= floor);
       if (those.length === 0) break;
-      await forEachLimit([reference, ...those], parallel, async (bundle) => {
+      const queue =
+        pass === 0
+          ? those.flatMap((b, i) => (i % REFERENCE_EVERY === 0 ? [reference, b] : [b]))
+          : [reference, ...those];
+      await forEachLimit(queue, parallel, async (bundle) => {
         const sample = await timeInit(bundle, { sourceMaps: true });
         samples.set(bundle.name, [...sampled(bundle.name), sample]);
       });
-      processes += those.length + 1;
+      processes += queue.length;
     }
     options.log(
       `  ${processes} fresh processes, ${parallel} at a time, in ${round((performance.now() - sampleStart) / 1000, 1)} s`,
@@ -397,9 +408,9 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
     const notes = [
       `${measured.length} functions bundled as deployed (esbuild ESM, node24, minified, tree-shaken, AWS SDK bundled, ` +
         `linked source map without sources); init = median of fresh \`node\` processes importing the bundle with ` +
-        `NODE_OPTIONS=--enable-source-maps, ${parallel} at a time, after one unmeasured import: ${FIRST_ROUNDS} rounds ` +
-        `of the reference and every function, then up to ${runs} in all for the reference and the functions at ` +
-        `${NEAR_LINE} × its init CPU or more (${measured.filter((m) => m.cpuMs.length > FIRST_ROUNDS).length} of ` +
+        `NODE_OPTIONS=--enable-source-maps, ${parallel} at a time, after one unmeasured import: every function once, ` +
+        `then up to ${runs} samples for those at ${NEAR_LINE} × the reference's init CPU or more (${CLOSE_TO_LINE} × ` +
+        `from the ${CLOSE_ROUNDS_FROM + 1}th): ${measured.filter((m) => m.cpuMs.length > 1).length} of ` +
         `${measured.length}; ${processes} processes), ${process.version}.`,
       `Largest: ${largest.name}, ${kb(largest.bytes)} (${kb(largest.gzipBytes)} gzip): ${share(largest)}.`,
       `Why: ${Math.round((sdkBytes(largest) / largest.bytes) * 100)} % of it is the AWS SDK (@aws-sdk/*, @smithy/*, ` +
@@ -430,8 +441,9 @@ const run = async (options: ScenarioOptions): Promise<Result> => {
       notes,
       details: {
         runs,
-        firstRounds: FIRST_ROUNDS,
         nearLine: NEAR_LINE,
+        closeToLine: CLOSE_TO_LINE,
+        referenceSamples: referenceSamples.length,
         parallel,
         processes,
         node: process.version,
