@@ -2,7 +2,7 @@
  * Who sees the SDK clients as they are made: the one extension point of the clients, outside the module that makes
  * them. The local runtime's contract recorder (`local/contract-recorder.ts`) records each function's calls through it,
  * and the fault-injection tests (`test/support/aws-faults.ts`) add failing middlewares. Production registers no
- * observer, and then this costs one Map entry per client.
+ * observer, and then this costs one array entry per client (one per service and process, two for SESv2).
  */
 
 export type ClientService = 'dynamodb' | 'sqs' | 'secretsManager' | 'sesv2' | 's3' | 'scheduler';
@@ -10,7 +10,8 @@ export type ClientService = 'dynamodb' | 'sqs' | 'secretsManager' | 'sesv2' | 's
 /** Sees every client made: already made ones at once, later ones as they are made. */
 export type ClientObserver = (service: ClientService, client: { readonly middlewareStack: unknown }) => void;
 
-const created = new Map<ClientService, { readonly middlewareStack: unknown }>();
+/** Every client made, in order (a service may have two: the SES mailer's own and the SDK's for identities). */
+const created: [ClientService, { readonly middlewareStack: unknown }][] = [];
 const observers = new Set<ClientObserver>();
 
 /** Starts observing the clients; returns a function that stops. */
@@ -32,7 +33,7 @@ interface Removable {
  */
 export const observed = <C extends { readonly middlewareStack: unknown }>(service: ClientService, client: C): C => {
   (client.middlewareStack as Removable).remove('loggerMiddleware');
-  created.set(service, client);
+  created.push([service, client]);
   for (const observer of observers) observer(service, client);
   return client;
 };

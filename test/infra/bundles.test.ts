@@ -41,9 +41,29 @@ describe('function bundles', () => {
     }
   });
 
-  it('keeps the S3 client out of the import status route, and in the routes that use it', async () => {
-    expect(await packagesOf('batch-job')).not.toContain('@aws-sdk/client-s3');
-    expect(await packagesOf('batch-upload-url')).toContain('@aws-sdk/client-s3');
-    expect(await packagesOf('flow-worker')).toEqual(expect.arrayContaining(['liquidjs', '@aws-sdk/client-sesv2']));
+  it("reaches S3 through the service's own small client, not the SDK's S3 client, presigner or checksums", async () => {
+    // shared/adapters/s3/client.ts is made of the SDK parts every DynamoDB client already brings (signer, HTTP handler,
+    // retries, credentials): @aws-sdk/client-s3 with its checksum and S3-specific middlewares was ~150 kB of each of
+    // these bundles (issue 16: import-worker and batch-upload-* were over 1.5 × the reference's init CPU).
+    for (const name of ['import-worker', 'batch-import', 'batch-upload-url', 'batch-upload-start', 'contacts-export']) {
+      const packages = await packagesOf(name);
+      expect(packages, name).toEqual(expect.arrayContaining(['@smithy/signature-v4', '@smithy/node-http-handler']));
+      for (const heavy of [
+        '@aws-sdk/client-s3',
+        '@aws-sdk/s3-request-presigner',
+        '@aws-sdk/checksums',
+        '@aws-sdk/middleware-sdk-s3',
+      ]) {
+        expect(packages, name).not.toContain(heavy);
+      }
+    }
+  });
+
+  it("sends mail and checks sender domains through the service's own small SESv2 client, not the SDK's", async () => {
+    // shared/adapters/ses/client.ts: @aws-sdk/client-sesv2 was ~63 kB of each of these bundles (its whole model).
+    for (const name of ['flow-worker', 'send-worker', 'campaigns-create', 'senders-create', 'sending-create']) {
+      expect(await packagesOf(name), name).not.toContain('@aws-sdk/client-sesv2');
+    }
+    expect(await packagesOf('flow-worker')).toContain('liquidjs');
   });
 });

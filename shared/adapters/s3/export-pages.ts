@@ -4,12 +4,10 @@
  * deletes them after a day.
  */
 import { randomUUID } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { EXPORT_PAGES_PREFIX } from '#shared/catalog/function-spec.ts';
 import { required } from '#shared/config.ts';
 import type { LargePages } from '#shared/domain/contacts/export-contacts.ts';
-import { s3 } from './client.ts';
+import { putObject, s3 } from './client.ts';
 
 export const EXPORT_PAGE_LINK_SECONDS = 300;
 
@@ -17,7 +15,7 @@ export const s3ExportPages = (): LargePages => ({
   async publish(storeId, json) {
     const Bucket = required('importsBucket');
     const Key = `${EXPORT_PAGES_PREFIX}${storeId}/${randomUUID()}.json`;
-    await s3().send(new PutObjectCommand({ Bucket, Key, Body: json, ContentType: 'application/json; charset=utf-8' }));
-    return getSignedUrl(s3(), new GetObjectCommand({ Bucket, Key }), { expiresIn: EXPORT_PAGE_LINK_SECONDS });
+    await s3().send(putObject({ Bucket, Key, Body: json, ContentType: 'application/json; charset=utf-8' }));
+    return s3().presign('GET', { Bucket, Key }, { expiresIn: EXPORT_PAGE_LINK_SECONDS });
   },
 });

@@ -1,27 +1,21 @@
 /** Import files in the imports bucket: written by the API (or a presigned PUT), streamed line by line by the worker. */
-import { GetObjectCommand, type GetObjectCommandOutput, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { required } from '#shared/config.ts';
 import { readLines } from '#shared/domain/imports/line-reader.ts';
 import type { ImportFiles } from '#shared/domain/imports/ports.ts';
-import { s3 } from './client.ts';
+import { type GetObjectOutput, getObject, headObject, putObject, s3 } from './client.ts';
 
 export const s3ImportFiles = (): ImportFiles => ({
   async put(key, content) {
     await s3().send(
-      new PutObjectCommand({
-        Bucket: required('importsBucket'),
-        Key: key,
-        Body: content,
-        ContentType: 'application/x-ndjson',
-      }),
+      putObject({ Bucket: required('importsBucket'), Key: key, Body: content, ContentType: 'application/x-ndjson' }),
     );
   },
 
   async *lines(key, offset) {
-    let Body: GetObjectCommandOutput['Body'];
+    let Body: GetObjectOutput['Body'];
     try {
       ({ Body } = await s3().send(
-        new GetObjectCommand({
+        getObject({
           Bucket: required('importsBucket'),
           Key: key,
           ...(offset > 0 ? { Range: `bytes=${offset}-` } : {}),
@@ -34,27 +28,21 @@ export const s3ImportFiles = (): ImportFiles => ({
     }
     if (!Body) return;
     // Split on bytes, not characters, so each line's end offset is exact for a ranged resume.
-    yield* readLines(Body as AsyncIterable<Uint8Array>, offset);
+    yield* readLines(Body, offset);
   },
 
-  // The presigner is loaded by the upload-URL route's first call only: the start, the direct upload and the worker
-  // never sign (issue 16: init CPU).
-  async uploadUrl(key, expiresInSeconds, bytes) {
-    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-    return getSignedUrl(
-      s3(),
-      new PutObjectCommand({ Bucket: required('importsBucket'), Key: key, ContentLength: bytes }),
-      {
-        expiresIn: expiresInSeconds,
-        // Signed: S3 refuses a PUT of any other length, so the URL cannot take a file larger than the job declared.
-        signableHeaders: new Set(['content-length']),
-      },
+  uploadUrl(key, expiresInSeconds, bytes) {
+    return s3().presign(
+      'PUT',
+      { Bucket: required('importsBucket'), Key: key },
+      // Signed: S3 refuses a PUT of any other length, so the URL cannot take a file larger than the job declared.
+      { expiresIn: expiresInSeconds, headers: { 'content-length': String(bytes) } },
     );
   },
 
   async size(key) {
     try {
-      const head = await s3().send(new HeadObjectCommand({ Bucket: required('importsBucket'), Key: key }));
+      const head = await s3().send(headObject({ Bucket: required('importsBucket'), Key: key }));
       return head.ContentLength ?? 0;
     } catch (error) {
       if (error instanceof Error && (error.name === 'NotFound' || error.name === 'NoSuchKey')) return undefined;

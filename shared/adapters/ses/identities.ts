@@ -3,13 +3,8 @@
  * created it (`storeflow:stage`). The tag is what the stage's IAM policy lets it delete (another stage's identity, or
  * the operator's, is out of reach), and what names the other stage when a domain is taken in the same SES account.
  */
-import {
-  CreateEmailIdentityCommand,
-  DeleteEmailIdentityCommand,
-  type DkimAttributes,
-  GetEmailIdentityCommand,
-} from '@aws-sdk/client-sesv2';
-import { sesv2 } from '#shared/adapters/aws-clients.ts';
+import type { DkimAttributes } from '@aws-sdk/client-sesv2';
+import { createEmailIdentity, deleteEmailIdentity, getEmailIdentity, ses } from '#shared/adapters/ses/client.ts';
 import { STAGE_TAG_KEY } from '#shared/catalog/stage.ts';
 import { config } from '#shared/config.ts';
 import type { SendingIdentities } from '#shared/domain/email/ports.ts';
@@ -26,7 +21,7 @@ const statusOf = (verifiedForSending: boolean | undefined, dkim: DkimAttributes 
 
 const read = async (domain: string): Promise<IdentityState | undefined> => {
   try {
-    const answer = await sesv2().send(new GetEmailIdentityCommand({ EmailIdentity: domain }));
+    const answer = await ses().send(getEmailIdentity({ EmailIdentity: domain }));
     const stage = answer.Tags?.find((tag) => tag.Key === STAGE_TAG_KEY)?.Value;
     return {
       status: statusOf(answer.VerifiedForSendingStatus, answer.DkimAttributes),
@@ -42,8 +37,8 @@ const read = async (domain: string): Promise<IdentityState | undefined> => {
 export const sesIdentities = (): SendingIdentities => ({
   async create(domain) {
     try {
-      const answer = await sesv2().send(
-        new CreateEmailIdentityCommand({
+      const answer = await ses().send(
+        createEmailIdentity({
           EmailIdentity: domain,
           DkimSigningAttributes: { NextSigningKeyLength: 'RSA_2048_BIT' },
           Tags: [{ Key: STAGE_TAG_KEY, Value: config().stage }],
@@ -63,7 +58,7 @@ export const sesIdentities = (): SendingIdentities => ({
   get: read,
   async delete(domain) {
     try {
-      await sesv2().send(new DeleteEmailIdentityCommand({ EmailIdentity: domain }));
+      await ses().send(deleteEmailIdentity({ EmailIdentity: domain }));
     } catch (error) {
       if (nameOf(error) !== 'NotFoundException') throw error;
     }

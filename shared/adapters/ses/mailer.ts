@@ -9,14 +9,8 @@
  * `PermanentError`.
  */
 import { domainToASCII } from 'node:url';
-import {
-  type MessageHeader,
-  type MessageTag,
-  SendBulkEmailCommand,
-  SendEmailCommand,
-  type BulkEmailEntryResult as SesBulkResult,
-} from '@aws-sdk/client-sesv2';
-import { sesv2 } from '#shared/adapters/aws-clients.ts';
+import type { MessageHeader, MessageTag, BulkEmailEntryResult as SesBulkResult } from '@aws-sdk/client-sesv2';
+import { sendBulkEmail, sendEmail, ses } from '#shared/adapters/ses/client.ts';
 import { config } from '#shared/config.ts';
 import type { Address, BulkEntryResult, OutboundBulk, OutboundEmail } from '#shared/domain/email/model.ts';
 import type { Mailer } from '#shared/domain/email/ports.ts';
@@ -108,8 +102,8 @@ export const sesMailer = (): Mailer => ({
     };
     const headers = toHeaders(message.headers);
     try {
-      const { MessageId } = await sesv2().send(
-        new SendEmailCommand({
+      const { MessageId } = await ses().send(
+        sendEmail({
           FromEmailAddress: formatAddress(message.from),
           Destination: { ToAddresses: [formatAddress(message.to)] },
           ...replyTo(message.replyTo),
@@ -136,8 +130,8 @@ export const sesMailer = (): Mailer => ({
     const headers = toHeaders(batch.headers);
     let results: SesBulkResult[];
     try {
-      const answer = await sesv2().send(
-        new SendBulkEmailCommand({
+      const answer = await ses().send(
+        sendBulkEmail({
           FromEmailAddress: formatAddress(batch.from),
           ...replyTo(batch.replyTo),
           DefaultContent: {
