@@ -272,6 +272,26 @@ describe('compactHistoryDay', () => {
   });
 });
 
+describe('compactHistoryDay deletes', () => {
+  it('deletes a thousand items at a time, asking for time between, and the retry deletes the rest', async () => {
+    const day = memoryDay(5_000);
+    const events = Array.from({ length: 2_100 }, (_, n) => event(n, T0 + n * 1_000));
+    await day.store(events.map((e) => [e]));
+    const expected = await day.read();
+    await expect(compactHistoryDay(deps(day.compactable), STORE, DAY, () => false)).rejects.toThrow(RetryLater);
+    expect(day.ops.filter((op) => op.startsWith('remove'))).toEqual(['remove 1000']);
+    expect(day.items.size).toBe(2_100 - 1_000 + 1);
+    expect(await day.read()).toEqual(expected);
+    expect(await compactHistoryDay(deps(day.compactable), STORE, DAY)).toMatchObject({
+      written: 0,
+      kept: 1,
+      deleted: 1_100,
+    });
+    expect(day.items.size).toBe(1);
+    expect(await day.read()).toEqual(expected);
+  });
+});
+
 describe('compactionSchedule', () => {
   const message = (storeId: string, n: number, at: number): IngestMessage => {
     const { storeId: _s, ...rest } = event(n, at);
