@@ -3,11 +3,11 @@
  * events a day (default 10,000: 300,000 events), on the local runtime (in memory).
  *
  * 1. a store with 20,000 contacts (70 % subscribed; batch writes) and the abandoned-cart preset (its sender registered);
- * 2. the event history seeded directly, while the contacts are written (batch writes of minute items, each holding
- *    one compressed pack per event, as a trickle of single-event worker batches wrote them before issue 16; still
- *    read beside the item per pack the worker writes since, see docs/backtest.md "The event history"): per day, in
- *    time order, carts created and updated, page views, checkouts, and paid orders (half of them paying an earlier
- *    cart); the seeding is setup, timed apart (`seed_seconds`, and its parts in the details);
+ * 2. the event history seeded directly, while the contacts are written, as the daily compaction leaves it (docs/backtest.md
+ *    "Compaction": each day's events cut and packed by the compaction's own `DayPacker` and `packGroup`, put through
+ *    the history adapter; four items a day here): per day, in time order, carts created and updated, page views,
+ *    checkouts, and paid orders (half of them paying an earlier cart); the seeding is setup, timed apart
+ *    (`seed_seconds`, and its parts in the details);
  * 3. measured: the backtest of the 30 days over HTTP (the route stops at its 24 s budget under API Gateway's 29 s and
  *    answers 422, saying how far it got), then the same use case in-process with the budget lifted: the whole period;
  *    then the same as a job over HTTP (`POST …/backtests` → 202, the backtest worker, `GET` each second until done).
@@ -20,14 +20,12 @@ import { sleep } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
 import { seedContacts } from '#local/seed-contacts.ts';
-import { batchPut } from '#shared/adapters/dynamodb/batch.ts';
-import { itemMeta, keys } from '#shared/adapters/dynamodb/keys.ts';
+import { dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
 import { backtestFlow } from '#shared/domain/backtest/backtest.ts';
 import { BACKTEST_LIMITS } from '#shared/domain/backtest/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { newId } from '#shared/domain/ids.ts';
-import { historyDay } from '#shared/domain/ingest/event-history.ts';
-import { packBytesSync } from '#shared/domain/ingest/history-pack.ts';
+import { DayPacker, type PackGroup, packGroup } from '#shared/domain/ingest/history-compaction.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
 import { backtestDeps } from '#shared/wiring/backtest.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
@@ -137,7 +135,7 @@ export const backtest: Scenario = {
       if (created.status !== 200 || !flowId) throw new Error(`backtest: flow answered ${created.status}`);
 
       // Setup, not measured: the contacts' batch writes are started first and go on (dynalite's thread serves them)
-      // while this thread packs the history; each day's items are written while the next day is packed.
+      // while the history is packed; each day's items are written while the next day is packed.
       log(`backtest: seeding ${CONTACTS} contacts and ${DAYS} days × ${perDay} events of history`);
       const seedStart = performance.now();
       const now = Date.now();
@@ -167,44 +165,37 @@ export const backtest: Scenario = {
       const to = from + DAYS * DAY_MS;
       const next = random(42);
       const expiresAt = Math.floor(now / 1000) + 90 * 86_400;
+      // Through the adapter the compaction puts its packs with (one `PutItem` per pack).
+      const history = dynamoEventHistory();
       let seq = 0;
       let packs = 0;
       let packMs = 0;
-      let written: Promise<void> = Promise.resolve();
+      let written: Promise<unknown> = Promise.resolve();
       for (let day = from; day < to; day += DAY_MS) {
-        // As the ingest worker wrote it before issue 16: the events of a minute, packed per worker batch (here one
-        // batch per event, a store's trickle) into the minute's item. The same bytes as the worker's `packEvents`,
-        // compressed in place (`packBytesSync`): through libuv's pool, one pack at a time, they cost about three
-        // times the CPU (history-pack.ts).
+        // What a store's history is once its days are compacted (docs/backtest.md "Compaction"): each day's events cut
+        // and packed as the compaction cuts and packs them (`DayPacker`, `packGroup`: a pack per MiB of the events'
+        // JSON, here four a day), compressed in libuv's pool; each day's puts overlap the next day's packing.
         const packStart = performance.now();
-        const minutes = new Map<number, Uint8Array[]>();
+        const packer = new DayPacker();
+        const groups: PackGroup[] = [];
         for (const event of dayOfEvents(day, perDay, next)) {
-          const minute = Math.floor(event.at / 60_000) * 60_000;
-          const list = minutes.get(minute) ?? [];
-          list.push(
-            packBytesSync([
-              {
-                storeId: store.storeId,
-                sourceId: `bt-${++seq}`,
-                endpoint: event.endpoint,
-                interface: 'general',
-                acceptedAt: event.at,
-                data: event.data,
-              },
-            ]),
-          );
-          minutes.set(minute, list);
+          const group = packer.add({
+            storeId: store.storeId,
+            sourceId: `bt-${++seq}`,
+            endpoint: event.endpoint,
+            interface: 'general',
+            acceptedAt: event.at,
+            data: event.data,
+          });
+          if (group) groups.push(group);
         }
-        const items = [...minutes.entries()].map(([minute, bytes]) => ({
-          ...keys.eventHistoryMinute(store.storeId, historyDay(minute), minute),
-          ...itemMeta('eventHistory'),
-          packs: new Set(bytes),
-          expiresAt,
-        }));
+        const rest = packer.rest();
+        if (rest) groups.push(rest);
+        const dayPacks = (await Promise.all(groups.map(packGroup))).flat();
         packMs += performance.now() - packStart;
-        packs += minutes.size;
+        packs += dayPacks.length;
         await written;
-        written = batchPut(items);
+        written = Promise.all(dayPacks.map((pack) => history.put(store.storeId, pack, expiresAt)));
       }
       await written;
       const historySeconds = (performance.now() - seedStart) / 1000;
@@ -325,7 +316,12 @@ export const backtest: Scenario = {
           value: Math.round((cpu.user + cpu.system) / 1000) / 1000,
           unit: 's',
         },
-        { key: 'history_items', label: 'history items (minute items) read', value: packs, unit: 'items' },
+        {
+          key: 'history_items',
+          label: 'history items (compacted days: a pack per MiB of JSON) read',
+          value: packs,
+          unit: 'items',
+        },
         {
           key: 'seed_seconds',
           label: 'seeding the contacts and the history, side by side (context)',

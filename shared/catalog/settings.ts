@@ -80,7 +80,8 @@ export const OPERATOR_SETTINGS = {
     max: 365,
     description:
       "Days an applied event's payload is kept for flow backtests (docs/backtest.md); DynamoDB TTL removes it",
-    readBy: (spec) => spec.kind === 'queue' && spec.queue === 'ingest',
+    // The ingest worker writes the history; the timer worker's daily compaction rewrites it with the same retention.
+    readBy: (spec) => spec.kind === 'queue' && (spec.queue === 'ingest' || spec.queue === 'timers'),
   },
   authCacheSeconds: {
     env: 'AUTH_CACHE_SECONDS',

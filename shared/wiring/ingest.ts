@@ -13,7 +13,7 @@ import {
   dynamoBackInStockRepository,
   dynamoPageViewRepository,
 } from '#shared/adapters/dynamodb/engagement.repositories.ts';
-import { dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
+import { dynamoCompactableHistory, dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
 import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
@@ -32,6 +32,7 @@ import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
 import { HistoryBuffer, type RecordHistoryDeps } from '#shared/domain/ingest/event-history.ts';
 import type { EventStatusDeps } from '#shared/domain/ingest/event-status.ts';
 import type { FailEventDeps } from '#shared/domain/ingest/fail-event.ts';
+import { compactionSchedule } from '#shared/domain/ingest/history-compaction.ts';
 import type { FireTimerDeps } from '#shared/domain/timers/fire-timer.ts';
 import type { CampaignTimerPayload } from '#shared/domain/timers/model.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
@@ -118,6 +119,8 @@ export const historyDeps = /* @__PURE__ */ lazy(
   (): RecordHistoryDeps => ({
     history: dynamoEventHistory(systemClock, together().puts),
     keepDays: config().eventHistoryDays,
+    // Each store's day written gets its compaction timer (once per instance and day).
+    written: compactionSchedule({ timers: schedulerTimers(), clock: systemClock }),
   }),
 );
 
@@ -152,6 +155,11 @@ export const fireTimerDeps = /* @__PURE__ */ lazy(
     buckets: dynamoTimerBuckets(),
     segmentRechecks: segmentRechecks(),
     campaignStarts: campaignStarts(),
+    historyCompaction: {
+      history: dynamoCompactableHistory(systemClock),
+      keepDays: config().eventHistoryDays,
+      clock: systemClock,
+    },
     clock: systemClock,
   }),
 );

@@ -13,6 +13,7 @@
  * failed after it applied) lands in another pack of the same day, and the read keeps each `sourceId` once.
  */
 
+import type { HistoryWritten } from './history-compaction.ts';
 import { type Pack, packEvents, unpackEvents } from './history-pack.ts';
 import type { HistoryEvent, IngestMessage } from './model.ts';
 
@@ -50,6 +51,8 @@ export interface RecordHistoryDeps {
   readonly history: Pick<EventHistory, 'put'>;
   /** Days the payload is kept. */
   readonly keepDays: number;
+  /** Told each store and day written, once its packs are put: the day's compaction timer (`history-compaction.ts`). */
+  readonly written?: HistoryWritten;
 }
 
 /**
@@ -92,6 +95,9 @@ export class HistoryBuffer {
       packs.map((pack) => deps.history.put(storeId, pack, Math.ceil(pack.lastAt / 1000) + deps.keepDays * 86_400)),
     );
     await Promise.all(puts);
+    const { written } = deps;
+    if (written)
+      await Promise.all([...groups.keys()].map((key) => written.written(...(key.split('\n') as [string, string]))));
     return puts.length;
   }
 }

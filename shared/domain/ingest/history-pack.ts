@@ -4,7 +4,7 @@
  * holding it stays under DynamoDB's 400 KB. A group that compresses larger is split in halves until each half fits.
  */
 import { promisify } from 'node:util';
-import { brotliCompress, brotliCompressSync, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
+import { brotliCompress, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
 import type { HistoryEvent } from './model.ts';
 
 /** A pack's compressed size at most: the item's other attributes (keys, counts, TTL) fit in the rest of 400 KB. */
@@ -46,39 +46,65 @@ const brotliOptions = (json: Buffer) => ({
   params: { ...BROTLI.params, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
 });
 
+/** One event as it stands in a pack's JSON: what a packer that sizes its packs by their bytes counts (the compaction). */
+export const packedJson = (event: HistoryEvent): string => JSON.stringify(tuple(event));
+
 /**
- * The bytes {@link packEvents} gives a group that fits one pack, compressed on the calling thread: for seeding many
- * small packs (the backtest bench's 300,000 single-event packs), where the trip through libuv's pool cost about three
- * times the compression itself (10,000 single-event packs: 6.4 s of CPU through the pool, 1.9 s in place).
+ * Packs `events[start, end)` (the JSON of that range from `json`) into as few packs as fit `maxBytes`, halving a range
+ * that compresses larger.
  */
-export const packBytesSync = (events: readonly HistoryEvent[]): Uint8Array => {
-  const json = serialized(events);
-  return new Uint8Array(brotliCompressSync(json, brotliOptions(json)));
+const packRange = async (
+  events: readonly HistoryEvent[],
+  json: (start: number, end: number) => Buffer,
+  start: number,
+  end: number,
+  maxBytes: number,
+): Promise<Pack[]> => {
+  // Off the event loop, in libuv's pool: compressed in place, the worker's packs took more of the main thread than the
+  // pool's round trip (issue 16, the worker bench's profile).
+  const input = json(start, end);
+  const bytes = new Uint8Array(await compress(input, brotliOptions(input)));
+  if (bytes.length > maxBytes && end - start > 1) {
+    const half = start + Math.ceil((end - start) / 2);
+    return [
+      ...(await packRange(events, json, start, half, maxBytes)),
+      ...(await packRange(events, json, half, end, maxBytes)),
+    ];
+  }
+  const first = events[start] as HistoryEvent;
+  const last = events[end - 1] as HistoryEvent;
+  return [
+    { bytes, count: end - start, firstAt: first.acceptedAt, firstSourceId: first.sourceId, lastAt: last.acceptedAt },
+  ];
 };
 
 /**
  * Packs events of one store and day (given in acceptance order) into as few packs as fit `maxBytes`. The same events
  * give the same packs (a redelivered batch writes the same items again).
  */
-export const packEvents = async (events: readonly HistoryEvent[], maxBytes = MAX_PACK_BYTES): Promise<Pack[]> => {
-  if (events.length === 0) return [];
-  // Off the event loop, in libuv's pool: compressed in place, the worker's packs took more of the main thread than the
-  // pool's round trip (issue 16, the worker bench's profile).
-  const json = serialized(events);
-  const bytes = new Uint8Array(await compress(json, brotliOptions(json)));
-  if (bytes.length > maxBytes && events.length > 1) {
-    const half = Math.ceil(events.length / 2);
-    return [
-      ...(await packEvents(events.slice(0, half), maxBytes)),
-      ...(await packEvents(events.slice(half), maxBytes)),
-    ];
-  }
-  const first = events[0] as HistoryEvent;
-  const last = events[events.length - 1] as HistoryEvent;
-  return [
-    { bytes, count: events.length, firstAt: first.acceptedAt, firstSourceId: first.sourceId, lastAt: last.acceptedAt },
-  ];
-};
+export const packEvents = async (events: readonly HistoryEvent[], maxBytes = MAX_PACK_BYTES): Promise<Pack[]> =>
+  events.length === 0
+    ? []
+    : packRange(events, (start, end) => serialized(events.slice(start, end)), 0, events.length, maxBytes);
+
+/**
+ * {@link packEvents} for events whose {@link packedJson} is at hand (`parts[i]` of `events[i]`): the same packs, without
+ * serialising the events again.
+ */
+export const packSerialized = async (
+  events: readonly HistoryEvent[],
+  parts: readonly string[],
+  maxBytes = MAX_PACK_BYTES,
+): Promise<Pack[]> =>
+  events.length === 0
+    ? []
+    : packRange(
+        events,
+        (start, end) => Buffer.from(`[${parts.slice(start, end).join(',')}]`),
+        0,
+        events.length,
+        maxBytes,
+      );
 
 /** A pack's events, for the store it was read from. A large pack is decompressed off the event loop (libuv's pool). */
 export const unpackEvents = async (storeId: string, bytes: Uint8Array): Promise<HistoryEvent[]> => {

@@ -10,6 +10,7 @@
  * Wheel tick (a store's due minute): every flow wait of that minute handed to the flows queue (`wheel.ts`).
  * Segment (a contact's time window flipped): handed to the segments queue, which evaluates the contact again.
  * Campaign (a scheduled campaign is due): handed to the campaigns queue, which starts it unless it was cancelled.
+ * History (a store's closed day of event history): compacted into as few packs as fit (`history-compaction.ts`).
  */
 
 import type { CartRepository } from '#shared/domain/carts/ports.ts';
@@ -18,6 +19,11 @@ import type { Clock } from '#shared/domain/clock.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
 import type { FlowQueue, FlowTriggers } from '#shared/domain/flows/ports.ts';
 import type { FlowKind } from '#shared/domain/flows/trigger.ts';
+import {
+  type CompactHistoryDeps,
+  type CompactionOutcome,
+  compactHistoryDay,
+} from '#shared/domain/ingest/history-compaction.ts';
 import type { CampaignTimerPayload, SegmentTimerPayload, TimerPayload } from './model.ts';
 import type { TimerBuckets } from './ports.ts';
 import { releaseTick } from './wheel.ts';
@@ -35,6 +41,8 @@ export interface FireTimerDeps {
   readonly segmentRechecks?: { recheck(timer: SegmentTimerPayload): Promise<void> };
   /** Due campaigns: handed to the campaigns queue. */
   readonly campaignStarts?: { start(timer: CampaignTimerPayload): Promise<void> };
+  /** The event history's daily compaction; without it, such timers are dropped. */
+  readonly historyCompaction?: CompactHistoryDeps;
   readonly clock: Clock;
 }
 
@@ -45,7 +53,8 @@ export type FireOutcome =
   | { readonly resumed: string }
   | { readonly rechecked: string }
   | { readonly campaign: string }
-  | { readonly released: number };
+  | { readonly released: number }
+  | { readonly compacted: CompactionOutcome };
 
 export const fireTimer = async (
   deps: FireTimerDeps,
@@ -53,6 +62,10 @@ export const fireTimer = async (
   hasTime?: () => boolean,
 ): Promise<FireOutcome> => {
   if (timer.kind === 'tick') return { released: await releaseTick(deps, timer, hasTime) };
+  if (timer.kind === 'history') {
+    if (!deps.historyCompaction) return { skipped: 'no history compaction here' };
+    return { compacted: await compactHistoryDay(deps.historyCompaction, timer.storeId, timer.day, hasTime) };
+  }
   if (timer.kind === 'segment') {
     await deps.segmentRechecks?.recheck(timer);
     return { rechecked: timer.customerId };

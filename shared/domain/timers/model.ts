@@ -71,7 +71,20 @@ export interface WheelTickPayload {
   readonly minute: number;
 }
 
+/**
+ * A store's closed UTC day of event history is due for compaction (`shared/domain/ingest/history-compaction.ts`): set by
+ * the ingest worker when it writes history of the day, fired a few hours after the day ends.
+ */
+export interface HistoryCompactionTimerPayload {
+  readonly v: 1;
+  readonly kind: 'history';
+  readonly storeId: string;
+  /** The UTC day, `yyyy-mm-dd`. */
+  readonly day: string;
+}
+
 export type TimerPayload =
+  | HistoryCompactionTimerPayload
   | CartTimerPayload
   | CheckoutTimerPayload
   | FlowTimerPayload

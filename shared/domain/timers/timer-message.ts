@@ -9,6 +9,12 @@ const TimerMessage = v.variant('kind', [
   v.object({ v: v.literal(1), kind: v.literal('tick'), storeId: v.string(), minute: v.number() }),
   v.object({
     v: v.literal(1),
+    kind: v.literal('history'),
+    storeId: v.string(),
+    day: v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/)),
+  }),
+  v.object({
+    v: v.literal(1),
     kind: v.literal('segment'),
     storeId: v.string(),
     customerId: v.string(),

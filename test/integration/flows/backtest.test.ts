@@ -6,8 +6,13 @@
  * cart hour, the day's wait) instead of only pulling pending schedules earlier: every recorded time then follows one
  * timeline, as it does in production.
  */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { historyDays } from '#shared/domain/ingest/event-history.ts';
 import { api } from '#test/support/webhooks.ts';
 import {
   address,
@@ -281,5 +286,46 @@ describe('flow backtest over HTTP', () => {
       status: 404,
       body: { code: 404, message: 'Flow not found' },
     });
+  });
+
+  it('answers the same once the ingest worker’s compaction timers have compacted its days (one item a day)', async () => {
+    // Today gets three more worker batches (the days before may be compacted already: the clock passed their timers).
+    const today = historyDays(Date.now(), Date.now() + 1)[0] as string;
+    for (const n of [1, 2, 3]) {
+      await event(runtime, draftStore, 'page/viewed', {
+        email: ada,
+        product_id: `p-${n}`,
+        url: 'https://shop.example/p',
+      });
+      await settled(runtime);
+    }
+    const to = Math.floor(Date.now() / 1000) + 60;
+    const before = await backtest(draftStore, draft.id, { from, to });
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    const itemsOf = async (day: string) => {
+      const { Items } = await dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.eventHistory(draftStore.storeId, day).pk },
+        }),
+      );
+      return Items?.length ?? 0;
+    };
+    expect(await itemsOf(today)).toBeGreaterThanOrEqual(3);
+
+    // Each day's timer, set by the ingest worker, is due at most four hours after the day ends.
+    jump(2 * 86_400_000);
+    const days = historyDays(from * 1000, to * 1000);
+    await eventually(
+      'the timer worker to compact each day',
+      async () => ((await Promise.all(days.map(itemsOf))).every((n) => n === 1) ? true : undefined),
+      30_000,
+    );
+    const after = await backtest(draftStore, draft.id, { from, to });
+    const { tookMs: _a, ...answerBefore } = (before.body as { data: BacktestBody & { tookMs: number } }).data;
+    const { tookMs: _b, ...answerAfter } = (after.body as { data: BacktestBody & { tookMs: number } }).data;
+    expect(answerAfter).toEqual(answerBefore);
+    expect(answerAfter.summary).toMatchObject({ entered: 2, emails: 3 });
   });
 });

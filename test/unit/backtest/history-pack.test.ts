@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { type EventHistory, HistoryBuffer, readHistory } from '#shared/domain/ingest/event-history.ts';
-import { packBytesSync, packEvents, unpackEvents } from '#shared/domain/ingest/history-pack.ts';
+import { packEvents, unpackEvents } from '#shared/domain/ingest/history-pack.ts';
 import type { IngestMessage } from '#shared/domain/ingest/model.ts';
 
 const DAY = Date.UTC(2026, 10, 1);
@@ -70,18 +70,6 @@ describe('packEvents bytes', () => {
 });
 
 describe('event history packs', () => {
-  it('packs in place to the very bytes packEvents gives (the bench seeds with it)', async () => {
-    const events = Array.from({ length: 30 }, (_, i) => {
-      const { v: _v, ...event } = message(i, DAY + i * 1000);
-      return event;
-    });
-    for (const group of [events.slice(0, 1), events]) {
-      const [pack] = await packEvents(group);
-      expect(Buffer.from(packBytesSync(group)).equals(Buffer.from(pack?.bytes ?? []))).toBe(true);
-      expect(await unpackEvents('st_a', packBytesSync(group))).toEqual(group);
-    }
-  });
-
   it('round-trips events through a compressed pack, smaller than their JSON', async () => {
     const events = Array.from({ length: 200 }, (_, i) => {
       const { v: _v, ...event } = message(i, DAY + i * 1000);
