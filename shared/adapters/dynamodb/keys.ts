@@ -24,7 +24,7 @@
  * | webhook  | STORE#<storeId>#WEBHOOKS             | TOPIC#<topic> |                                     |                                      |
  * | delivery | STORE#<storeId>#DELIVERY#<id>        | DELIVERY  | STORE#<storeId>#WEBHOOK#<webhookId>#DELIVERIES / <createdAt>#<id> |  |
  * | exportPosition | STORE#<storeId>#EXPORT#<queryHash> | PAGE#<n> / COUNT |                           |                                      |
- * | contactCount | STORE#<storeId>#CONTACT-COUNTS#<level> | <bucket start, 12 digits> |                      |                                      |
+ * | contactCount | STORE#<storeId>#CONTACT-COUNTS#<level> | <bucket start, 12 digits> | (n; level 0 also d00–d29, level 3 s00–s59: contact-counts.ts) |
  * | contactCount (state) | STORE#<storeId>#CONTACT-COUNTS | STATE |                                     |                                      |
  * | attribution (email about a cart/checkout) | STORE#<storeId>#EMAILED#<type>#<id> | TOUCH |          |                                      |
  * | attribution (last click) | STORE#<storeId>#CLICK#<email> | TOUCH |                                   |                                      |
