@@ -6,6 +6,7 @@
  * the documented mix, for items nothing read; those written before expire by their TTL and are not read.
  */
 import type { HeadlessPageViewedData } from '#shared/domain/events/payloads/headless.ts';
+import { withoutUndefined } from '#shared/domain/ingest/apply/context.ts';
 import type { HistoryEvent } from '#shared/domain/ingest/model.ts';
 
 export interface PageView {
@@ -23,10 +24,6 @@ export interface PageView {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** Drops the properties whose value is `undefined`. */
-const defined = (view: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(view).filter(([, value]) => value !== undefined)) as unknown as PageView;
-
 /**
  * The page view an applied event is (its data as the edge accepted it), or undefined for another event: the general
  * interface's by email, with the time it was sent with; the headless interface's by `customerId` (`guest` without), at
@@ -37,7 +34,7 @@ export const pageViewOf = (event: HistoryEvent): PageView | undefined => {
   const acceptedSecond = Math.floor(event.acceptedAt / 1000);
   if (event.interface === 'headless') {
     const data = event.data as HeadlessPageViewedData;
-    return defined({
+    return withoutUndefined({
       storeId: event.storeId,
       contactKey: data.customerId ? `customer:${data.customerId}` : 'guest',
       sourceId: event.sourceId,
@@ -45,17 +42,17 @@ export const pageViewOf = (event: HistoryEvent): PageView | undefined => {
       title: text(data.page?.title),
       productId: data.includeProduct === 1 ? text(data.page?.productId) : undefined,
       viewedAt: acceptedSecond,
-      interface: 'headless',
+      interface: 'headless' as const,
     });
   }
   const data = event.data;
-  return defined({
+  return withoutUndefined({
     storeId: event.storeId,
     contactKey: `email:${String(data.email)}`,
     sourceId: event.sourceId,
     url: text(data.url),
     productId: text(data.product_id),
     viewedAt: typeof data.timestamp === 'number' ? data.timestamp : acceptedSecond,
-    interface: 'general',
+    interface: 'general' as const,
   });
 };
