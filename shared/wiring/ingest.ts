@@ -9,10 +9,7 @@ import {
 } from '#shared/adapters/dynamodb/commerce.repositories.ts';
 import { batchedContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
-import {
-  dynamoBackInStockRepository,
-  dynamoPageViewRepository,
-} from '#shared/adapters/dynamodb/engagement.repositories.ts';
+import { dynamoBackInStockRepository } from '#shared/adapters/dynamodb/engagement.repositories.ts';
 import { dynamoCompactableHistory, dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
@@ -97,7 +94,6 @@ export const applyDeps = /* @__PURE__ */ lazy(
     orders: dynamoOrderRepository(together().reads),
     carts: dynamoCartRepository(together().reads),
     checkouts: dynamoCheckoutRepository(together().reads),
-    pageViews: dynamoPageViewRepository(together().puts),
     backInStock: dynamoBackInStockRepository(together().puts),
     timers: schedulerTimers(),
     triggers: queuedFlowTriggers(),

@@ -6,7 +6,10 @@ import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { expect } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { listFlowTriggers, listWebhookEvents } from '#shared/adapters/dynamodb/engagement.repositories.ts';
+import { dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
 import type { FlowKind, FlowTrigger } from '#shared/domain/flows/trigger.ts';
+import type { PageView } from '#shared/domain/page-views/model.ts';
+import { readPageViews } from '#shared/domain/page-views/read.ts';
 import { timerName } from '#shared/domain/timers/model.ts';
 import { type Answer, eventually, newStore, postEvent, queueIsEmpty, type TestStore } from './local.ts';
 
@@ -97,6 +100,11 @@ export const drained = async (runtime: LocalRuntime, queue: 'ingest' | 'timers' 
 
 export const triggersOf = (storeId: string): Promise<FlowTrigger[]> => listFlowTriggers(storeId);
 export const webhookEventsOf = (storeId: string) => listWebhookEvents(storeId);
+
+const DAY_MS = 86_400_000;
+/** The contact's page views the store's event history keeps (accepted since yesterday: this run's). */
+export const pageViewsOf = (storeId: string, contactKey: string): Promise<PageView[]> =>
+  readPageViews(dynamoEventHistory(), storeId, contactKey, Date.now() - DAY_MS, Date.now() + DAY_MS);
 
 /** Waits for `count` triggers (of `kind`, when given) in the store and returns them. */
 export const awaitTriggers = (storeId: string, count: number, kind?: FlowKind): Promise<FlowTrigger[]> =>

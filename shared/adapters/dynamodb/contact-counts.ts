@@ -2,8 +2,14 @@
  * The store's contact counters (`shared/domain/contacts/contact-counts.ts`): one small item per level and bucket, and a
  * state item saying whether they hold every contact of the store.
  *
- * The customer repository adjusts them after each write that adds a contact or moves its creation time: four
- * `UpdateItem ADD`s (one per level) after the contact's own put. They are not one transaction (the local emulator has
+ * The customer repository adjusts them after each write that adds a contact or moves its creation time: three
+ * `UpdateItem ADD`s after the contact's own put, one per item of the five levels' buckets that holds the contact's
+ * creation time: its 30-day period's (the period's `n`, and its day's count as the attribute `d<day of the period,
+ * 2 digits>`), its hour's (`n`) and its minute's (`n`, and its second's count as `s<second, 2 digits>`). Until issue 16
+ * each day and each second had an item of its own too (five `ADD`s a contact; 1.66 write units per customer event in
+ * the cost bench): those items are still read, beside the attributes, and a count is their sum (a day's contacts
+ * written before are on the day's item, those since on the period's), so counters written by either version read
+ * right; `contactCountItems` (seeding, `store count-contacts`) still writes that layout, one item per bucket. They are not one transaction (the local emulator has
  * none, and a transaction on a store's hot day counter would conflict with every concurrent write), so a write that
  * cannot adjust them marks the store's counters stale: the export then serves that store the older way until
  * `npm run admin -- store count-contacts <storeId>` has counted it again (docs/contacts.md "Paging").
@@ -44,42 +50,88 @@ export const exactCountStateItem = (storeId: string) => ({
   state: 'exact' satisfies CountState,
 });
 
-type Change = { level: CountLevel; start: number; delta: number };
+/**
+ * The levels whose buckets are attributes of their parent's item (written since issue 16): a day's count on its
+ * 30-day period's item, a second's on its minute's. Their attribute: the prefix and the bucket's index in the parent.
+ */
+const ON_PARENT: Partial<Record<CountLevel, { readonly parent: CountLevel; readonly prefix: string }>> = {
+  1: { parent: 0, prefix: 'd' },
+  4: { parent: 3, prefix: 's' },
+};
 
-/** Creation-time deltas per bucket: a contact added at `added`, removed from `removed` (a move), merged per bucket. */
-const deltas = (removed: number | undefined, added: number | undefined) => {
-  const byKey = new Map<string, Change>();
+const childAttribute = (prefix: string, index: number) => `${prefix}${String(index).padStart(2, '0')}`;
+
+/** One counter item's adjustment: its own count (`n`) and its children's attributes. */
+type Change = { level: CountLevel; start: number; delta: number; children: Map<string, number> };
+
+const isEmpty = (change: Change) => change.delta === 0 && [...change.children.values()].every((d) => d === 0);
+
+/** Adds the deltas of a contact added at `added`, removed from `removed` (a move), per item, to `byKey`. */
+const addDeltas = (byKey: Map<string, Change>, removed: number | undefined, added: number | undefined) => {
+  const itemOf = (level: CountLevel, start: number) => {
+    const key = `${level}#${start}`;
+    let entry = byKey.get(key);
+    if (!entry) {
+      entry = { level, start, delta: 0, children: new Map() };
+      byKey.set(key, entry);
+    }
+    return entry;
+  };
   const apply = (second: number | undefined, delta: number) => {
     if (second === undefined) return;
-    for (const { level, start } of bucketsOf(second)) {
-      const key = `${level}#${start}`;
-      const entry = byKey.get(key) ?? { level, start, delta: 0 };
-      entry.delta += delta;
-      byKey.set(key, entry);
+    const buckets = bucketsOf(second);
+    for (const { level, start } of buckets) {
+      const onParent = ON_PARENT[level];
+      if (!onParent) {
+        itemOf(level, start).delta += delta;
+        continue;
+      }
+      const parent = buckets[onParent.parent] as { level: CountLevel; start: number };
+      const name = childAttribute(onParent.prefix, (start - parent.start) / COUNT_LEVELS[level]);
+      const children = itemOf(parent.level, parent.start).children;
+      children.set(name, (children.get(name) ?? 0) + delta);
     }
   };
   apply(removed, -1);
   apply(added, +1);
-  return [...byKey.values()].filter((d) => d.delta !== 0);
 };
 
-/** One `ADD` per changed bucket; a failure marks the store's counters stale (the contacts are written). */
+/** The counter items' adjustments for a contact added at `added`, removed from `removed` (a move). */
+const deltas = (removed: number | undefined, added: number | undefined) => {
+  const byKey = new Map<string, Change>();
+  addDeltas(byKey, removed, added);
+  return [...byKey.values()].filter((change) => !isEmpty(change));
+};
+
+/** The `UpdateItem` of one counter item: `ADD` to its count and to each changed child's attribute. */
+const updateOf = (storeId: string, { level, start, delta, children }: Change) => {
+  const adds: string[] = [];
+  const names: Record<string, string> = { '#schema': 'schema' };
+  const values: Record<string, unknown> = { ':entity': 'contactCount', ':schema': 1 };
+  if (delta !== 0) {
+    adds.push('n :n');
+    values[':n'] = delta;
+  }
+  for (const [name, d] of children) {
+    if (d === 0) continue;
+    adds.push(`#${name} :${name}`);
+    names[`#${name}`] = name;
+    values[`:${name}`] = d;
+  }
+  return new UpdateCommand({
+    TableName: tableName(),
+    Key: keys.contactCount(storeId, level, start),
+    UpdateExpression: `ADD ${adds.join(', ')} SET entity = :entity, #schema = :schema`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
+};
+
+/** One `ADD` per changed item; a failure marks the store's counters stale (the contacts are written). */
 const applyChanges = async (storeId: string, changes: readonly Change[]): Promise<void> => {
   if (changes.length === 0) return;
   try {
-    await Promise.all(
-      changes.map(({ level, start, delta }) =>
-        dynamo().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.contactCount(storeId, level, start),
-            UpdateExpression: 'ADD n :delta SET entity = :entity, #schema = :schema',
-            ExpressionAttributeNames: { '#schema': 'schema' },
-            ExpressionAttributeValues: { ':delta': delta, ':entity': 'contactCount', ':schema': 1 },
-          }),
-        ),
-      ),
-    );
+    await Promise.all(changes.map((change) => dynamo().send(updateOf(storeId, change))));
   } catch (error) {
     logger.error('Contact counters not adjusted; the export counts this store the slow way until it is recounted', {
       storeId,
@@ -120,14 +172,9 @@ export const batchedContactCounts = () => {
         store = new Map();
         kept.set(storeId, store);
       }
-      for (const change of deltas(removed, added)) {
-        const key = `${change.level}#${change.start}`;
-        const entry = store.get(key);
-        if (entry) entry.delta += change.delta;
-        else store.set(key, { ...change });
-      }
+      addDeltas(store, removed, added);
     }) satisfies ContactCountAdjuster,
-    /** Writes what was kept since the last flush: one `ADD` per store, level and bucket whose sum is not 0. */
+    /** Writes what was kept since the last flush: one `ADD` per store and counter item whose sums are not all 0. */
     async flush(): Promise<void> {
       const batch = kept;
       kept = new Map();
@@ -135,7 +182,7 @@ export const batchedContactCounts = () => {
         [...batch].map(([storeId, changes]) =>
           applyChanges(
             storeId,
-            [...changes.values()].filter((c) => c.delta !== 0),
+            [...changes.values()].filter((change) => !isEmpty(change)),
           ),
         ),
       );
@@ -150,13 +197,35 @@ export const dynamoContactCounts = (): ContactCounts => ({
   },
 
   async buckets(storeId, level, from, to) {
-    const range = keys.contactCountRange(storeId, level, from, to);
-    const items = await queryStoredItems({
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
-      ProjectionExpression: 'sk, n',
-    });
-    return items.map((item): Bucket => ({ start: Number(item.sk), n: Number(item.n ?? 0) }));
+    const query = (at: CountLevel, start: number, projection?: string) => {
+      const range = keys.contactCountRange(storeId, at, start, to);
+      return queryStoredItems({
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': range.pk, ':from': range.from, ':to': range.to },
+        ...(projection ? { ProjectionExpression: projection } : {}),
+      });
+    };
+    const onParent = ON_PARENT[level];
+    // A level kept on its parent's items (since issue 16) is read there too, beside its own items (written before).
+    const [own, parents] = await Promise.all([
+      query(level, from, 'sk, n'),
+      onParent ? query(onParent.parent, from - (from % COUNT_LEVELS[onParent.parent])) : Promise.resolve([]),
+    ]);
+    const counts = new Map<number, number>();
+    const add = (start: number, n: number) => counts.set(start, (counts.get(start) ?? 0) + n);
+    for (const item of own) add(Number(item.sk), Number(item.n ?? 0));
+    if (onParent) {
+      const size = COUNT_LEVELS[level];
+      for (const item of parents) {
+        const parentStart = Number(item.sk);
+        for (const [name, value] of Object.entries(item)) {
+          if (name[0] !== onParent.prefix || !/^.\d\d$/.test(name)) continue;
+          const start = parentStart + Number(name.slice(1)) * size;
+          if (start >= from && start <= to) add(start, Number(value));
+        }
+      }
+    }
+    return [...counts].sort((a, b) => a[0] - b[0]).map(([start, n]): Bucket => ({ start, n }));
   },
 });
 

@@ -1,33 +1,17 @@
-/** Page-view history, back-in-stock subscriptions, recorded flow triggers and outgoing webhook events. */
+/** Back-in-stock subscriptions, recorded flow triggers and outgoing webhook events. */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { type BackInStockSubscription, subscriberKey } from '#shared/domain/back-in-stock/model.ts';
 import type { BackInStockRepository } from '#shared/domain/back-in-stock/ports.ts';
 import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
 import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
-import { PAGE_VIEW_RETENTION_SECONDS, type PageView } from '#shared/domain/page-views/model.ts';
-import type { PageViewRepository } from '#shared/domain/page-views/ports.ts';
 import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 import { directPuts, type ItemWriter } from './coalesced.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryAll } from './query.ts';
 import { putIfAbsent, tableName } from './table.ts';
 
-/** `writes`: where the views are put (the ingest worker gathers its batch's puts, `coalesced.ts`). */
-export const dynamoPageViewRepository = (writes: ItemWriter = directPuts): PageViewRepository => ({
-  async add(view: PageView) {
-    await writes.put([
-      {
-        ...keys.pageView(view.storeId, view.contactKey, view.viewedAt, view.sourceId),
-        ...itemMeta('pageView'),
-        ...view,
-        expiresAt: view.viewedAt + PAGE_VIEW_RETENTION_SECONDS,
-      },
-    ]);
-  },
-});
-
-/** `writes`: where subscriptions are put (as for page views). */
+/** `writes`: where subscriptions are put (the ingest worker gathers its batch's puts, `coalesced.ts`). */
 export const dynamoBackInStockRepository = (writes: ItemWriter = directPuts): BackInStockRepository => {
   const key = (s: BackInStockSubscription) => keys.backInStock(s.storeId, s.productId, s.variantId, subscriberKey(s));
   return {

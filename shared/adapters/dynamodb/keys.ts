@@ -17,14 +17,14 @@
  * | order    | STORE#<storeId>#ORDER#<orderId>      | ORDER     |                                         |                                      |
  * | cart     | STORE#<storeId>#CART#<token>         | CART      |                                         |                                      |
  * | checkout | STORE#<storeId>#CHECKOUT#<token>     | CHECKOUT  |                                         |                                      |
- * | pageView | STORE#<storeId>#VIEWS#<contactKey>   | <viewedAt>#<sourceId> |                             |                                      |
+ * | pageView | STORE#<storeId>#VIEWS#<contactKey>   | <viewedAt>#<sourceId> | (before issue 16; TTL, not read: views are in the event history) |
  * | backInStock | STORE#<storeId>#BIS#<productId>   | <variantId>#<subscriber> |                          |                                      |
  * | trigger  | STORE#<storeId>#TRIGGERS             | <triggerId> |                                       |                                      |
  * | webhookEvent | STORE#<storeId>#WEBHOOK-EVENTS   | <eventId> |                                         |                                      |
  * | webhook  | STORE#<storeId>#WEBHOOKS             | TOPIC#<topic> |                                     |                                      |
  * | delivery | STORE#<storeId>#DELIVERY#<id>        | DELIVERY  | STORE#<storeId>#WEBHOOK#<webhookId>#DELIVERIES / <createdAt>#<id> |  |
  * | exportPosition | STORE#<storeId>#EXPORT#<queryHash> | PAGE#<n> / COUNT |                           |                                      |
- * | contactCount | STORE#<storeId>#CONTACT-COUNTS#<level> | <bucket start, 12 digits> |                      |                                      |
+ * | contactCount | STORE#<storeId>#CONTACT-COUNTS#<level> | <bucket start, 12 digits> | (n; level 0 also d00–d29, level 3 s00–s59: contact-counts.ts) |
  * | contactCount (state) | STORE#<storeId>#CONTACT-COUNTS | STATE |                                     |                                      |
  * | attribution (email about a cart/checkout) | STORE#<storeId>#EMAILED#<type>#<id> | TOUCH |          |                                      |
  * | attribution (last click) | STORE#<storeId>#CLICK#<email> | TOUCH |                                   |                                      |
@@ -88,6 +88,7 @@ export type Entity =
   | 'order'
   | 'cart'
   | 'checkout'
+  /** Written before issue 16 (a page view's own item); left to its TTL, not written or read any more. */
   | 'pageView'
   | 'backInStock'
   | 'trigger'
@@ -272,12 +273,6 @@ export const keys = {
   order: (storeId: string, orderId: string) => ({ pk: `STORE#${storeId}#ORDER#${orderId}`, sk: 'ORDER' }),
   cart: (storeId: string, token: string) => ({ pk: `STORE#${storeId}#CART#${token}`, sk: 'CART' }),
   checkout: (storeId: string, token: string) => ({ pk: `STORE#${storeId}#CHECKOUT#${token}`, sk: 'CHECKOUT' }),
-  /** A contact's page views in time order. */
-  pageViews: (storeId: string, contactKey: string) => ({ pk: `STORE#${storeId}#VIEWS#${contactKey}` }),
-  pageView: (storeId: string, contactKey: string, viewedAt: number, sourceId: string) => ({
-    pk: `STORE#${storeId}#VIEWS#${contactKey}`,
-    sk: `${pad(viewedAt, 12)}#${sourceId}`,
-  }),
   /** Every back-in-stock subscription to a product (all variants). */
   backInStockByProduct: (storeId: string, productId: string) => ({ pk: `STORE#${storeId}#BIS#${productId}` }),
   backInStock: (storeId: string, productId: string, variantId: string, subscriber: string) => ({

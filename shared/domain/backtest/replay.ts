@@ -190,7 +190,6 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
     orders,
     carts,
     checkouts,
-    pageViews: { add: async () => undefined },
     backInStock: simBackInStock(),
     timers,
     triggers,

@@ -34,6 +34,7 @@ import {
   newStore,
   orderData,
   orderLine,
+  pageViewsOf,
   productData,
   sourceId,
   startRuntime,
@@ -157,7 +158,7 @@ const good = {
     return found.length > 0 ? found : undefined;
   },
   pageViewStored: async (storeId: string, contactKey: string) => {
-    const found = await queryAll(keys.pageViews(storeId, contactKey).pk);
+    const found = await pageViewsOf(storeId, contactKey);
     return found.length > 0 ? found : undefined;
   },
   triggered: async (storeId: string) => {

@@ -20,7 +20,6 @@ import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repos
 import { queryAll } from '#shared/adapters/dynamodb/query.ts';
 import type { BackInStockSubscription } from '#shared/domain/back-in-stock/model.ts';
 import { isOpen } from '#shared/domain/carts/model.ts';
-import type { PageView } from '#shared/domain/page-views/model.ts';
 import {
   acceptedGeneral,
   atMs,
@@ -35,6 +34,7 @@ import {
   newStore,
   orderData,
   orderLine,
+  pageViewsOf,
   productData,
   sourceId,
   startRuntime,
@@ -599,7 +599,7 @@ describe('rule 5, page/viewed', () => {
       timestamp: 1_700_000_100,
     });
     const views = await until('the page view', async () => {
-      const found = await queryAll<PageView>(keys.pageViews(store.storeId, `email:${email}`).pk);
+      const found = await pageViewsOf(store.storeId, `email:${email}`);
       return found.length > 0 ? found : undefined;
     });
     expect(views).toEqual([

@@ -17,7 +17,6 @@ import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
 import type { BackInStockSubscription } from '#shared/domain/back-in-stock/model.ts';
 import type { Cart } from '#shared/domain/carts/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
-import type { PageView } from '#shared/domain/page-views/model.ts';
 import {
   acceptedGeneral,
   acceptedHeadless,
@@ -29,6 +28,7 @@ import {
   headlessCartData,
   headlessPageView,
   newStore,
+  pageViewsOf,
   productData,
   sourceId,
   startRuntime,
@@ -62,7 +62,7 @@ const freshStore = async () => {
 const send = (endpoint: string, data: Record<string, unknown>, source_id?: string) =>
   acceptedHeadless(runtime, store, endpoint, data, source_id);
 
-const viewsOf = (contactKey: string) => queryAll<PageView>(keys.pageViews(store.storeId, contactKey).pk);
+const viewsOf = (contactKey: string) => pageViewsOf(store.storeId, contactKey);
 
 const viewsUnder = (contactKey: string, count: number) =>
   until(`${count} page view(s) under ${contactKey}`, async () => {

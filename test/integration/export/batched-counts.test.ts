@@ -6,7 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { batchedContactCounts, dynamoContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
+import { batchPut } from '#shared/adapters/dynamodb/batch.ts';
+import {
+  batchedContactCounts,
+  contactCountItems,
+  dynamoContactCounts,
+} from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { COUNT_LEVELS, type CountLevel, LATEST_SECOND } from '#shared/domain/contacts/contact-counts.ts';
 import { newStore } from '#test/support/local.ts';
@@ -31,6 +36,16 @@ const countersOf = async (storeId: string) => {
   }
   return all;
 };
+
+/** The counter items holding buckets (`level:start`): a day is on its 30-day period's item, a second on its minute's. */
+const itemsOf = (buckets: readonly string[]) =>
+  new Set(
+    buckets.map((bucket) => {
+      const [level, start] = bucket.split(':').map(Number) as [number, number];
+      const itemLevel = level === 1 ? 0 : level === 4 ? 3 : level;
+      return `${itemLevel}:${start - (start % COUNT_LEVELS[itemLevel as CountLevel])}`;
+    }),
+  ).size;
 
 const updateCalls = async (work: () => Promise<unknown>) => {
   const before = runtime.dynamodbCalls().UpdateItem ?? 0;
@@ -67,10 +82,36 @@ describe('batchedContactCounts', () => {
 
     const expected = await countersOf(direct.storeId);
     expect(await countersOf(batched.storeId)).toEqual(expected);
-    // One ADD per non-empty bucket the batch touched: far fewer than five per contact (7 new contacts, 1 move).
-    expect(flushed).toBe(Object.keys(expected).length);
-    expect(flushed).toBeLessThan(5 * seconds.length);
+    // One ADD per counter item the batch touched, whose buckets are not empty: a period's (with its days), an hour's
+    // and a minute's (with its seconds); far fewer than five per contact (7 new contacts, 1 move).
+    expect(flushed).toBe(itemsOf(Object.keys(expected)));
+    expect(flushed).toBeLessThan(3 * seconds.length);
     // Nothing kept after the flush.
     expect(await updateCalls(() => counts.flush())).toBe(0);
+  });
+
+  it('reads counters written before issue 16 (an item per day and per second) beside those since, as their sum', async () => {
+    const [mixed, before] = await Promise.all([newStore('Mixed counts'), newStore('Counts before')]);
+    const earlier = [0, 0, 1, 86_400 * 2].map((s) => BASE_SECONDS + s);
+    const later = [0, 1, 2, 86_400 * 2, 86_400 * 40].map((s) => BASE_SECONDS + s);
+    // The store's first contacts counted in the layout before issue 16 (one item per bucket, as seeding writes it),
+    // the next ones by the worker since; the other store has every contact in the layout before.
+    await batchPut(contactCountItems(mixed.storeId, earlier));
+    const counts = batchedContactCounts();
+    for (const second of later) await counts.adjust(mixed.storeId, undefined, second);
+    await counts.flush();
+    await batchPut(contactCountItems(before.storeId, [...earlier, ...later]));
+
+    expect(await countersOf(mixed.storeId)).toEqual(await countersOf(before.storeId));
+    const reader = dynamoContactCounts();
+    // Ranges that start and end inside a period and a minute.
+    for (const [level, from, to] of [
+      [1, BASE_SECONDS + 86_400, BASE_SECONDS + 86_400 * 50],
+      [4, BASE_SECONDS + 1, BASE_SECONDS + 2],
+      [4, BASE_SECONDS, BASE_SECONDS],
+    ] as const) {
+      const read = (storeId: string) => reader.buckets(storeId, level, from, to);
+      expect(await read(mixed.storeId)).toEqual(await read(before.storeId));
+    }
   });
 });

@@ -11,7 +11,6 @@ import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
 import type { FlowKind, FlowTrigger, TriggerContact } from '#shared/domain/flows/trigger.ts';
 import type { IngestMessage } from '#shared/domain/ingest/model.ts';
 import type { OrderRepository } from '#shared/domain/orders/ports.ts';
-import type { PageViewRepository } from '#shared/domain/page-views/ports.ts';
 import type { ProductRepository } from '#shared/domain/products/ports.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
 import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
@@ -26,7 +25,6 @@ export interface ApplyDeps {
   readonly orders: OrderRepository;
   readonly carts: CartRepository;
   readonly checkouts: CheckoutRepository;
-  readonly pageViews: PageViewRepository;
   readonly backInStock: BackInStockRepository;
   readonly timers: Timers;
   readonly triggers: FlowTriggers;
