@@ -13,9 +13,9 @@ import {
   dynamoContactCounts,
 } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
-import { COUNT_LEVELS, type CountLevel, LATEST_SECOND } from '#shared/domain/contacts/contact-counts.ts';
+import { COUNT_LEVELS, type CountLevel } from '#shared/domain/contacts/contact-counts.ts';
 import { newStore } from '#test/support/local.ts';
-import { BASE_SECONDS, contact } from './support.ts';
+import { BASE_SECONDS, contact, countersOf } from './support.ts';
 
 let runtime: LocalRuntime;
 beforeAll(async () => {
@@ -24,18 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop();
 });
-
-/** Every counter of the store, level by level (`level:start` → n), empty buckets left out. */
-const countersOf = async (storeId: string) => {
-  const counts = dynamoContactCounts();
-  const all: Record<string, number> = {};
-  for (const [level] of COUNT_LEVELS.entries()) {
-    for (const bucket of await counts.buckets(storeId, level as CountLevel, 0, LATEST_SECOND)) {
-      if (bucket.n !== 0) all[`${level}:${bucket.start}`] = bucket.n;
-    }
-  }
-  return all;
-};
 
 /** The counter items holding buckets (`level:start`): a day is on its 30-day period's item, a second on its minute's. */
 const itemsOf = (buckets: readonly string[]) =>

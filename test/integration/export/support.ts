@@ -4,7 +4,9 @@
  */
 import { type IncomingHttpHeaders, request } from 'node:http';
 import { seedContacts } from '#local/seed-contacts.ts';
+import { dynamoContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { COUNT_LEVELS, type CountLevel, LATEST_SECOND } from '#shared/domain/contacts/contact-counts.ts';
 import type { ContactRecord } from '#shared/domain/contacts/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { newId } from '#shared/domain/ids.ts';
@@ -160,4 +162,16 @@ export const queriesDuring = async <T>(
   const before = calls().Query ?? 0;
   const result = await work();
   return { result, queries: (calls().Query ?? 0) - before };
+};
+
+/** Every contact counter of the store, level by level (`level:start` → n), empty buckets left out. */
+export const countersOf = async (storeId: string): Promise<Record<string, number>> => {
+  const counts = dynamoContactCounts();
+  const all: Record<string, number> = {};
+  for (const [level] of COUNT_LEVELS.entries()) {
+    for (const bucket of await counts.buckets(storeId, level as CountLevel, 0, LATEST_SECOND)) {
+      if (bucket.n !== 0) all[`${level}:${bucket.start}`] = bucket.n;
+    }
+  }
+  return all;
 };

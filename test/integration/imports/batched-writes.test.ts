@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { dynamoContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
-import { bucketsOf, COUNT_LEVELS, type CountLevel, LATEST_SECOND } from '#shared/domain/contacts/contact-counts.ts';
+import { bucketsOf } from '#shared/domain/contacts/contact-counts.ts';
+import { countersOf } from '#test/integration/export/support.ts';
 import { dynamodbCallsDuring, newStore } from '#test/support/local.ts';
 import { customer, importAndWait, jsonl, uid } from './support.ts';
 
@@ -19,18 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop();
 });
-
-/** Every counter of the store, `level:start` → n, empty buckets left out. */
-const countersOf = async (storeId: string) => {
-  const counts = dynamoContactCounts();
-  const all: Record<string, number> = {};
-  for (const [level] of COUNT_LEVELS.entries()) {
-    for (const bucket of await counts.buckets(storeId, level as CountLevel, 0, LATEST_SECOND)) {
-      if (bucket.n !== 0) all[`${level}:${bucket.start}`] = bucket.n;
-    }
-  }
-  return all;
-};
 
 const LINES = 200;
 
