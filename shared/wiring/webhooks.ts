@@ -1,6 +1,5 @@
 /** Wiring of the webhook use cases to their adapters (built once per warm function). */
 
-import { dynamoWebhookEvents } from '#shared/adapters/dynamodb/engagement.repositories.ts';
 import { dynamoDeliveryRepository, dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { addressGuard, httpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
 import { storeKeys } from '#shared/adapters/secrets/store-keys.ts';
@@ -32,7 +31,6 @@ export const manageWebhookDeps = /* @__PURE__ */ lazy(
 
 export const emitDeps = /* @__PURE__ */ lazy(
   (): EmitDeps => ({
-    log: dynamoWebhookEvents(systemClock),
     webhooks: dynamoWebhookRepository(),
     deliveries: dynamoDeliveryRepository(),
     queue: sqsDeliveryQueue(),

@@ -5,12 +5,16 @@
 import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { expect } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { listFlowTriggers, listWebhookEvents } from '#shared/adapters/dynamodb/engagement.repositories.ts';
+import { listFlowTriggers } from '#shared/adapters/dynamodb/engagement.repositories.ts';
 import { dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
+import { dynamoDeliveryRepository, dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import type { FlowKind, FlowTrigger } from '#shared/domain/flows/trigger.ts';
 import type { PageView } from '#shared/domain/page-views/model.ts';
 import { readPageViews } from '#shared/domain/page-views/read.ts';
 import { timerName } from '#shared/domain/timers/model.ts';
+import type { Delivery } from '#shared/domain/webhooks/delivery.ts';
+import type { WebhookTopic } from '#shared/domain/webhooks/topics.ts';
+import type { Webhook } from '#shared/domain/webhooks/webhook.ts';
 import { type Answer, eventually, newStore, postEvent, queueIsEmpty, type TestStore } from './local.ts';
 
 export { eventually, newStore, type TestStore };
@@ -99,7 +103,33 @@ export const drained = async (runtime: LocalRuntime, queue: 'ingest' | 'timers' 
 };
 
 export const triggersOf = (storeId: string): Promise<FlowTrigger[]> => listFlowTriggers(storeId);
-export const webhookEventsOf = (storeId: string) => listWebhookEvents(storeId);
+
+/**
+ * Subscribes the store to `topic` with the subscription the management interface writes (through the repository), at a
+ * loopback port nothing listens on: the tests using it read the delivery records the emitter wrote, not a receiver.
+ */
+export const subscribedTo = async (storeId: string, topic: WebhookTopic): Promise<Webhook> => {
+  const now = Date.now();
+  const webhook: Webhook = {
+    storeId,
+    id: `wh_${uid('t').replace(/[^A-Za-z0-9]/g, '')}`,
+    topic,
+    url: `http://127.0.0.1:9/${topic}`,
+    format: 'json',
+    createdAt: Math.floor(now / 1000),
+    updatedAt: now,
+  };
+  await dynamoWebhookRepository().put(webhook);
+  return webhook;
+};
+
+/** The subscription's delivery records (one per emitted event), their bodies parsed. */
+export const deliveryRecordsOf = async (
+  webhook: Webhook,
+): Promise<Array<Omit<Delivery, 'body'> & { body: Record<string, unknown> }>> => {
+  const { items } = await dynamoDeliveryRepository().listForWebhook(webhook.storeId, webhook.id, { limit: 100 });
+  return items.map((delivery) => ({ ...delivery, body: JSON.parse(delivery.body) as Record<string, unknown> }));
+};
 
 const DAY_MS = 86_400_000;
 /** The contact's page views the store's event history keeps (accepted since yesterday: this run's). */

@@ -1,11 +1,10 @@
-/** Back-in-stock subscriptions, recorded flow triggers and outgoing webhook events. */
+/** Back-in-stock subscriptions and recorded flow triggers. */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { type BackInStockSubscription, subscriberKey } from '#shared/domain/back-in-stock/model.ts';
 import type { BackInStockRepository } from '#shared/domain/back-in-stock/ports.ts';
 import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
 import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
-import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 import { directPuts, type ItemWriter } from './coalesced.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryAll } from './query.ts';
@@ -37,29 +36,3 @@ export const dynamoFlowTriggers = (): FlowTriggers => ({
 });
 
 export const listFlowTriggers = (storeId: string) => queryAll<FlowTrigger>(keys.triggers(storeId).pk);
-
-export interface RecordedWebhookEvent {
-  readonly storeId: string;
-  readonly eventId: string;
-  readonly topic: string;
-  readonly body: Record<string, unknown>;
-  readonly createdAt: number;
-}
-
-/** Outgoing webhook events, recorded once per event id; delivery picks them up from here. */
-export const dynamoWebhookEvents = (clock: { now(): number }): WebhookEvents => ({
-  async emit(storeId, topic, body, eventId) {
-    // Recorded once per event id: a repeat (a redelivered message) is a no-op.
-    await putIfAbsent({
-      ...keys.webhookEvent(storeId, eventId),
-      ...itemMeta('webhookEvent'),
-      storeId,
-      eventId,
-      topic,
-      body,
-      createdAt: clock.now(),
-    });
-  },
-});
-
-export const listWebhookEvents = (storeId: string) => queryAll<RecordedWebhookEvent>(keys.webhookEvents(storeId).pk);

@@ -20,7 +20,7 @@
  * | pageView | STORE#<storeId>#VIEWS#<contactKey>   | <viewedAt>#<sourceId> | (before issue 16; TTL, not read: views are in the event history) |
  * | backInStock | STORE#<storeId>#BIS#<productId>   | <variantId>#<subscriber> |                          |                                      |
  * | trigger  | STORE#<storeId>#TRIGGERS             | <triggerId> |                                       |                                      |
- * | webhookEvent | STORE#<storeId>#WEBHOOK-EVENTS   | <eventId> |                                         |                                      |
+ * | webhookEvent | STORE#<storeId>#WEBHOOK-EVENTS   | <eventId> | (before issue 16; no TTL, not written or read: a subscribed topic's delivery holds the event) |  |
  * | webhook  | STORE#<storeId>#WEBHOOKS             | TOPIC#<topic> |                                     |                                      |
  * | delivery | STORE#<storeId>#DELIVERY#<id>        | DELIVERY  | STORE#<storeId>#WEBHOOK#<webhookId>#DELIVERIES / <createdAt>#<id> |  |
  * | exportPosition | STORE#<storeId>#EXPORT#<queryHash> | PAGE#<n> / COUNT |                           |                                      |
@@ -92,6 +92,7 @@ export type Entity =
   | 'pageView'
   | 'backInStock'
   | 'trigger'
+  /** Written before issue 16 (every emitted webhook event); left as it is, not written or read any more. */
   | 'webhookEvent'
   | 'webhook'
   | 'delivery'
@@ -281,8 +282,6 @@ export const keys = {
   }),
   triggers: (storeId: string) => ({ pk: `STORE#${storeId}#TRIGGERS` }),
   trigger: (storeId: string, triggerId: string) => ({ pk: `STORE#${storeId}#TRIGGERS`, sk: triggerId }),
-  webhookEvents: (storeId: string) => ({ pk: `STORE#${storeId}#WEBHOOK-EVENTS` }),
-  webhookEvent: (storeId: string, eventId: string) => ({ pk: `STORE#${storeId}#WEBHOOK-EVENTS`, sk: eventId }),
   /** A store's webhook subscriptions, one item per topic. */
   webhooks: (storeId: string) => ({ pk: `STORE#${storeId}#WEBHOOKS` }),
   webhook: (storeId: string, topic: string) => ({ pk: `STORE#${storeId}#WEBHOOKS`, sk: `TOPIC#${topic}` }),

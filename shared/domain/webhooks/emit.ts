@@ -1,15 +1,14 @@
 /**
- * Emitting a webhook event: the event is recorded in the store's event log (`log`), and when the store subscribes the
- * topic one delivery is recorded (once per event and subscription, whatever retries happen upstream) and queued for the
- * delivery worker. No subscription, nothing sent.
+ * Emitting a webhook event: when the store subscribes the topic, one delivery is recorded (once per event and
+ * subscription, whatever retries happen upstream; it holds the topic, event id and body) and queued for the delivery
+ * worker. No subscription, nothing written and nothing sent (before issue 16 every event was also put in a
+ * `STORE#<id>#WEBHOOK-EVENTS` log that nothing read).
  */
 import type { Clock } from '#shared/domain/clock.ts';
 import { type Delivery, deliveryIdOf } from './delivery.ts';
 import type { DeliveryQueue, DeliveryRepository, WebhookEvents, WebhookRepository } from './ports.ts';
 
 export interface EmitDeps {
-  /** Where every emitted event is kept, subscribed or not. */
-  readonly log: WebhookEvents;
   readonly webhooks: WebhookRepository;
   readonly deliveries: DeliveryRepository;
   readonly queue: DeliveryQueue;
@@ -18,7 +17,6 @@ export interface EmitDeps {
 
 export const webhookEmitter = (deps: EmitDeps): WebhookEvents => ({
   async emit(storeId, topic, body, eventId) {
-    await deps.log.emit(storeId, topic, body, eventId);
     const webhook = await deps.webhooks.getByTopic(storeId, topic);
     if (!webhook) return;
     const id = deliveryIdOf(webhook.id, eventId);

@@ -22,6 +22,7 @@ import {
   acceptedHeadless,
   awaitTriggers,
   customerData,
+  deliveryRecordsOf,
   drained,
   expectNoTrigger,
   headless,
@@ -32,12 +33,12 @@ import {
   productData,
   sourceId,
   startRuntime,
+  subscribedTo,
   type TestStore,
   timerSchedule,
   triggersOf,
   uid,
   until,
-  webhookEventsOf,
 } from '#test/support/harness.ts';
 
 let runtime: LocalRuntime;
@@ -161,6 +162,7 @@ describe('headless endpoint values: each is accepted with {success: true} and ap
 describe('rule 1 and errors: answers in the headless shape', () => {
   it('rule 1: a source_id already seen answers {success: false, code: 304, message} and is not processed again', async () => {
     await freshStore();
+    const newsletter = await subscribedTo(store.storeId, 'customer/newsletter');
     const id = uid('sub');
     const src = await send('customers/create', { id, created_at: 1_700_000_000, email: `${id}@example.com` });
     await customerAt(id, 1);
@@ -178,7 +180,8 @@ describe('rule 1 and errors: answers in the headless shape', () => {
     expect(customer?.revision).toBe(1);
     expect(customer?.firstName).toBeUndefined();
     expect(await triggersOf(store.storeId)).toHaveLength(1);
-    expect((await webhookEventsOf(store.storeId)).filter((e) => e.topic === 'customer/newsletter')).toHaveLength(1);
+    const deliveries = await deliveryRecordsOf(newsletter);
+    expect(deliveries.map((d) => [d.topic, d.body.id])).toEqual([['customer/newsletter', id]]);
   });
 
   it('a duplicate is recognised across endpoints: the source_id, not the payload, is the key', async () => {
@@ -406,6 +409,7 @@ describe('rule 4: carts/create and carts/update', () => {
 describe('rule 5: customers/create collects a subscription and starts the subscription welcome flow', () => {
   it('rule 5: creates the contact, starts subscription_welcome and emits customer/newsletter with the spec body', async () => {
     await freshStore();
+    const newsletter = await subscribedTo(store.storeId, 'customer/newsletter');
     const id = uid('sub');
     const src = await send('customers/create', {
       id,
@@ -434,8 +438,8 @@ describe('rule 5: customers/create collects a subscription and starts the subscr
       cause: { endpoint: 'customers/create', sourceId: src },
     });
 
-    const [event] = await until('the customer/newsletter event', async () => {
-      const events = (await webhookEventsOf(store.storeId)).filter((e) => e.topic === 'customer/newsletter');
+    const [event] = await until('the customer/newsletter delivery', async () => {
+      const events = await deliveryRecordsOf(newsletter);
       return events.length > 0 ? events : undefined;
     });
     expect(event?.topic).toBe('customer/newsletter');
@@ -476,10 +480,12 @@ describe('rule 5: customers/create collects a subscription and starts the subscr
     expect(body.id).not.toBe(customer.id);
     await drained(runtime);
     expect((await triggersOf(store.storeId)).map((t) => t.kind)).toEqual(['subscription_welcome']);
+    expect(await deliveryRecordsOf(newsletter)).toHaveLength(1);
   });
 
   it('rule 5: consent states other than subscribed are sent as "undefined" in customer/newsletter', async () => {
     await freshStore();
+    const newsletter = await subscribedTo(store.storeId, 'customer/newsletter');
     const id = uid('sub');
     await send('customers/create', {
       id,
@@ -487,8 +493,8 @@ describe('rule 5: customers/create collects a subscription and starts the subscr
       email: `${id}@example.com`,
       email_marketing_consent: { state: 'not_subscribed' },
     });
-    const [event] = await until('the customer/newsletter event', async () => {
-      const events = (await webhookEventsOf(store.storeId)).filter((e) => e.topic === 'customer/newsletter');
+    const [event] = await until('the customer/newsletter delivery', async () => {
+      const events = await deliveryRecordsOf(newsletter);
       return events.length > 0 ? events : undefined;
     });
     expect(event?.body).toMatchObject({

@@ -1,15 +1,17 @@
 /**
  * Batch import only writes data and starts no flow (spec "Contact batch import", general interface rule 6), while a
- * consent state the file changes still emits `customer/marketing` (spec "Topics"), in the store type's format. The
- * same customer sent through the general interface does record a trigger: the probe can see one when there is one.
+ * consent state the file changes still emits `customer/marketing` (spec "Topics"), in the store type's format: the
+ * store subscribes the topic and the deliveries recorded for it are read back. The same customer sent through the
+ * general interface does record a trigger: the probe can see one when there is one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
-import { listFlowTriggers, listWebhookEvents } from '#shared/adapters/dynamodb/engagement.repositories.ts';
+import { listFlowTriggers } from '#shared/adapters/dynamodb/engagement.repositories.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
+import { deliveryRecordsOf, subscribedTo } from '#test/support/harness.ts';
 import { eventually, newStore, postEvent } from '#test/support/local.ts';
 import { customer, importAndWait, jsonl, uid } from './support.ts';
 
@@ -42,13 +44,12 @@ const seeded = (storeId: string, originId: string, overrides: Partial<Customer> 
   ...overrides,
 });
 
-const marketingEvents = async (storeId: string) =>
-  (await listWebhookEvents(storeId)).filter((event) => event.topic === 'customer/marketing');
-
 describe('an import', () => {
   it('records no flow trigger, and emits customer/marketing exactly for the consent states it changes', async () => {
     const store = await newStore('Import no flow');
     const p = uid('nf');
+    const marketing = await subscribedTo(store.storeId, 'customer/marketing');
+    const finished = await subscribedTo(store.storeId, 'bulk_operations/finish');
     // Existing contacts: one subscribed (the file unsubscribes it), one subscribed (the file repeats it).
     await customers.save(seeded(store.storeId, `${p}-was-sub`, { emailConsent: { state: 'subscribed' } }), 0);
     await customers.save(seeded(store.storeId, `${p}-stays-sub`, { emailConsent: { state: 'subscribed' } }), 0);
@@ -70,7 +71,9 @@ describe('an import', () => {
     // The job finished (its last step emits bulk_operations/finish after every line was written): nothing is pending.
     expect(await listFlowTriggers(store.storeId)).toEqual([]);
 
-    const events = await marketingEvents(store.storeId);
+    const events = await deliveryRecordsOf(marketing);
+    expect(events.map((event) => event.topic)).toEqual(Array(events.length).fill('customer/marketing'));
+    expect(new Set(events.map((event) => event.eventId)).size).toBe(events.length);
     const byId = new Map(events.map((event) => [event.body.id, event.body]));
     expect([...byId.keys()].sort()).toEqual([`${p}-new-sms`, `${p}-new-sub`, `${p}-was-sub`].sort());
     expect(events).toHaveLength(3);
@@ -88,13 +91,19 @@ describe('an import', () => {
     });
     expect((await customers.get(store.storeId, `${p}-was-sub`))?.emailConsent?.state).toBe('unsubscribed');
 
-    const finish = (await listWebhookEvents(store.storeId)).filter((e) => e.topic === 'bulk_operations/finish');
+    // The job is saved finished just before the emit: wait for its delivery.
+    const finish = await eventually('the bulk_operations/finish delivery', async () => {
+      const found = await deliveryRecordsOf(finished);
+      return found.length > 0 ? found : undefined;
+    });
+    expect(finish.map((e) => e.topic)).toEqual(['bulk_operations/finish']);
     expect(finish.map((e) => e.body)).toEqual([{ endpoint: 'customers', status: 'SUCCESS' }]);
   });
 
   it('emits customer/marketing in format two for a platform store, still with no trigger', async () => {
     const platform = await createStore(storeAdminDeps(), { name: 'Import no flow platform', type: 'platform' });
     const p = uid('nf2');
+    const marketing = await subscribedTo(platform.store.storeId, 'customer/marketing');
     const job = await importAndWait(
       runtime,
       platform.apiKey,
@@ -102,8 +111,9 @@ describe('an import', () => {
     );
     expect(job).toMatchObject({ result: 'SUCCESS', counts: { lines: 1, imported: 1, created: 1 } });
     expect(await listFlowTriggers(platform.store.storeId)).toEqual([]);
-    const [event, ...more] = await marketingEvents(platform.store.storeId);
+    const [event, ...more] = await deliveryRecordsOf(marketing);
     expect(more).toEqual([]);
+    expect(event?.topic).toBe('customer/marketing');
     expect(event?.body).toMatchObject({
       originId: `${p}-sub`,
       shopId: platform.store.storeId,

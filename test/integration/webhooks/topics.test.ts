@@ -9,9 +9,9 @@ import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
-import { acceptedGeneral, acceptedHeadless, uid, webhookEventsOf } from '#test/support/harness.ts';
+import { acceptedGeneral, acceptedHeadless, uid } from '#test/support/harness.ts';
 import { newStore, type TestStore } from '#test/support/local.ts';
-import { freshPath, type Receiver, settled, startReceiver, subscribe } from '#test/support/webhooks.ts';
+import { deliveriesOf, freshPath, type Receiver, settled, startReceiver, subscribe } from '#test/support/webhooks.ts';
 
 process.env.WEBHOOK_BACKOFF_BASE_SECONDS = '1';
 
@@ -141,14 +141,14 @@ describe('customer/newsletter', () => {
   });
 
   it('is not sent for a customer created through the general interface (not a form subscription)', async () => {
-    const { store, path } = await subscribed('customer/newsletter');
+    const { store, path, webhook } = await subscribed('customer/newsletter');
     await acceptedGeneral(runtime, store, 'customers/create', {
       ...richCustomer(uid('gen')),
       email_marketing_consent: { state: 'subscribed' },
     });
     await settled(runtime);
     expect(receiver.received(path)).toEqual([]);
-    expect((await webhookEventsOf(store.storeId)).filter((e) => e.topic === 'customer/newsletter')).toEqual([]);
+    expect(await deliveriesOf(runtime, store, webhook.id)).toEqual([]);
   });
 });
 
@@ -263,7 +263,7 @@ describe('customer/marketing', () => {
   });
 
   it('is not sent when an update does not change a consent state', async () => {
-    const { store, path } = await subscribed('customer/marketing');
+    const { store, path, webhook } = await subscribed('customer/marketing');
     const id = uid('cust');
     await acceptedGeneral(runtime, store, 'customers/create', {
       ...richCustomer(id),
@@ -297,12 +297,15 @@ describe('customer/marketing', () => {
     });
     await settled(runtime);
     expect(receiver.received(path)).toHaveLength(2);
-    const events = (await webhookEventsOf(store.storeId)).filter((e) => e.topic === 'customer/marketing');
-    expect(events).toHaveLength(2);
+    const deliveries = await deliveriesOf(runtime, store, webhook.id);
+    expect(deliveries.map((d) => [d.topic, d.status])).toEqual([
+      ['customer/marketing', 'delivered'],
+      ['customer/marketing', 'delivered'],
+    ]);
   });
 
-  it('is not sent to a store without a customer/marketing subscription (the event is only recorded)', async () => {
-    const { store, path } = await subscribed('customer/newsletter');
+  it('is not sent to a store without a customer/marketing subscription, and is once the store subscribes', async () => {
+    const { store, path, webhook } = await subscribed('customer/newsletter');
     const id = uid('cust');
     await acceptedGeneral(runtime, store, 'customers/create', {
       ...richCustomer(id),
@@ -310,7 +313,24 @@ describe('customer/marketing', () => {
     });
     await settled(runtime);
     expect(receiver.received(path)).toEqual([]);
-    const events = await webhookEventsOf(store.storeId);
-    expect(events.map((e) => e.topic)).toEqual(['customer/marketing']);
+    expect(await deliveriesOf(runtime, store, webhook.id)).toEqual([]);
+
+    // Control: the same change once the store subscribes customer/marketing is sent, once, and only that one (an
+    // event emitted before the subscription is not sent later).
+    const marketingPath = freshPath('customer-marketing');
+    const marketing = await subscribe(runtime, store, 'customer/marketing', receiver.url(marketingPath));
+    const later = uid('cust');
+    await acceptedGeneral(runtime, store, 'customers/create', {
+      ...richCustomer(later),
+      email_marketing_consent: { state: 'subscribed' },
+    });
+    const [body] = await bodies(marketingPath, 1, 'customer/marketing');
+    expect(body).toMatchObject({ id: later, email_marketing_consent: { state: 'SUBSCRIBED' } });
+    await settled(runtime);
+    expect(receiver.received(marketingPath)).toHaveLength(1);
+    const deliveries = await deliveriesOf(runtime, store, marketing.id);
+    expect(deliveries.map((d) => [d.topic, d.status])).toEqual([['customer/marketing', 'delivered']]);
+    expect(receiver.received(path)).toEqual([]);
+    expect(await deliveriesOf(runtime, store, webhook.id)).toEqual([]);
   });
 });
