@@ -1,11 +1,11 @@
 /**
  * Writes many new contacts at once, for tests and benches: 25 items per `BatchWriteItem`, and the export's contact
- * counters added per bucket (one `UpdateItem` per bucket touched, not four per contact), and their search lookup
- * items. Only for contacts that do not exist yet (an existing one would be counted twice); the service's own writes go
+ * counters added per counter item (one `UpdateItem` per item touched: a 30-day period's with its days, an hour's, a
+ * minute's with its seconds; not three per contact), and their search lookup items. Only for contacts that do not exist yet (an existing one would be counted twice); the service's own writes go
  * through the customer repository.
  *
  * A store seeded in several calls whose contacts' creation times spread (the export bench: nearly a bucket per
- * contact at the finer levels, 113,000 `UpdateItem`s for 100,000 contacts) can leave the counters out of each call
+ * contact at the finer levels: tens of thousands of `UpdateItem`s for 100,000 contacts) can leave the counters out of each call
  * (`counters: false`) and write them once at the end with {@link seedContactCounts}: whole counter items, 25 per
  * batch write.
  *
@@ -14,13 +14,11 @@
  * export never reads.
  */
 
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { batchPut } from '#shared/adapters/dynamodb/batch.ts';
-import { contactCountItems } from '#shared/adapters/dynamodb/contact-counts.ts';
+import { contactCountItems, contactCountUpdates } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { contactLookupItems } from '#shared/adapters/dynamodb/contact-search.ts';
 import { customerItem } from '#shared/adapters/dynamodb/customer.repository.ts';
-import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 
 const PARALLEL = 8;
@@ -35,26 +33,14 @@ export const seedContacts = async (
   ]);
   if (options.counters === false) return;
   const byStore = Map.groupBy(contacts, (c) => c.storeId);
-  const counters = [...byStore].flatMap(([storeId, of]) =>
-    contactCountItems(
+  const updates = [...byStore].flatMap(([storeId, of]) =>
+    contactCountUpdates(
       storeId,
       of.map((c) => c.createdAt),
     ),
   );
-  for (let i = 0; i < counters.length; i += PARALLEL) {
-    await Promise.all(
-      counters.slice(i, i + PARALLEL).map(({ pk, sk, n }) =>
-        dynamo().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: { pk, sk },
-            UpdateExpression: 'ADD n :n SET entity = :entity, #schema = :schema',
-            ExpressionAttributeNames: { '#schema': 'schema' },
-            ExpressionAttributeValues: { ':n': n, ':entity': 'contactCount', ':schema': 1 },
-          }),
-        ),
-      ),
-    );
+  for (let i = 0; i < updates.length; i += PARALLEL) {
+    await Promise.all(updates.slice(i, i + PARALLEL).map((update) => dynamo().send(update)));
   }
 };
 

@@ -82,7 +82,7 @@ const SEED_CHUNK = 10_000;
  * Creates the store and writes `count` contacts through batch writes (25 items per `BatchWriteItem`, eight calls in
  * flight), then the export's contact counters, whole, through batch writes too (`local/seed-contacts.ts`): the
  * creation times spread over nearly a bucket per contact at the finer levels, so adding them per chunk took an
- * `UpdateItem` per bucket, 113,000 single calls for 100,000 contacts (about half the seeding's time). The search's
+ * `UpdateItem` per counter item, ~62,500 single calls for 100,000 contacts (113,000 when each bucket had an item). The search's
  * lookup items are left out: the export reads only the contacts' creation-time index, and writing 300,000 lookups for
  * 100,000 contacts took most of what was left of the seeding.
  */

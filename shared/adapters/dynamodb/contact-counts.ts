@@ -9,9 +9,10 @@
  * each day and each second had an item of its own too (five `ADD`s a contact; 1.66 write units per customer event in
  * the cost bench): those items are still read, beside the attributes, and a count is their sum (a day's contacts
  * written before are on the day's item, those since on the period's), so counters written by either version read
- * right; `contactCountItems` (seeding, `store count-contacts`) still writes that layout, one item per bucket. They are not one transaction (the local emulator has
- * none, and a transaction on a store's hot day counter would conflict with every concurrent write), so a write that
- * cannot adjust them marks the store's counters stale: the export then serves that store the older way until
+ * right; seeding and `store count-contacts` write the same layout (`contactCountItems`, `contactCountUpdates`), so
+ * old-layout items are only ever ones written before. They are not one transaction (the local emulator has none, and
+ * a transaction on a store's hot day counter would conflict with every concurrent write), so a write that cannot
+ * adjust them marks the store's counters stale: the export then serves that store the older way until
  * `npm run admin -- store count-contacts <storeId>` has counted it again (docs/contacts.md "Paging").
  */
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -229,23 +230,32 @@ export const dynamoContactCounts = (): ContactCounts => ({
   },
 });
 
-/** Every counter item of contacts created at `seconds` (one entry per contact), for writing them in one go. */
-export const contactCountItems = (storeId: string, seconds: Iterable<number>): Record<string, unknown>[] => {
-  const counts = new Map<string, { level: CountLevel; start: number; n: number }>();
-  for (const second of seconds) {
-    for (const { level, start } of bucketsOf(second)) {
-      const key = `${level}#${start}`;
-      const entry = counts.get(key);
-      if (entry) entry.n++;
-      else counts.set(key, { level, start, n: 1 });
-    }
-  }
-  return [...counts.values()].map(({ level, start, n }) => ({
+/** The counter items' changes for contacts created at `seconds` (one entry per contact), summed per item. */
+const changesOf = (seconds: Iterable<number>): Change[] => {
+  const byKey = new Map<string, Change>();
+  for (const second of seconds) addDeltas(byKey, undefined, second);
+  return [...byKey.values()].filter((change) => !isEmpty(change));
+};
+
+/**
+ * Every counter item of contacts created at `seconds` (one entry per contact), whole, in the layout the service writes
+ * (a day's count on its 30-day period's item, a second's on its minute's), for writing them in one go: a new store's
+ * seeding, or `store count-contacts` after it deleted the store's counter items.
+ */
+export const contactCountItems = (storeId: string, seconds: Iterable<number>): Record<string, unknown>[] =>
+  changesOf(seconds).map(({ level, start, delta, children }) => ({
     ...keys.contactCount(storeId, level, start),
     ...itemMeta('contactCount'),
-    n,
+    n: delta,
+    ...Object.fromEntries([...children].filter(([, d]) => d !== 0)),
   }));
-};
+
+/**
+ * The `UpdateItem ADD`s that count contacts created at `seconds` on top of the counters already there (one per counter
+ * item they touch), for seeding contacts into a store in several calls.
+ */
+export const contactCountUpdates = (storeId: string, seconds: Iterable<number>): UpdateCommand[] =>
+  changesOf(seconds).map((change) => updateOf(storeId, change));
 
 /** Every key of a store's counter items. */
 const counterKeys = async (storeId: string): Promise<{ pk: string; sk: string }[]> => {

@@ -6,14 +6,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { batchPut } from '#shared/adapters/dynamodb/batch.ts';
 import {
   batchedContactCounts,
   contactCountItems,
+  contactCountUpdates,
   dynamoContactCounts,
+  recountContacts,
 } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
-import { COUNT_LEVELS, type CountLevel } from '#shared/domain/contacts/contact-counts.ts';
+import { itemMeta, keys } from '#shared/adapters/dynamodb/keys.ts';
+import { queryStoredItems } from '#shared/adapters/dynamodb/query.ts';
+import { bucketsOf, COUNT_LEVELS, type CountLevel } from '#shared/domain/contacts/contact-counts.ts';
 import { newStore } from '#test/support/local.ts';
 import { BASE_SECONDS, contact, countersOf } from './support.ts';
 
@@ -34,6 +39,23 @@ const itemsOf = (buckets: readonly string[]) =>
       return `${itemLevel}:${start - (start % COUNT_LEVELS[itemLevel as CountLevel])}`;
     }),
   ).size;
+
+/** Counter items as every writer wrote them before issue 16: one item per level and bucket, its count as `n`. */
+const itemsBeforeIssue16 = (storeId: string, seconds: readonly number[]) => {
+  const counts = new Map<string, { level: CountLevel; start: number; n: number }>();
+  for (const second of seconds) {
+    for (const { level, start } of bucketsOf(second)) {
+      const entry = counts.get(`${level}#${start}`) ?? { level, start, n: 0 };
+      entry.n++;
+      counts.set(`${level}#${start}`, entry);
+    }
+  }
+  return [...counts.values()].map(({ level, start, n }) => ({
+    ...keys.contactCount(storeId, level, start),
+    ...itemMeta('contactCount'),
+    n,
+  }));
+};
 
 const updateCalls = async (work: () => Promise<unknown>) => {
   const before = runtime.dynamodbCalls().UpdateItem ?? 0;
@@ -82,13 +104,13 @@ describe('batchedContactCounts', () => {
     const [mixed, before] = await Promise.all([newStore('Mixed counts'), newStore('Counts before')]);
     const earlier = [0, 0, 1, 86_400 * 2].map((s) => BASE_SECONDS + s);
     const later = [0, 1, 2, 86_400 * 2, 86_400 * 40].map((s) => BASE_SECONDS + s);
-    // The store's first contacts counted in the layout before issue 16 (one item per bucket, as seeding writes it),
-    // the next ones by the worker since; the other store has every contact in the layout before.
-    await batchPut(contactCountItems(mixed.storeId, earlier));
+    // The store's first contacts counted in the layout before issue 16 (one item per bucket), the next ones by the
+    // worker since; the other store has every contact in the layout before.
+    await batchPut(itemsBeforeIssue16(mixed.storeId, earlier));
     const counts = batchedContactCounts();
     for (const second of later) await counts.adjust(mixed.storeId, undefined, second);
     await counts.flush();
-    await batchPut(contactCountItems(before.storeId, [...earlier, ...later]));
+    await batchPut(itemsBeforeIssue16(before.storeId, [...earlier, ...later]));
 
     expect(await countersOf(mixed.storeId)).toEqual(await countersOf(before.storeId));
     const reader = dynamoContactCounts();
@@ -101,5 +123,49 @@ describe('batchedContactCounts', () => {
       const read = (storeId: string) => reader.buckets(storeId, level, from, to);
       expect(await read(mixed.storeId)).toEqual(await read(before.storeId));
     }
+  });
+
+  it('is the one layout every writer writes: the worker, seeding whole or by ADDs, and a recount', async () => {
+    const [worker, whole, added, recounted] = await Promise.all([
+      newStore('By the worker'),
+      newStore('Seeded whole'),
+      newStore('Seeded by ADDs'),
+      newStore('Recounted'),
+    ]);
+    const seconds = [0, 0, 1, 59, 60, 3_600, 86_400 * 2, 86_400 * 31].map((s) => BASE_SECONDS + s);
+
+    const counts = batchedContactCounts();
+    for (const second of seconds) await counts.adjust(worker.storeId, undefined, second);
+    await counts.flush();
+    await batchPut(contactCountItems(whole.storeId, seconds));
+    // Seeding in two calls: the second call's ADDs land on items the first wrote.
+    for (const part of [seconds.slice(0, 3), seconds.slice(3)]) {
+      for (const update of contactCountUpdates(added.storeId, part)) await dynamo().send(update);
+    }
+    // A store counted in the layout before issue 16, then recounted from its contacts.
+    const repository = dynamoCustomerRepository(undefined, async () => {});
+    for (const second of seconds) await repository.save(contact(recounted.storeId, second), 0);
+    await batchPut(itemsBeforeIssue16(recounted.storeId, seconds));
+    expect(await recountContacts(recounted.storeId)).toBe(seconds.length);
+
+    /** The store's counter items as stored, keyed by level and sort key, without the store's own id. */
+    const stored = async (storeId: string) => {
+      const items: Record<string, Record<string, unknown>> = {};
+      for (const level of COUNT_LEVELS.keys()) {
+        const pk = keys.contactCount(storeId, level, 0).pk;
+        for (const { pk: _pk, ...item } of await queryStoredItems({
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+        })) {
+          items[`${level}:${String(item.sk)}`] = item;
+        }
+      }
+      return items;
+    };
+    const expected = await stored(worker.storeId);
+    // No item of its own for a day or a second: those are attributes of the 30-day and minute items.
+    expect(Object.keys(expected).some((key) => key.startsWith('1:') || key.startsWith('4:'))).toBe(false);
+    expect(Object.values(expected).some((item) => Object.keys(item).some((name) => /^s\d\d$/.test(name)))).toBe(true);
+    for (const store of [whole, added, recounted]) expect(await stored(store.storeId)).toEqual(expected);
   });
 });
