@@ -16,6 +16,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { type CapacityTally, capacityDelta, installCapacityMeter } from '#bench/lib/capacity-meter.ts';
 import { profiled } from '#bench/lib/profile.ts';
 import {
   createStores,
@@ -52,7 +53,14 @@ import {
 
 const report = (
   options: ScenarioOptions,
-  m: { journeys: readonly Journey[]; stores: number; filled: Fill; depthAfterFill: QueueDepth; drained: Drain },
+  m: {
+    journeys: readonly Journey[];
+    stores: number;
+    filled: Fill;
+    depthAfterFill: QueueDepth;
+    drained: Drain;
+    capacity: CapacityTally;
+  },
 ): Result => {
   const { journeys, filled, drained } = m;
   const events = journeys.flatMap((j) => j.events);
@@ -111,6 +119,7 @@ const report = (
       ? `Worker: pollers resumed with ${drained.queued} queued; the ingest queue was empty after ${round(seconds, 2)} s (read twice, ${POLL_MS} ms apart), at most ${drained.maxInFlight} messages in flight; DLQs: ingest ${drained.dlq}, timers ${drained.timersDlq}.`
       : `Worker: INCOMPLETE, stopped waiting at ${DRAIN_LIMIT_MS / 1000} s with ${drained.left} of ${drained.queued} events left (${drained.leftInFlight} in flight: a failed message waits out the ${QUEUES.ingest.visibilityTimeoutSeconds} s visibility timeout before its retry); DLQs: ingest ${drained.dlq}, timers ${drained.timersDlq}. Run with POWERTOOLS_LOG_LEVEL=WARN to see the worker's warnings.`,
     `DynamoDB operations per applied event: ${listText(perEvent(drained.dynamodbCalls, applied || 1), formatNumber)} (a transaction counts once).`,
+    `DynamoDB calls per applied event by operation and item kind (the upper-case words of its partition key; a batch names every kind it holds): ${topText(perEvent(m.capacity.callsByKind, applied || 1))}; capacity units per applied event: ${formatNumber(per(m.capacity.writeUnits))} WRU (${topText(perEvent(writeUnitsOf(m.capacity), applied || 1))}), ${formatNumber(per(m.capacity.readUnits))} RRU.`,
     `Scheduler calls per applied event: ${schedulerCalls === 0 ? 'none' : listText(perEvent(drained.schedulerCalls, applied || 1), formatNumber)}; ${formatNumber(per(timerSetters))} of the events set a timer (carts/*, checkouts/create).`,
     `CPU, in cores, while the worker drained: ${cpuText(drained.cpu)}.${
       drained.cpu.otherCores >= 0.25
@@ -155,10 +164,30 @@ const report = (
         writes,
         dynamodbPerEvent: perEvent(drained.dynamodbCalls, applied || 1),
         schedulerPerEvent: perEvent(drained.schedulerCalls, applied || 1),
+        capacity: {
+          writeUnitsPerEvent: round(per(m.capacity.writeUnits), 3),
+          readUnitsPerEvent: round(per(m.capacity.readUnits), 3),
+          unitsPerEvent: perEvent(m.capacity.units, applied || 1),
+          callsByKindPerEvent: perEvent(m.capacity.callsByKind, applied || 1),
+          batchItemsByKindPerEvent: perEvent(m.capacity.batchItemsByKind, applied || 1),
+        },
       },
     },
   };
 };
+
+/** The largest entries of a per-event tally, most first (the rest summed), for a note. */
+const topText = (entries: Record<string, number>, shown = 14): string => {
+  const sorted = Object.entries(entries).sort((a, b) => b[1] - a[1]);
+  const rest = sorted.slice(shown).reduce((sum, [, n]) => sum + n, 0);
+  const text = sorted.slice(0, shown).map(([name, n]) => `${name} ${formatNumber(n)}`);
+  return rest > 0 ? `${text.join(', ')}, others ${formatNumber(rest)}` : text.join(', ');
+};
+
+/** The capacity meter's write units by operation and item kind. */
+const WRITE_OPS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
+const writeUnitsOf = (capacity: CapacityTally): Record<string, number> =>
+  Object.fromEntries(Object.entries(capacity.units).filter(([kind]) => WRITE_OPS.includes(kind.split(' ')[0] ?? '')));
 
 export const worker: Scenario = {
   name: 'worker',
@@ -192,10 +221,14 @@ export const worker: Scenario = {
       }
 
       log(`worker: draining ${depthAfterFill.total} queued events (at most ${DRAIN_LIMIT_MS / 1000} s)`);
+      const meter = installCapacityMeter();
+      const before = meter.read();
       const drained = await profiled(options.profile, 'worker-drain', () =>
         drain(runtime, sqs, depthAfterFill.total, log),
       );
-      return report(options, { journeys, stores: apiKeys.length, filled, depthAfterFill, drained });
+      const capacity = capacityDelta(before, meter.read());
+      meter.remove();
+      return report(options, { journeys, stores: apiKeys.length, filled, depthAfterFill, drained, capacity });
     } finally {
       sqs.destroy();
       await runtime.stop();

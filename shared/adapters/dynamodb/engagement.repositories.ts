@@ -1,14 +1,13 @@
 /** Back-in-stock subscriptions and recorded flow triggers. */
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { type BackInStockSubscription, subscriberKey } from '#shared/domain/back-in-stock/model.ts';
 import type { BackInStockRepository } from '#shared/domain/back-in-stock/ports.ts';
 import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
 import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
+import { batchDelete } from './batch.ts';
 import { directPuts, type ItemWriter } from './coalesced.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryAll } from './query.ts';
-import { putIfAbsent, tableName } from './table.ts';
+import { putIfAbsent } from './table.ts';
 
 /** `writes`: where subscriptions are put (the ingest worker gathers its batch's puts, `coalesced.ts`). */
 export const dynamoBackInStockRepository = (writes: ItemWriter = directPuts): BackInStockRepository => {
@@ -19,9 +18,8 @@ export const dynamoBackInStockRepository = (writes: ItemWriter = directPuts): Ba
     },
     listForProduct: (storeId, productId) =>
       queryAll<BackInStockSubscription>(keys.backInStockByProduct(storeId, productId).pk),
-    async remove(subscription) {
-      await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: key(subscription) }));
-    },
+    // One `BatchWriteItem` for a restock's subscribers (25 to a call), not a `DeleteItem` each (issue 16).
+    remove: (subscriptions) => batchDelete(subscriptions.map(key)),
   };
 };
 

@@ -6,5 +6,6 @@ export interface BackInStockRepository {
   subscribe(subscription: BackInStockSubscription): Promise<void>;
   /** Every subscription to the product, all variants. */
   listForProduct(storeId: string, productId: string): Promise<BackInStockSubscription[]>;
-  remove(subscription: BackInStockSubscription): Promise<void>;
+  /** Removes these subscriptions (those notified by one restock: one batch write, not a delete each). */
+  remove(subscriptions: readonly BackInStockSubscription[]): Promise<void>;
 }

@@ -161,8 +161,8 @@ export const simBackInStock = (): BackInStockRepository => {
       subscriptions.set(keyOf(subscription), subscription);
     },
     listForProduct: async (_storeId, productId) => [...subscriptions.values()].filter((s) => s.productId === productId),
-    remove: async (subscription) => {
-      subscriptions.delete(keyOf(subscription));
+    remove: async (removed) => {
+      for (const subscription of removed) subscriptions.delete(keyOf(subscription));
     },
   };
 };

@@ -75,18 +75,11 @@ export class HistoryBuffer {
   async flush(deps: RecordHistoryDeps): Promise<number> {
     const events = this.#events;
     this.#events = [];
-    const groups = new Map<string, HistoryEvent[]>();
-    for (const event of events) {
-      const key = `${event.storeId}\n${historyDay(event.acceptedAt)}`;
-      const group = groups.get(key);
-      if (group) group.push(event);
-      else groups.set(key, [event]);
-    }
+    const groups = groupByStoreAndDay(events);
     // Every group packed first (side by side, off the event loop), then every pack put in the same turn: a writer
     // that gathers a turn's puts (the worker's, `coalesced.ts`) makes them one call.
     const packed = await Promise.all(
-      [...groups.entries()].map(async ([key, group]) => {
-        const [storeId] = key.split('\n') as [string, string];
+      groups.map(async ({ storeId, events: group }) => {
         group.sort(byAcceptance);
         return { storeId, packs: await packEvents(group) };
       }),
@@ -96,11 +89,39 @@ export class HistoryBuffer {
     );
     await Promise.all(puts);
     const { written } = deps;
-    if (written)
-      await Promise.all([...groups.keys()].map((key) => written.written(...(key.split('\n') as [string, string]))));
+    if (written) await Promise.all(groups.map(({ storeId, day }) => written.written(storeId, day)));
     return puts.length;
   }
 }
+
+/** A store's events of one UTC day, in the order they were added. */
+interface StoreDayGroup {
+  readonly storeId: string;
+  readonly day: string;
+  readonly events: HistoryEvent[];
+}
+
+/** The events grouped by store and UTC day (of their acceptance), each group in the order they came. */
+const groupByStoreAndDay = (events: readonly HistoryEvent[]): StoreDayGroup[] => {
+  const byStore = new Map<string, Map<string, StoreDayGroup>>();
+  const groups: StoreDayGroup[] = [];
+  for (const event of events) {
+    const day = historyDay(event.acceptedAt);
+    let days = byStore.get(event.storeId);
+    if (!days) {
+      days = new Map();
+      byStore.set(event.storeId, days);
+    }
+    const group = days.get(day);
+    if (group) group.events.push(event);
+    else {
+      const created = { storeId: event.storeId, day, events: [event] };
+      days.set(day, created);
+      groups.push(created);
+    }
+  }
+  return groups;
+};
 
 const byAcceptance = (a: HistoryEvent, b: HistoryEvent) =>
   a.acceptedAt - b.acceptedAt || (a.sourceId < b.sourceId ? -1 : a.sourceId > b.sourceId ? 1 : 0);

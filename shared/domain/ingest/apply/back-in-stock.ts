@@ -50,7 +50,11 @@ export const applyBackInStock = async (deps: ApplyDeps, message: IngestMessage):
   return { applied: 'back_in_stock_subscription', triggers: [] };
 };
 
-/** Notifies the subscribers of a product (or one variant) and clears their subscriptions. */
+/**
+ * Notifies the subscribers of a product (or one variant) and clears their subscriptions: every trigger fired first,
+ * then the subscriptions removed together. A crash in between re-fires the same trigger ids (no-ops) and never loses a
+ * notice.
+ */
 export const notifyRestock = async (
   deps: ApplyDeps,
   message: IngestMessage,
@@ -64,7 +68,6 @@ export const notifyRestock = async (
   const product = known ?? (await deps.products.get(message.storeId, productId));
   const fired: FlowKind[] = [];
   for (const subscription of subscribers) {
-    // Fire first, then clear: a crash in between re-fires the same trigger id (a no-op), never loses the notice.
     fired.push(
       await fireFromEvent(deps, message, {
         kind: 'back_in_stock',
@@ -84,8 +87,8 @@ export const notifyRestock = async (
         discriminator: `${subscription.variantId}#${subscriberKey(subscription)}`,
       }),
     );
-    await deps.backInStock.remove(subscription);
   }
+  await deps.backInStock.remove(subscribers);
   return fired;
 };
 
