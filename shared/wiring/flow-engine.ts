@@ -78,8 +78,9 @@ export const afterFlowBatch = async (): Promise<void> => {
 /**
  * The worker's single-item reads and unconditional puts, gathered per turn of the event loop (issue 16): a batch's
  * records take the same steps side by side, so their trigger, run, contact, suppression and sender reads go out as one
- * `BatchGetItem`, their activity, evaluation and sent-message records as one `BatchWriteItem`. Every conditional write
- * (run, entry guard, run budget, counters, pacer) keeps its own call.
+ * `BatchGetItem`, their activity, evaluation, sent-message records and new runs (a run whose entry guard the worker
+ * took afresh has no other writer: `FlowRunRepository.create`'s `guarded`) as one `BatchWriteItem`. Every conditional
+ * write (entry guard, a run's later states, run budget, counters, pacer) keeps its own call.
  */
 const together = /* @__PURE__ */ lazy(() => ({ reads: coalescedGets(), puts: coalescedPuts() }));
 
@@ -93,7 +94,7 @@ export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: 
   flowQueue: sqsFlowQueue(),
   flows: batchFlows().repository,
   triggers: dynamoTriggerLog(together().reads),
-  runs: dynamoFlowRuns(together().reads),
+  runs: dynamoFlowRuns(together().reads, together().puts),
   evaluations: dynamoFlowEvaluations(together().puts),
   entries: dynamoFlowEntries(),
   activity: dynamoContactActivity(together().puts),

@@ -68,12 +68,21 @@ const runOf = (item: Record<string, unknown>): FlowRun => {
   return { ...run, trigger } as unknown as FlowRun;
 };
 
-export const dynamoFlowRuns = (reads: ItemReader = directReads): FlowRunRepository => ({
+/**
+ * `reads`: where single runs are read; `puts`: where a guarded run's first write goes (the flow worker gathers its
+ * batch's reads and puts, `coalesced.ts`).
+ */
+export const dynamoFlowRuns = (reads: ItemReader = directReads, puts: ItemWriter = directPuts): FlowRunRepository => ({
   async get(storeId, runId) {
     const item = await reads.get(keys.flowRun(storeId, runId));
     return item ? runOf(item) : undefined;
   },
-  create: (run) => putIfAbsent(runItem(run)),
+  async create(run, options) {
+    // Its guard's fresh claim makes this caller the run's only writer: a plain put, in the batch's BatchWriteItem.
+    if (!options?.guarded) return putIfAbsent(runItem(run));
+    await puts.put([runItem(run)]);
+    return true;
+  },
   save: (run, expectedRevision) => putRevisioned(runItem(run), expectedRevision, `flow run ${run.id}`),
   async getMany(storeId, runIds) {
     if (runIds.length === 0) return [];
@@ -121,7 +130,7 @@ export const dynamoFlowEntries = (): FlowEntries => ({
     const { expiredBefore } = entry;
     const expired = expiredBefore !== undefined;
     try {
-      await dynamo().send(
+      const answer = await dynamo().send(
         new PutCommand({
           TableName: tableName(),
           Item: {
@@ -131,17 +140,22 @@ export const dynamoFlowEntries = (): FlowEntries => ({
             flowId,
             runId: entry.runId,
             enteredAt: entry.at,
+            claimedAt: entry.claimedAt,
             // A cool-down guard is only needed until the cool-down ends.
             ...(expired ? { expiresAt: expiresAfter(entry.at, Math.ceil((entry.at - expiredBefore) / 1000)) } : {}),
           },
-          ConditionExpression: `attribute_not_exists(pk) OR runId = :runId${expired ? ' OR enteredAt < :expired' : ''}`,
+          // Held by this run: taken back only from a delivery that died (its claim stale), or from a guard written
+          // before claims carried their time (`claimedAt`), whose run's create is conditional anyway.
+          ConditionExpression: `attribute_not_exists(pk) OR (runId = :runId AND (attribute_not_exists(claimedAt) OR claimedAt < :stale))${expired ? ' OR enteredAt < :expired' : ''}`,
           ExpressionAttributeValues: {
             ':runId': entry.runId,
+            ':stale': entry.staleBefore,
             ...(expired ? { ':expired': expiredBefore } : {}),
           },
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      return { claimed: true };
+      return answer.Attributes?.runId === entry.runId ? { claimed: true, reclaimed: true } : { claimed: true };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const holder = await getItem(key);

@@ -126,7 +126,10 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
   if (!options.gatherPerTurn) return { reserve };
 
   type Ask = { readonly count: number; readonly perSecond: number; readonly owner: SlotOwner };
-  const gathered = gatheredPerTurn<Ask, Awaited<ReturnType<SendPacer['reserve']>>>(async (_group, asks) => {
+  type Answer = Awaited<ReturnType<SendPacer['reserve']>>;
+
+  /** One store's asks (of one class and rate) reserved as one, in the order asked. */
+  const reserveTogether = async (asks: readonly Ask[]): Promise<Answer[]> => {
     if (asks.length === 1) {
       const [ask] = asks as [Ask];
       return [await reserve(ask.count, ask.perSecond, ask.owner)];
@@ -153,10 +156,76 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
         [second, left] = seconds.next().value ?? [second, Number.POSITIVE_INFINITY];
       }
     });
-  });
+  };
+
+  /**
+   * A turn's asks of one class and rate, every store's: each store's slots of the current second taken from its own
+   * counter (one conditional `ADD` per store, side by side), then all of them from the account counter in one (issue
+   * 16: two `ADD`s per store and turn before, so a batch of eight stores' emails took sixteen). Account slots short of
+   * what the stores got go to the stores in the order they first asked; the stores' slots left over are given back.
+   * What does not fit the current second is reserved per store as before (`reserveTogether`), after it.
+   */
+  const reserveAcrossStores = async (asks: readonly Ask[]): Promise<Answer[]> => {
+    const byStore = new Map<string, number[]>();
+    asks.forEach((ask, i) => {
+      const indices = byStore.get(ask.owner.storeId);
+      if (indices) indices.push(i);
+      else byStore.set(ask.owner.storeId, [i]);
+    });
+    if (byStore.size === 1) return reserveTogether(asks);
+    const [{ perSecond, owner }] = asks as [Ask, ...Ask[]];
+    const limits = slotLimits(perSecond, owner.sendClass);
+    const second = Math.floor(clock.now() / 1000);
+    const stores = [...byStore].map(([storeId, indices]) => ({
+      storeKey: `${ACCOUNT}#${storeId}`,
+      indices,
+      wanted: indices.reduce((sum, i) => sum + (asks[i] as Ask).count, 0),
+    }));
+    const got = await Promise.all(
+      stores.map(({ storeKey, wanted }) => take(storeKey, second, Math.min(wanted, limits.store), limits.store)),
+    );
+    const total = got.reduce((sum, n) => sum + n, 0);
+    let granted = total > 0 ? await take(ACCOUNT, second, total, limits.account) : 0;
+    const answers: Answer[] = new Array(asks.length);
+    await Promise.all(
+      stores.map(async ({ storeKey, indices }, s) => {
+        // This store's part of the account's grant, handed to its asks in order while whole asks fit.
+        const mine = Math.min(got[s] ?? 0, granted);
+        granted -= mine;
+        let used = 0;
+        let served = 0;
+        for (const i of indices) {
+          const { count } = asks[i] as Ask;
+          if (used + count > mine) break;
+          used += count;
+          answers[i] = { at: second * 1000 };
+          served += 1;
+        }
+        // Slots taken and not handed out (short of the account, or too few for the next ask whole): given back.
+        const giveBack: Promise<unknown>[] = [];
+        if ((got[s] ?? 0) > used) {
+          reopen(storeKey, limits.store, second);
+          giveBack.push(add(storeKey, second, used - (got[s] ?? 0), 0));
+        }
+        if (mine > used) {
+          reopen(ACCOUNT, limits.account, second);
+          giveBack.push(add(ACCOUNT, second, used - mine, 0));
+        }
+        await Promise.all(giveBack);
+        const rest = indices.slice(served);
+        if (rest.length === 0) return;
+        const later = await reserveTogether(rest.map((i) => asks[i] as Ask));
+        rest.forEach((i, k) => {
+          answers[i] = later[k] as Answer;
+        });
+      }),
+    );
+    return answers;
+  };
+
+  const gathered = gatheredPerTurn<Ask, Answer>((_group, asks) => reserveAcrossStores(asks));
   return {
-    reserve: (count, perSecond, owner) =>
-      gathered(`${owner.storeId}|${owner.sendClass}|${perSecond}`, { count, perSecond, owner }),
+    reserve: (count, perSecond, owner) => gathered(`${owner.sendClass}|${perSecond}`, { count, perSecond, owner }),
   };
 };
 

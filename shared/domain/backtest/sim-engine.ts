@@ -69,18 +69,17 @@ export const simEvaluations = (flowId: string) => {
 };
 
 export const simEntries = (): FlowEntries => {
-  const entries = new Map<string, { runId: string; at: number }>();
+  const entries = new Map<string, { runId: string; at: number; claimedAt: number }>();
   return {
     async claim(_storeId, flowId, key, entry) {
       const id = `${flowId}#${key}`;
       const holder = entries.get(id);
-      const free =
-        !holder ||
-        holder.runId === entry.runId ||
-        (entry.expiredBefore !== undefined && holder.at < entry.expiredBefore);
-      if (!free) return { claimed: false, holder };
-      entries.set(id, { runId: entry.runId, at: entry.at });
-      return { claimed: true };
+      // Held by this run: taken back only when its claim is stale (as the table's guard).
+      const own = holder?.runId === entry.runId && holder.claimedAt < entry.staleBefore;
+      const free = !holder || own || (entry.expiredBefore !== undefined && holder.at < entry.expiredBefore);
+      if (!free) return { claimed: false, holder: { runId: holder.runId, at: holder.at } };
+      entries.set(id, { runId: entry.runId, at: entry.at, claimedAt: entry.claimedAt });
+      return holder?.runId === entry.runId ? { claimed: true, reclaimed: true } : { claimed: true };
     },
   };
 };

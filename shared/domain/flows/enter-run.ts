@@ -3,6 +3,7 @@ import { dayOf } from '#shared/domain/attribution/model.ts';
 import { type AdvanceDeps, type AdvanceOptions, advanceRun } from './advance-run.ts';
 import { evaluate } from './conditions.ts';
 import { consentAllows, findContact, normalEmail } from './contact-facts.ts';
+import { SEND_CLAIM_MS } from './email-step.ts';
 import { factsFor } from './facts.ts';
 import type { Flow, ReentryPolicy } from './flow.ts';
 import type {
@@ -26,6 +27,18 @@ export interface EnterDeps extends AdvanceDeps {
   readonly evaluations: Pick<FlowEvaluationRepository, 'record'>;
   readonly entries: FlowEntries;
 }
+
+/**
+ * A re-entry guard claimed this long ago by a delivery that has not written its run yet is taken back: that delivery
+ * died. Longer than the flow worker's timeout, shorter than the queue's visibility timeout (as `SEND_CLAIM_MS`).
+ */
+export const ENTRY_CLAIM_MS = SEND_CLAIM_MS;
+
+/** Reads of a run another delivery is starting, `STARTED_ELSEWHERE_PAUSE_MS` apart, before the message is retried. */
+const STARTED_ELSEWHERE_TRIES = 3;
+const STARTED_ELSEWHERE_PAUSE_MS = 100;
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Evaluations recorded for a trigger of a kind with no flow at all are kept under this pseudo flow id. */
 export const noFlowPartition = (kind: FlowKind) => `-none-${kind}`;
@@ -168,6 +181,21 @@ export const handleTrigger = async (
   };
   const facts = factsFor(deps, trigger, email, contact);
 
+  /**
+   * The trigger's run of a flow whose guard another delivery of the same trigger holds, fresh: that delivery writes
+   * the run. Continued once it is there; if it does not come, the queue retries this message (by then the run is
+   * there, or the other delivery's claim is stale and this one takes the guard back).
+   */
+  const startedElsewhere = async (runId: string): Promise<{ runId: string }> => {
+    for (let attempt = 0; ; attempt++) {
+      if (await deps.runs.get(trigger.storeId, runId)) return { runId };
+      if (attempt >= STARTED_ELSEWHERE_TRIES) {
+        throw new Error(`Run ${runId} is being started by another delivery of its trigger; the queue retries`);
+      }
+      await (deps.sleep ?? pause)(STARTED_ELSEWHERE_PAUSE_MS);
+    }
+  };
+
   const enter = async (flow: Flow): Promise<{ runId: string; fresh?: FlowRun } | { reason: SkipReason }> => {
     const runId = runIdOf(trigger.storeId, flow.id, trigger.id);
     // A redelivered trigger: its run exists, continue it rather than evaluate again.
@@ -188,12 +216,16 @@ export const handleTrigger = async (
     }
     if (await isSuppressed(email)) return skip('suppressed');
     const guard = entryGuard(flow.reentry, trigger, email);
+    const claimedAt = deps.clock.now();
     const claim = await deps.entries.claim(trigger.storeId, flow.id, guard.key, {
       runId,
       at: trigger.at,
+      claimedAt,
+      staleBefore: claimedAt - ENTRY_CLAIM_MS,
       ...(guard.expiredBefore !== undefined ? { expiredBefore: guard.expiredBefore } : {}),
     });
     if (!claim.claimed) {
+      if (claim.holder.runId === runId) return startedElsewhere(runId);
       return skip('reentry', { policy: flow.reentry, heldByRun: claim.holder.runId, enteredAt: claim.holder.at });
     }
     const now = deps.clock.now();
@@ -220,9 +252,13 @@ export const handleTrigger = async (
       group === HOLDOUT
         ? finished(grouped, now, 'exited', 'holdout', { holdoutPercent: flow.holdoutPercent })
         : startingRun(grouped, flow, now);
-    // Lost to a concurrent delivery of the same trigger: that one's run goes on; read it rather than assume ours.
-    const created = await deps.runs.create(run);
-    await deps.evaluations.record(evaluation(flow.id, { outcome: 'entered', runId }), flow.id);
+    // A guard taken afresh: no other delivery writes this run, so it goes out with the batch's other puts (its
+    // evaluation beside it). A guard taken back from a dead delivery (or from before claims carried their time): that
+    // delivery may have written the run, so the conditional create decides; lost, its run goes on.
+    const [created] = await Promise.all([
+      deps.runs.create(run, claim.reclaimed ? {} : { guarded: true }),
+      deps.evaluations.record(evaluation(flow.id, { outcome: 'entered', runId }), flow.id),
+    ]);
     if (created) {
       // The funnel's first count, once per run (only the pass that created it), with its group's.
       const counts = group !== undefined ? { entered: 1, [groupCounter(group, 'entered')]: 1 } : { entered: 1 };

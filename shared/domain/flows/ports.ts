@@ -13,8 +13,13 @@ export interface TriggerLog {
 
 export interface FlowRunRepository {
   get(storeId: string, runId: string): Promise<FlowRun | undefined>;
-  /** Creates the run; false when a run with its id exists already (the same trigger never starts two runs of a flow). */
-  create(run: FlowRun): Promise<boolean>;
+  /**
+   * Creates the run; false when a run with its id exists already (the same trigger never starts two runs of a flow).
+   * `guarded`: the caller took the run's re-entry guard afresh (`FlowEntries.claim`, not `reclaimed`), so no other
+   * delivery of the trigger writes this run: the adapter may write it without a condition, gathered with the batch's
+   * other puts (issue 16), and answers true.
+   */
+  create(run: FlowRun, options?: { readonly guarded?: boolean }): Promise<boolean>;
   /** Writes if the stored revision is still `expectedRevision`; else `RevisionConflict`. */
   save(run: FlowRun, expectedRevision: number): Promise<void>;
   /** Several runs by id (the explain views join evaluations to their runs); missing ones are left out. */
@@ -40,7 +45,17 @@ export interface FlowEvaluationRepository {
   ): Promise<Page<FlowEvaluation>>;
 }
 
-export type EntryClaim = { readonly claimed: true } | { readonly claimed: false; readonly holder: EntryHolder };
+export type EntryClaim =
+  | {
+      readonly claimed: true;
+      /**
+       * The key was held already for this same run: a claim older than `staleBefore` (its delivery died between the
+       * claim and the run's write) or one written before claims carried their time. The run may exist: create it
+       * with the conditional write.
+       */
+      readonly reclaimed?: boolean;
+    }
+  | { readonly claimed: false; readonly holder: EntryHolder };
 export interface EntryHolder {
   readonly runId: string;
   /** Epoch ms of the holder's entry. */
@@ -50,14 +65,15 @@ export interface EntryHolder {
 /** Re-entry guards: one item per flow and entry key; a conditional write decides who enters. */
 export interface FlowEntries {
   /**
-   * Claims the key for `runId` when free, already held by `runId` (a retried message), or held by an entry older than
-   * `expiredBefore` (cool-down). One conditional write.
+   * Claims the key for `runId` when free, held by `runId` with a claim made before `staleBefore` (its delivery died:
+   * `reclaimed`), or held by an entry older than `expiredBefore` (cool-down). One conditional write. Held by `runId`
+   * with a fresh claim: not claimed, the holder is this run (another delivery of the trigger is writing it).
    */
   claim(
     storeId: string,
     flowId: string,
     entryKey: string,
-    entry: { runId: string; at: number; expiredBefore?: number },
+    entry: { runId: string; at: number; claimedAt: number; staleBefore: number; expiredBefore?: number },
   ): Promise<EntryClaim>;
 }
 

@@ -9,8 +9,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import { coalescedGets } from '#shared/adapters/dynamodb/coalesced.ts';
-import { dynamoFlowRuns } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
+import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
+import { dynamoFlowEntries, dynamoFlowRuns } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import { type FlowRun, runIdOf } from '#shared/domain/flows/run.ts';
@@ -182,5 +182,72 @@ describe('flow run items', () => {
     await expect(runs.save(next(moved, run.startedAt + 20, {}, []), run.revision)).rejects.toBeInstanceOf(
       RevisionConflict,
     );
+  });
+});
+
+describe('re-entry guards and guarded runs', () => {
+  const FLOW = 'fl_0123456789abcdef0123';
+
+  it("decides a run's one writer: a fresh claim of its own refuses, a stale one or a guard written before claims is taken back", async () => {
+    const storeId = newStore();
+    const entries = dynamoFlowEntries();
+    const claim = (runId: string, claimedAt: number, expiredBefore?: number) =>
+      entries.claim(storeId, FLOW, 'subject#order#o-1', {
+        runId,
+        at: 1_000,
+        claimedAt,
+        staleBefore: claimedAt - 150_000,
+        ...(expiredBefore !== undefined ? { expiredBefore } : {}),
+      });
+    expect(await claim('rn_a', 1_000_000)).toEqual({ claimed: true });
+    // Another delivery of the same trigger, a moment later: the holder is its own run, not claimed.
+    expect(await claim('rn_a', 1_000_500)).toEqual({ claimed: false, holder: { runId: 'rn_a', at: 1_000 } });
+    // Another run: refused, as before.
+    expect(await claim('rn_b', 2_000_000)).toEqual({ claimed: false, holder: { runId: 'rn_a', at: 1_000 } });
+    // The first delivery died: past the stale time its own run's guard is taken back.
+    expect(await claim('rn_a', 1_200_000)).toEqual({ claimed: true, reclaimed: true });
+    // A cool-down passed: another run takes it, not as a reclaim.
+    expect(await claim('rn_c', 3_000_000, 2_000)).toEqual({ claimed: true });
+
+    // A guard the previous version wrote (no claim time) for this run: taken back at once.
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.flowEntry(storeId, FLOW, 'contact#ada@example.com'),
+          entity: 'flowEntry',
+          storeId,
+          flowId: FLOW,
+          runId: 'rn_old',
+          enteredAt: 5,
+        },
+      }),
+    );
+    const old = await entries.claim(storeId, FLOW, 'contact#ada@example.com', {
+      runId: 'rn_old',
+      at: 5,
+      claimedAt: 10,
+      staleBefore: -149_990,
+    });
+    expect(old).toEqual({ claimed: true, reclaimed: true });
+  });
+
+  it("writes a guarded run with the turn's other puts, and a reclaimed one only if it is not there", async () => {
+    const storeId = newStore();
+    const runs = dynamoFlowRuns(coalescedGets(), coalescedPuts());
+    const [a, b] = [newRun(storeId, 10), newRun(storeId, 11)];
+    const before = runtime.dynamodbCalls();
+    expect(await Promise.all([runs.create(a, { guarded: true }), runs.create(b, { guarded: true })])).toEqual([
+      true,
+      true,
+    ]);
+    const after = runtime.dynamodbCalls();
+    expect((after.BatchWriteItem ?? 0) - (before.BatchWriteItem ?? 0)).toBe(1);
+    expect((after.PutItem ?? 0) - (before.PutItem ?? 0)).toBe(0);
+    expect(await runs.get(storeId, a.id)).toEqual(a);
+    expect(await runs.get(storeId, b.id)).toEqual(b);
+    // Without the guard's fresh claim the create stays conditional: an existing run is kept.
+    expect(await runs.create({ ...a, revision: 1, updatedAt: a.updatedAt + 1 })).toBe(false);
+    expect(await runs.get(storeId, a.id)).toEqual(a);
   });
 });

@@ -110,6 +110,42 @@ describe('send pacer (shared counters per second)', () => {
     expect(other).toEqual({ at: 2_000_000_500_000 });
   });
 
+  it("takes a turn's slots of several stores from the account counter in one write, and never past either limit", async () => {
+    const clock = manualClock(2_000_000_900_000);
+    const pacer = dynamoSendPacer(clock, { horizonSeconds: 20, gatherPerTurn: true });
+    const owner = (storeId: string) => ({ storeId, sendClass: 'transactional' as const });
+    const counted = async (key: string, s: number) => {
+      const { Item } = await dynamo().send(
+        new GetCommand({ TableName: TABLE_NAME, Key: keys.rate(key, 2_000_000_900 + s), ConsistentRead: true }),
+      );
+      return Number(Item?.hits ?? 0);
+    };
+    // Eight stores, one email each, at 20 a second (each store's share: 10): all in second 0.
+    const stores = Array.from({ length: 8 }, (_, i) => `st_across_${i}`);
+    const before = runtime.dynamodbCalls();
+    const answers = await Promise.all(stores.map((storeId) => pacer.reserve(1, 20, owner(storeId))));
+    const after = runtime.dynamodbCalls();
+    expect(answers).toEqual(stores.map(() => ({ at: 2_000_000_900_000 })));
+    // One write per store's counter and one for the account's, not two per store.
+    expect((after.UpdateItem ?? 0) - (before.UpdateItem ?? 0)).toBe(stores.length + 1);
+    expect(await counted('ses-send', 0)).toBe(8);
+    for (const storeId of stores) expect(await counted(`ses-send#${storeId}`, 0)).toBe(1);
+
+    // The account binds: 12 slots left in second 0 and three stores asking 6 each (their share: 10): the first two
+    // stores to ask get second 0, the third second 1; the third's slot of second 0 is given back to its counter.
+    const three = ['st_across_a', 'st_across_b', 'st_across_c'];
+    const more = await Promise.all(
+      three.flatMap((storeId) => Array.from({ length: 6 }, () => pacer.reserve(1, 20, owner(storeId)))),
+    );
+    expect(more.map((a) => ('at' in a ? a.at / 1000 - 2_000_000_900 : -1))).toEqual([
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
+    ]);
+    expect(await counted('ses-send', 0)).toBe(20);
+    expect(await counted('ses-send', 1)).toBe(6);
+    expect(await counted('ses-send#st_across_c', 0)).toBe(0);
+    expect(await counted('ses-send#st_across_c', 1)).toBe(6);
+  });
+
   it('reserves each gathered caller alone when the whole does not fit the horizon: what fits still goes', async () => {
     const clock = manualClock(2_000_000_700_000);
     const pacer = dynamoSendPacer(clock, { horizonSeconds: 1, gatherPerTurn: true });

@@ -94,6 +94,8 @@ export interface Fakes {
   readonly triggers: Map<string, FlowTrigger>;
   readonly activity: ContactActivityEntry[];
   readonly marks: Map<string, RecoveryMark>;
+  /** Re-entry guards by `flowId#key` (`claimedAt` absent: a guard written before claims carried their time). */
+  readonly entries: Map<string, { runId: string; at: number; claimedAt?: number }>;
   /** Makes the next Mailer calls throw this (one call each). */
   readonly failures: Error[];
   /** Errors the sent-message record throws, one per call, before it records. */
@@ -117,7 +119,7 @@ export const fakes = (): Fakes => {
   const flows = new Map<string, Flow>();
   const runs = new Map<string, FlowRun>();
   const evaluations: Fakes['evaluations'] = [];
-  const entries = new Map<string, { runId: string; at: number }>();
+  const entries = new Map<string, { runId: string; at: number; claimedAt?: number }>();
   const activity: ContactActivityEntry[] = [];
   const marks = new Map<string, RecoveryMark>();
   const customers = new Map<string, Customer>();
@@ -159,9 +161,14 @@ export const fakes = (): Fakes => {
         const run = runs.get(runId);
         return run ? copy(run) : undefined;
       },
-      async create(run) {
+      async create(run, options) {
         await tick();
         runWrites.push(`create ${run.status}${run.sending ? ' sending' : ''}`);
+        // Guarded: a plain put, as the table's adapter writes it (a second writer would overwrite the run).
+        if (options?.guarded) {
+          runs.set(run.id, copy(run));
+          return true;
+        }
         if (runs.has(run.id)) return false;
         runs.set(run.id, copy(run));
         return true;
@@ -188,13 +195,12 @@ export const fakes = (): Fakes => {
         await tick();
         const id = `${flowId}#${key}`;
         const holder = entries.get(id);
-        const free =
-          !holder ||
-          holder.runId === entry.runId ||
-          (entry.expiredBefore !== undefined && holder.at < entry.expiredBefore);
-        if (!free) return { claimed: false, holder };
-        entries.set(id, { runId: entry.runId, at: entry.at });
-        return { claimed: true };
+        // Held by this run: taken back only when its claim is stale (as the table's guard).
+        const own = holder?.runId === entry.runId && (holder.claimedAt ?? 0) < entry.staleBefore;
+        const free = !holder || own || (entry.expiredBefore !== undefined && holder.at < entry.expiredBefore);
+        if (!free) return { claimed: false, holder: { runId: holder.runId, at: holder.at } };
+        entries.set(id, { runId: entry.runId, at: entry.at, claimedAt: entry.claimedAt });
+        return holder?.runId === entry.runId ? { claimed: true, reclaimed: true } : { claimed: true };
       },
     },
     activity: {
@@ -310,6 +316,7 @@ export const fakes = (): Fakes => {
     triggers,
     activity,
     marks,
+    entries,
     failures,
     recordFailures,
     slots,

@@ -7,7 +7,7 @@ import { EMAIL_TAGS } from '#shared/domain/email/model.ts';
 import { advanceRun } from '#shared/domain/flows/advance-run.ts';
 import { SEND_CLAIM_MS } from '#shared/domain/flows/email-step.ts';
 import { handleFlowMessage } from '#shared/domain/flows/engine.ts';
-import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
+import { ENTRY_CLAIM_MS, handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import { runIdOf } from '#shared/domain/flows/run.ts';
 import { WaitingRunsCapReached } from '#shared/domain/timers/wheel.ts';
 import { PermanentError } from '#shared/errors.ts';
@@ -87,6 +87,44 @@ describe('entering flows', () => {
     await Promise.all([handleTrigger(f.deps, trigger), handleTrigger(f.deps, trigger)]);
     expect(f.sent).toHaveLength(1);
     expect(f.runs.size).toBe(1);
+  });
+
+  it('takes a re-entry guard back only from a delivery that died before writing its run, or from an older guard', async () => {
+    const f = fakes();
+    f.flows.set('fl_mail', flowOf('fl_mail', 'order_paid'));
+    const trigger = triggerOf('order_paid');
+    const runId = runIdOf(STORE, 'fl_mail', trigger.id);
+    const key = `fl_mail#subject#${trigger.subject.type}#${trigger.subject.id}`;
+    // Another delivery claimed the guard a moment ago and has not written the run yet: this one writes nothing and
+    // sends nothing, and its message is retried.
+    f.entries.set(key, { runId, at: trigger.at, claimedAt: f.clock.now });
+    const pauses: number[] = [];
+    const deps = { ...f.deps, sleep: async (ms: number) => void pauses.push(ms) };
+    await expect(handleTrigger(deps, trigger)).rejects.toThrow(/being started by another delivery/);
+    expect(pauses).toEqual([100, 100, 100]);
+    expect(f.sent).toHaveLength(0);
+    expect(f.runs.size).toBe(0);
+    expect(f.runWrites).toEqual([]);
+
+    // That delivery died: once its claim is stale, the retry takes the guard back and creates the run conditionally.
+    f.clock.now += ENTRY_CLAIM_MS + 1;
+    await handleTrigger(f.deps, trigger);
+    expect(f.sent).toHaveLength(1);
+    expect(f.runs.get(runId)?.status).toBe('completed');
+
+    // A guard of this run written before claims carried their time is taken back at once.
+    const g = fakes();
+    g.flows.set('fl_mail', flowOf('fl_mail', 'order_paid'));
+    g.entries.set(key, { runId, at: trigger.at });
+    await handleTrigger(g.deps, trigger);
+    expect(g.sent).toHaveLength(1);
+    // Another run's guard still refuses, fresh or not.
+    const h = fakes();
+    h.flows.set('fl_mail', flowOf('fl_mail', 'order_paid'));
+    h.entries.set(key, { runId: 'rn_other', at: trigger.at, claimedAt: 0 });
+    await handleTrigger(h.deps, trigger);
+    expect(h.sent).toHaveLength(0);
+    expect(skipsOf(h)).toEqual(['reentry']);
   });
 
   it('records why a trigger entered no flow: disabled, none of the kind, ignore_flow, no email', async () => {
