@@ -14,13 +14,13 @@
  * export never reads.
  */
 
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { batchPut } from '#shared/adapters/dynamodb/batch.ts';
 import { contactCountItems } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { contactLookupItems } from '#shared/adapters/dynamodb/contact-search.ts';
 import { customerItem } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 
 const PARALLEL = 8;

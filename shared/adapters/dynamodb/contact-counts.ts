@@ -14,8 +14,9 @@
  * cannot adjust them marks the store's counters stale: the export then serves that store the older way until
  * `npm run admin -- store count-contacts <storeId>` has counted it again (docs/contacts.md "Paging").
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { QueryCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import {
   type Bucket,
   bucketsOf,

@@ -1,6 +1,7 @@
 /** Back-in-stock subscriptions and recorded flow triggers. */
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand } from '#shared/adapters/dynamodb-client.ts';
 import { type BackInStockSubscription, subscriberKey } from '#shared/domain/back-in-stock/model.ts';
 import type { BackInStockRepository } from '#shared/domain/back-in-stock/ports.ts';
 import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
