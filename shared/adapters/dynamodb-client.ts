@@ -380,6 +380,18 @@ const serviceError = (response: HttpResponse, data: Json): ServiceException => {
   return Object.assign(error, { $response: response });
 };
 
+/**
+ * An answer that is not JSON (a proxy's page), as the SDK's deserializer middleware raises it: the parser's
+ * `SyntaxError` with a hint, `$metadata` and a hidden `$response` (retried when the status is, e.g. a 503).
+ */
+const unreadable = (error: unknown, response: HttpResponse): unknown => {
+  if (!(error instanceof Error)) return error;
+  error.message +=
+    '\n  Deserialization error: to see the raw response, inspect the hidden field {error}.$response on this object.';
+  Object.defineProperty(error, '$response', { value: response, enumerable: false });
+  return Object.assign(error, { $metadata: metadataOf(response) });
+};
+
 // ---------------------------------------------------------------------------------------------------------------
 // The middleware stack: the SDK's semantics for what the observers use, sorted once per change.
 
@@ -584,16 +596,13 @@ export class DynamoDBDocumentClient {
   readonly #transmit = async (args: Args, operation: Operation): Promise<Result> => {
     const { response } = await this.config.requestHandler.handle(args.request as HttpRequest);
     const text = await readBody(response.body);
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      let data: Json = {};
-      try {
-        data = parseBody(text);
-      } catch {
-        // Not JSON (a proxy's page): named by the header or the status alone, as the SDK does.
-      }
-      throw serviceError(response, data);
+    let parsed: Json;
+    try {
+      parsed = parseBody(text);
+    } catch (error) {
+      throw unreadable(error, response);
     }
-    const parsed = parseBody(text);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw serviceError(response, parsed);
     const output = convertMembers(parsed, operation.output, unmarshallValues);
     output.$metadata = metadataOf(response);
     return { response, output };
