@@ -9,6 +9,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as sdk from '@aws-sdk/lib-dynamodb';
 import { HttpResponse } from '@smithy/core/transport';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { leanClients } from '#local/lean-clients.ts';
+import { observed } from '#shared/adapters/client-observers.ts';
 import * as mine from '#shared/adapters/dynamodb-client.ts';
 
 const MARSHALL = { removeUndefinedValues: true, convertClassInstanceToMap: true };
@@ -477,6 +479,27 @@ describe('the DynamoDB document client, against the SDK', () => {
     for (const { name, input } of CASES) await both(pair, name, input);
     expect(seen.ours).toEqual(seen.theirs);
     expect(seen.ours[0]).toMatchObject({ client: 'DynamoDBClient', command: 'GetItemCommand' });
+  });
+});
+
+describe('the local runtime', () => {
+  it('applies its lean middlewares to the client: unsigned, no signing middleware, once', async () => {
+    const pair = clients();
+    const stop = leanClients();
+    try {
+      observed('dynamodb', pair.myClient);
+      leanClients()();
+      await pair.myClient.send(new mine.GetCommand({ TableName: TABLE, Key: KEY }));
+      expect(pair.ours.requests[0]?.headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/dynamodb\/aws4_request, SignedHeaders=host;x-amz-date, Signature=0$/,
+      );
+      expect(pair.ours.requests[0]?.headers['x-amz-security-token']).toBeUndefined();
+      const stack = pair.myClient.middlewareStack.identify();
+      expect(stack.filter((entry) => entry.startsWith('storeflowLocalUnsigned'))).toHaveLength(1);
+      expect(stack.some((entry) => entry.startsWith('httpSigningMiddleware'))).toBe(false);
+    } finally {
+      stop();
+    }
   });
 });
 
