@@ -56,24 +56,8 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
 
-export type {
-  BatchGetCommandInput,
-  BatchGetCommandOutput,
-  BatchWriteCommandInput,
-  BatchWriteCommandOutput,
-  DeleteCommandInput,
-  DeleteCommandOutput,
-  GetCommandInput,
-  GetCommandOutput,
-  PutCommandInput,
-  PutCommandOutput,
-  QueryCommandInput,
-  QueryCommandOutput,
-  ScanCommandInput,
-  ScanCommandOutput,
-  UpdateCommandInput,
-  UpdateCommandOutput,
-};
+/** The adapters' own functions take a query's input (e.g. a page's). */
+export type { QueryCommandInput };
 
 type Json = Record<string, unknown>;
 
@@ -152,36 +136,19 @@ interface Operation {
   readonly output: Members;
 }
 
+const WRITE_INPUT: Members = { Key: values, ExpressionAttributeValues: values };
 const WRITE_OUTPUT: Members = { Attributes: values, ItemCollectionMetrics: collectionKey };
+const PAGE_INPUT: Members = { ExclusiveStartKey: values, ExpressionAttributeValues: values };
+const PAGE_OUTPUT: Members = { Items: itemList, LastEvaluatedKey: values };
 
 const OPERATIONS = {
   get: { name: 'GetItem', input: { Key: values }, output: { Item: values } },
-  put: {
-    name: 'PutItem',
-    input: { Item: values, ExpressionAttributeValues: values },
-    output: WRITE_OUTPUT,
-  },
-  update: {
-    name: 'UpdateItem',
-    input: { Key: values, ExpressionAttributeValues: values },
-    output: WRITE_OUTPUT,
-  },
-  delete: {
-    name: 'DeleteItem',
-    input: { Key: values, ExpressionAttributeValues: values },
-    output: WRITE_OUTPUT,
-  },
-  query: {
-    name: 'Query',
-    input: { ExclusiveStartKey: values, ExpressionAttributeValues: values },
-    output: { Items: itemList, LastEvaluatedKey: values },
-  },
+  put: { name: 'PutItem', input: { Item: values, ExpressionAttributeValues: values }, output: WRITE_OUTPUT },
+  update: { name: 'UpdateItem', input: WRITE_INPUT, output: WRITE_OUTPUT },
+  delete: { name: 'DeleteItem', input: WRITE_INPUT, output: WRITE_OUTPUT },
+  query: { name: 'Query', input: PAGE_INPUT, output: PAGE_OUTPUT },
   /** Not sent by the service: the tests and operator tools read the whole (local) table with it. */
-  scan: {
-    name: 'Scan',
-    input: { ExclusiveStartKey: values, ExpressionAttributeValues: values },
-    output: { Items: itemList, LastEvaluatedKey: values },
-  },
+  scan: { name: 'Scan', input: PAGE_INPUT, output: PAGE_OUTPUT },
   batchGet: {
     name: 'BatchGetItem',
     input: { RequestItems: perTableKeys },
@@ -211,30 +178,20 @@ export abstract class DocumentCommand<I extends object, O extends object> {
   }
 }
 
-export class GetCommand extends DocumentCommand<GetCommandInput, GetCommandOutput> {
-  readonly operation = OPERATIONS.get;
-}
-export class PutCommand extends DocumentCommand<PutCommandInput, PutCommandOutput> {
-  readonly operation = OPERATIONS.put;
-}
-export class UpdateCommand extends DocumentCommand<UpdateCommandInput, UpdateCommandOutput> {
-  readonly operation = OPERATIONS.update;
-}
-export class DeleteCommand extends DocumentCommand<DeleteCommandInput, DeleteCommandOutput> {
-  readonly operation = OPERATIONS.delete;
-}
-export class QueryCommand extends DocumentCommand<QueryCommandInput, QueryCommandOutput> {
-  readonly operation = OPERATIONS.query;
-}
-export class ScanCommand extends DocumentCommand<ScanCommandInput, ScanCommandOutput> {
-  readonly operation = OPERATIONS.scan;
-}
-export class BatchGetCommand extends DocumentCommand<BatchGetCommandInput, BatchGetCommandOutput> {
-  readonly operation = OPERATIONS.batchGet;
-}
-export class BatchWriteCommand extends DocumentCommand<BatchWriteCommandInput, BatchWriteCommandOutput> {
-  readonly operation = OPERATIONS.batchWrite;
-}
+/** The command class of one operation, typed as lib-dynamodb's. */
+const commandOf = <I extends object, O extends object>(operation: Operation) =>
+  class extends DocumentCommand<I, O> {
+    readonly operation = operation;
+  };
+
+export const GetCommand = commandOf<GetCommandInput, GetCommandOutput>(OPERATIONS.get);
+export const PutCommand = commandOf<PutCommandInput, PutCommandOutput>(OPERATIONS.put);
+export const UpdateCommand = commandOf<UpdateCommandInput, UpdateCommandOutput>(OPERATIONS.update);
+export const DeleteCommand = commandOf<DeleteCommandInput, DeleteCommandOutput>(OPERATIONS.delete);
+export const QueryCommand = commandOf<QueryCommandInput, QueryCommandOutput>(OPERATIONS.query);
+export const ScanCommand = commandOf<ScanCommandInput, ScanCommandOutput>(OPERATIONS.scan);
+export const BatchGetCommand = commandOf<BatchGetCommandInput, BatchGetCommandOutput>(OPERATIONS.batchGet);
+export const BatchWriteCommand = commandOf<BatchWriteCommandInput, BatchWriteCommandOutput>(OPERATIONS.batchWrite);
 
 // ---------------------------------------------------------------------------------------------------------------
 // JSON with binary values (the SDK's JSON codec: blobs as base64).

@@ -438,43 +438,23 @@ describe('the DynamoDB document client, against the SDK', () => {
   it('names its client and the low-level command to the middlewares, with the input as given before marshalling', async () => {
     const pair = clients();
     const seen: { theirs: unknown[]; ours: unknown[] } = { theirs: [], ours: [] };
-    const watch = (into: unknown[]) => ({
-      initialize:
-        (next: (args: { input: object }) => Promise<unknown>, context: { clientName?: string; commandName?: string }) =>
-        async (args: { input: object }) => {
-          into.push({
-            step: 'initialize',
-            client: context.clientName,
-            command: context.commandName,
-            input: args.input,
-          });
-          return next(args);
-        },
-      deserialize:
-        (next: (args: { input: object }) => Promise<unknown>, context: { clientName?: string; commandName?: string }) =>
-        async (args: { input: object }) => {
-          into.push({
-            step: 'deserialize',
-            client: context.clientName,
-            command: context.commandName,
-            input: args.input,
-          });
-          return next(args);
-        },
-    });
+    const watch =
+      (into: unknown[], step: string) =>
+      (next: (args: { input: object }) => Promise<unknown>, context: { clientName?: string; commandName?: string }) =>
+      async (args: { input: object }) => {
+        into.push({ step, client: context.clientName, command: context.commandName, input: args.input });
+        return next(args);
+      };
     for (const [client, into] of [
       [pair.sdkClient, seen.theirs],
       [pair.myClient, seen.ours],
     ] as const) {
-      const { initialize, deserialize } = watch(into as unknown[]);
-      (client.middlewareStack as sdk.DynamoDBDocumentClient['middlewareStack']).add(initialize as never, {
-        step: 'initialize',
-        name: 'watchInitialize',
-      });
-      (client.middlewareStack as sdk.DynamoDBDocumentClient['middlewareStack']).add(deserialize as never, {
-        step: 'deserialize',
-        name: 'watchDeserialize',
-      });
+      for (const step of ['initialize', 'deserialize'] as const) {
+        (client.middlewareStack as sdk.DynamoDBDocumentClient['middlewareStack']).add(watch(into, step) as never, {
+          step: step as 'initialize',
+          name: `watch-${step}`,
+        });
+      }
     }
     for (const { name, input } of CASES) await both(pair, name, input);
     expect(seen.ours).toEqual(seen.theirs);
