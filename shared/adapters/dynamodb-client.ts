@@ -440,7 +440,8 @@ export class MiddlewareStack {
     const relative = this.#entries.filter((entry) => entry.step === undefined);
     const expand = (entry: Entry): Entry[] => {
       const before = relative.filter((r) => r.toMiddleware === entry.name && r.relation === 'before');
-      const after = relative.filter((r) => r.toMiddleware === entry.name && r.relation === 'after');
+      // As the SDK's: the last one added after a middleware is the nearest to it.
+      const after = relative.filter((r) => r.toMiddleware === entry.name && r.relation === 'after').reverse();
       return [...before.flatMap(expand), entry, ...after.flatMap(expand)];
     };
     return absolute.flatMap(expand);

@@ -494,10 +494,12 @@ describe('its middleware stack', () => {
     stack.add(noop, { step: 'initialize', name: 'i0', priority: 'high' });
     stack.addRelativeTo(noop, { name: 'sign', relation: 'after', toMiddleware: 'retry' });
     stack.addRelativeTo(noop, { name: 'preSign', relation: 'before', toMiddleware: 'sign' });
+    stack.addRelativeTo(noop, { name: 'postRetry', relation: 'after', toMiddleware: 'retry' });
     expect(stack.identify().map((entry) => entry.split(' - ')[0])).toEqual([
       'i0',
       'i1',
       'retry',
+      'postRetry',
       'preSign',
       'sign',
       'f1',
@@ -505,6 +507,13 @@ describe('its middleware stack', () => {
     ]);
     expect(stack.remove('sign')).toBe(true);
     expect(stack.remove('sign')).toBe(false);
-    expect(stack.identify().map((entry) => entry.split(' - ')[0])).toEqual(['i0', 'i1', 'retry', 'f1', 'd1']);
+    expect(stack.identify().map((entry) => entry.split(' - ')[0])).toEqual([
+      'i0',
+      'i1',
+      'retry',
+      'postRetry',
+      'f1',
+      'd1',
+    ]);
   });
 });
