@@ -155,7 +155,7 @@ const report = (options: ScenarioOptions, m: Measured): Result => {
       options.clientThread ? 'in a worker thread' : 'in the runtime thread'
     }) over ${options.stores} stores round-robin, at most ${PER_STORE_BUDGET} requests per store per second (spec limit ${LIMITS.eventsPerSecond}); ${m.warmupCount} warm-up events first, not counted (they fill every store's auth cache).`,
     'Queue pollers paused while measuring, so the worker does not compete for the CPU (it has its own scenario); queue sends are the ingest queue depth after minus before.',
-    `Raw puts: DynamoDBDocumentClient conditional PutItem (attribute_not_exists(pk)) on fresh keys, ${options.concurrency} loops, as long as the gateway phase.`,
+    `Raw puts: the SDK's DynamoDBDocumentClient (the issue's fixed reference, not the service's own client), conditional PutItem (attribute_not_exists(pk)) on fresh keys over HTTP, ${options.concurrency} loops, as long as the gateway phase.`,
     `CPU, in cores: gateway phase ${cpuText(m.loadCpu)}; put phase ${cpuText(raw.cpu)}.${
       Math.max(m.loadCpu.otherCores, raw.cpu.otherCores) >= 0.25
         ? ' Other processes took a noticeable share of the CPU: the rates are disturbed (the CPU-cost ratio much less); run again on a quiet machine.'

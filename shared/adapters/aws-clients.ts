@@ -6,20 +6,26 @@
  * Each factory call is marked pure, so a bundle keeps only the clients its function uses: without the mark, esbuild
  * must keep every `processWide(…)` call and with it every client's package, which each cold start then loads.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { processWide } from '#shared/lazy.ts';
 import { observed } from './client-observers.ts';
+import { DynamoDBDocumentClient } from './dynamodb-client.ts';
 
+/**
+ * DynamoDB through the service's own document client (`dynamodb-client.ts`: lib-dynamodb's commands and wire format at
+ * a fraction of the SDK's CPU per call, issues 13 and 16).
+ */
 export const dynamo = /* @__PURE__ */ processWide(() =>
-  DynamoDBDocumentClient.from(observed('dynamodb', new DynamoDBClient({})), {
-    // A JSON object with an own `constructor` key (free-form event data may have one) is still a plain map: without
-    // this option the marshaller takes it for a class instance and throws, and the event could never be applied.
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
-  }),
+  observed(
+    'dynamodb',
+    new DynamoDBDocumentClient({
+      // A JSON object with an own `constructor` key (free-form event data may have one) is still a plain map: without
+      // this option the marshaller takes it for a class instance and throws, and the event could never be applied.
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
+    }),
+  ),
 );
 
 export const sqs = /* @__PURE__ */ processWide(() => observed('sqs', new SQSClient({})));

@@ -12,12 +12,13 @@
  *
  * Runs are bounded (`FUZZ_RUNS`, default 100 per property) so the whole fuzz suite stays within a minute on 2 cores.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { ScanCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { QueueName } from '#shared/catalog/queues.ts';
 import { newStore, queueIsEmpty, type TestStore } from '#test/support/local.ts';
 

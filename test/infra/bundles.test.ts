@@ -24,7 +24,7 @@ describe('function bundles', () => {
   it('keeps the template engine and the SES client out of routes that neither render nor send', async () => {
     for (const name of ['stats', 'event-status', 'webhooks-create', 'contacts-export']) {
       const packages = await packagesOf(name);
-      expect(packages, name).toContain('@aws-sdk/client-dynamodb');
+      expect(packages, name).toContain('@aws-sdk/util-dynamodb');
       expect(packages, name).not.toContain('liquidjs');
       expect(packages, name).not.toContain('@aws-sdk/client-sesv2');
     }
@@ -38,6 +38,17 @@ describe('function bundles', () => {
     }
     for (const name of ['flows-update', 'flow-backtest', 'campaigns-create']) {
       expect(await packagesOf(name), name).toContain('liquidjs');
+    }
+  });
+
+  it("reaches DynamoDB through the service's own document client, not the SDK's client and document client", async () => {
+    // shared/adapters/dynamodb-client.ts (issues 13 and 16): the SDK's DynamoDB client brings the schema of every
+    // shape of the service and its endpoint rules; the service's client needs only the marshaller and the SDK's parts.
+    for (const name of ['stats', 'event-status', 'ingest-worker', 'flow-worker', 'contacts-export']) {
+      const packages = await packagesOf(name);
+      expect(packages, name).toEqual(expect.arrayContaining(['@aws-sdk/util-dynamodb', '@smithy/signature-v4']));
+      expect(packages, name).not.toContain('@aws-sdk/client-dynamodb');
+      expect(packages, name).not.toContain('@aws-sdk/lib-dynamodb');
     }
   });
 

@@ -15,13 +15,13 @@
  *   recipients are marked failed with SES's reason, and the call is not retried.
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_NAME } from '#local/resources.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { GetCommand } from '#shared/adapters/dynamodb-client.ts';
 import { addClientMiddleware, type ClientMiddleware, type ClientService } from '#test/support/aws-faults.ts';
 import { customerData, drained, general, sourceId, uid } from '#test/support/harness.ts';
 import { eventually, newStore, sqs, type TestStore } from '#test/support/local.ts';

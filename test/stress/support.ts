@@ -10,12 +10,12 @@
  * measured is the one the runtime sustains end to end (API and worker), not a burst the worker can only catch up on.
  */
 import { Agent, request } from 'node:http';
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { seeded } from '#bench/lib/stats.ts';
 import { nextSecond, StoreWindows } from '#bench/lib/store-windows.ts';
 import { TABLE_NAME } from '#local/resources.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { BatchGetCommand, QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

@@ -1,6 +1,7 @@
 /** Accounts, sign-in links, back-office sessions and failed-sign-in counters (OAuth sign-in, issue 7). */
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { LockoutPolicy, MainAccount, Session, SignInLink, SubAccount } from '#shared/domain/accounts/model.ts';
 import type { AccountRepository, Sessions, SignInLinks, SignInThrottle } from '#shared/domain/accounts/ports.ts';
 import { conflict } from '#shared/errors.ts';

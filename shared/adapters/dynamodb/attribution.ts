@@ -1,6 +1,7 @@
 /** Attribution records and counters (`shared/domain/attribution`) in the service table. */
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import {
   type DayCounts,
   type Exposure,

@@ -1,6 +1,7 @@
 /** Backtest jobs (docs/backtest.md "As a job"): one item each, the answer compressed on it, removed by TTL. */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { BacktestJob, BacktestJobs } from '#shared/domain/backtest/job.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';
 import { ignoreConditionFailure, isConditionFailure, tableName } from './table.ts';

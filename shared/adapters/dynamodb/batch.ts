@@ -3,8 +3,9 @@
  * partial answers: unprocessed keys and items are retried with a growing pause, and a batch still not through after
  * the last retry throws (the caller's queue or client retries the whole operation, which is idempotent).
  */
-import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { BatchGetCommand, BatchWriteCommand } from '#shared/adapters/dynamodb-client.ts';
 import { tableName } from './table.ts';
 
 const GET_LIMIT = 100;

@@ -10,8 +10,9 @@
  * the cost (`extend`); when there are none, the end is set to now plus the cost (`start`). A lost condition means
  * another instance wrote meanwhile, and the other write is tried.
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { GetCommand, PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { RateBudget } from '#shared/domain/email/recipient-budget.ts';
 import type { RunBudget } from '#shared/domain/flows/admission.ts';
 import { gatheredPerTurn } from './coalesced.ts';

@@ -5,8 +5,9 @@
  * campaigns (`keys.activeCampaigns`); and the two reads the campaign needs of other areas (contacts by id, the send
  * path's recipient records).
  */
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Campaign, CampaignRecipient, CampaignState } from '#shared/domain/campaigns/model.ts';
 import {
   type ActiveCampaigns,

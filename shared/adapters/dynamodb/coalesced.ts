@@ -11,8 +11,9 @@
  * keeps its own call. Puts of one key in the same turn are one write, the last asked for (DynamoDB refuses a batch
  * that names a key twice); its callers all wait for it.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import { isPermanentDependencyError } from '#shared/errors.ts';
 import { batchGet, batchPut } from './batch.ts';
 import { withoutMeta } from './keys.ts';

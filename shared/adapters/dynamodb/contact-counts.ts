@@ -15,8 +15,9 @@
  * adjust them marks the store's counters stale: the export then serves that store the older way until
  * `npm run admin -- store count-contacts <storeId>` has counted it again (docs/contacts.md "Paging").
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { QueryCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import {
   type Bucket,
   bucketsOf,
@@ -254,7 +255,7 @@ export const contactCountItems = (storeId: string, seconds: Iterable<number>): R
  * The `UpdateItem ADD`s that count contacts created at `seconds` on top of the counters already there (one per counter
  * item they touch), for seeding contacts into a store in several calls.
  */
-export const contactCountUpdates = (storeId: string, seconds: Iterable<number>): UpdateCommand[] =>
+export const contactCountUpdates = (storeId: string, seconds: Iterable<number>) =>
   changesOf(seconds).map((change) => updateOf(storeId, change));
 
 /** Every key of a store's counter items. */

@@ -1,7 +1,7 @@
 /** The contact export's reads: contacts in creation order (gsi1) and the remembered page starts. */
 import { createHash } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { PutCommand, QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Bounds, ContactDirectory, ExportPositions, Position } from '#shared/domain/contacts/export-contacts.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { itemMeta, keys, withoutMeta } from './keys.ts';

@@ -3,8 +3,9 @@
  * after each save, only for the phone and name terms that changed, so most contact writes add nothing; read a page at
  * a time, then the contacts themselves in one batch read.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import { type LookupTerms, lookupTerms } from '#shared/domain/contacts/contact-search.ts';
 import type { ContactSearchIndex } from '#shared/domain/contacts/ports.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';

@@ -1,6 +1,7 @@
 /** The store's suppression list and the record of every message handed to SES. */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import {
   CONTACT_EMAIL_RETENTION_SECONDS,
   type ContactEmail,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { EventHistory } from '#shared/domain/ingest/event-history.ts';
 import { historyDay } from '#shared/domain/ingest/event-history.ts';
 import type { CompactableHistory } from '#shared/domain/ingest/history-compaction.ts';

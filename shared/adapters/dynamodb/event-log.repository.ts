@@ -1,5 +1,5 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, GetCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { AcceptedEvent, EventFailure } from '#shared/domain/ingest/model.ts';
 import type { EventLog } from '#shared/domain/ingest/ports.ts';
 import { itemMeta, keys } from './keys.ts';

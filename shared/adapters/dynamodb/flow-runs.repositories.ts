@@ -3,8 +3,9 @@
  * reads of recorded triggers. Every write that decides something is one conditional write (no transactions: the local
  * emulator has none, and none is needed).
  */
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import type {
   ContactActivity,
   ContactActivityEntry,

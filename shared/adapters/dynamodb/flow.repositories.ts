@@ -1,6 +1,7 @@
 /** Flow definitions: one item per flow in the store's flows partition (`keys.flows`), so a store's flows are one query. */
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Flow } from '#shared/domain/flows/flow.ts';
 import type { FlowRepository } from '#shared/domain/flows/ports.ts';
 import { keys } from './keys.ts';

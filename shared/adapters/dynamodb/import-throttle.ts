@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { ImportThrottle } from '#shared/domain/imports/ports.ts';
 import { itemMeta, keys } from './keys.ts';

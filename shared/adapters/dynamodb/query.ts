@@ -2,8 +2,9 @@
  * Queries, with DynamoDB's paging in one place: `queryItems` follows `LastEvaluatedKey` to the end (a call returns at
  * most 1 MB), `queryPage` answers one page, newest first, with an opaque cursor.
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { QueryCommand, type QueryCommandInput } from '#shared/adapters/dynamodb-client.ts';
 import { validationError } from '#shared/errors.ts';
 import { withoutMeta } from './keys.ts';
 import { tableName } from './table.ts';

@@ -1,5 +1,5 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { RateLimiter } from '#shared/domain/stores/ports.ts';
 import { keys } from './keys.ts';

@@ -5,8 +5,9 @@
  * a campaign page's batch write does not check `rev`, so a flow email and a campaign page writing one address in the
  * same instant may keep one send of the two (documented).
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { RecentSends } from '#shared/domain/email/ports.ts';
 import { keptSends, RECENT_SENDS_WINDOW_MS, type RecentSend } from '#shared/domain/email/smart-sending.ts';
 import { batchGet, batchPut } from './batch.ts';

@@ -1,5 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import { type Repository, RevisionConflict } from '#shared/domain/repository.ts';
 import { type ItemReader, readRecord } from './coalesced.ts';
 import { type Entity, itemMeta } from './keys.ts';

@@ -4,8 +4,9 @@
  * members in one partition per segment (`keys.segmentMember`, paged by `Query`), and each contact's order and
  * engagement facts (`keys.contactStats`). Costs: docs/segments.md "What it costs".
  */
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { RevisionConflict } from '#shared/domain/repository.ts';
 import type { ContactStats, OrderFact, Segment, SegmentMember, SegmentState } from '#shared/domain/segments/model.ts';

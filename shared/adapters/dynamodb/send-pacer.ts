@@ -13,8 +13,8 @@
  * some 2,000 calls in the second the send was accepted (the noisy bench), every other store's mail waiting behind them.
  */
 
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { SlotOwner } from '#shared/domain/email/pacing.ts';
 import { slotLimits } from '#shared/domain/email/pacing.ts';

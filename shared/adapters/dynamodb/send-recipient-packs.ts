@@ -17,8 +17,9 @@
  * Batches stored before the packs (one `keys.sendRecipient` item per recipient) have no pack: readers that find none
  * read those items instead (`sending.repositories.ts`, `campaigns.repositories.ts`).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { ChunkRange, SendRecipient } from '#shared/domain/email/bulk-model.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryStoredItems } from './query.ts';

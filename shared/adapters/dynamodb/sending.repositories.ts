@@ -12,8 +12,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { SendBatch, SendRecipient } from '#shared/domain/email/bulk-model.ts';
 import type { ChunkClaim, SendBatchList, SendBatchRepository, SenderRepository } from '#shared/domain/email/ports.ts';
 import { parentDomains, type Sender } from '#shared/domain/email/sender.ts';

@@ -1,6 +1,7 @@
 /** The sending guard's counters (`shared/domain/email/reputation.ts`): one item per store and UTC day. */
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { ReputationCounts, StoreReputation } from '#shared/domain/email/reputation.ts';
 import { batchGet } from './batch.ts';
 import { keys } from './keys.ts';

@@ -1,5 +1,5 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { AuthenticatedStore, Store } from '#shared/domain/stores/model.ts';
 import type { StoreRepository } from '#shared/domain/stores/ports.ts';

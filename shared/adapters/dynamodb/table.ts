@@ -1,5 +1,5 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { GetCommand, PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import { required } from '#shared/config.ts';
 import { withoutMeta } from './keys.ts';
 

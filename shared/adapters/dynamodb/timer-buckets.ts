@@ -5,8 +5,9 @@
  * ADD) or taken back, a released page is subtracted. A tick delivered twice may subtract a page twice, so the count can
  * only err low, never lock a store out.
  */
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Timer, WheelPayload } from '#shared/domain/timers/model.ts';
 import type { DuePage, TimerBuckets } from '#shared/domain/timers/ports.ts';
 import { batchDelete } from './batch.ts';

@@ -1,6 +1,7 @@
 /** Webhook subscriptions and deliveries. */
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { DeleteCommand, PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Delivery } from '#shared/domain/webhooks/delivery.ts';
 import type { DeliveryRepository, WebhookRepository } from '#shared/domain/webhooks/ports.ts';
 import type { Webhook } from '#shared/domain/webhooks/webhook.ts';

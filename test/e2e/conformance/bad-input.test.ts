@@ -6,7 +6,7 @@
  * field; then that NOTHING was stored — the store's partition holds only the store record (no de-duplication record,
  * no entity) — and that the SAME source_id with a valid payload is then accepted and applied.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
@@ -20,6 +20,7 @@ import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
 import { queryAll } from '#shared/adapters/dynamodb/query.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { ScanCommand } from '#shared/adapters/dynamodb-client.ts';
 import {
   acceptedGeneral,
   acceptedHeadless,

@@ -3,7 +3,7 @@
  * payloads"; "Errors"; "Events" → customer/newsletter). Over HTTP against the local runtime's front host: the five
  * endpoint values, the answers in the headless shape, and what each rule stores and starts (or does not start).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
@@ -14,6 +14,7 @@ import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repos
 import { queryAll } from '#shared/adapters/dynamodb/query.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import { TABLE_SCHEMA } from '#shared/adapters/dynamodb/table-schema.ts';
+import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { BackInStockSubscription } from '#shared/domain/back-in-stock/model.ts';
 import type { Cart } from '#shared/domain/carts/model.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';

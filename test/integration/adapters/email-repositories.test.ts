@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_NAME } from '#local/resources.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { dynamoSentMessages, dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { GetCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { SentMessage } from '#shared/domain/email/model.ts';
 
 let runtime: LocalRuntime;

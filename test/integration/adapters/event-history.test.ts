@@ -2,7 +2,7 @@
  * The event history on DynamoDB (the local emulator): each pack an item of its own whose write costs the pack's size,
  * a pack written again the same item, and the minute items written before (a set of packs each) still read beside.
  */
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
@@ -10,6 +10,7 @@ import { coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import { dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
 import { itemMeta, keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { PutCommand, QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import { HistoryBuffer, type HistoryEvent, readHistory } from '#shared/domain/ingest/event-history.ts';
 import { packEvents } from '#shared/domain/ingest/history-pack.ts';
 import type { IngestMessage } from '#shared/domain/ingest/model.ts';

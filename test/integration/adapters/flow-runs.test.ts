@@ -4,8 +4,6 @@
  * written by the previous version (schema 1: the trigger as a map, index keys) is still read, moved on and saved.
  */
 import { randomUUID } from 'node:crypto';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
@@ -13,6 +11,7 @@ import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesce
 import { dynamoFlowEntries, dynamoFlowRuns } from '#shared/adapters/dynamodb/flow-runs.repositories.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { GetCommand, PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import { type FlowRun, runIdOf } from '#shared/domain/flows/run.ts';
 import { finished, next } from '#shared/domain/flows/run-changes.ts';
 import type { FlowTrigger } from '#shared/domain/flows/trigger.ts';
@@ -117,16 +116,13 @@ describe('flow run items', () => {
     const run = newRun(storeId, 1);
     expect(await writeUnits(run, (r) => runs.create(r))).toBe(1);
     const stored = await dynamo().send(
-      new GetItemCommand({
-        TableName: tableName(),
-        Key: { pk: { S: keys.flowRun(storeId, run.id).pk }, sk: { S: 'RUN' } },
-      }),
+      new GetCommand({ TableName: tableName(), Key: { pk: keys.flowRun(storeId, run.id).pk, sk: 'RUN' } }),
     );
     const item = stored.Item ?? {};
-    expect(item.packedTrigger?.B).toBeInstanceOf(Uint8Array);
+    expect(item.packedTrigger).toBeInstanceOf(Uint8Array);
     expect(item.trigger).toBeUndefined();
     expect(Object.keys(item).filter((name) => name.startsWith('gsi'))).toEqual([]);
-    expect(item.schema?.N).toBe('2');
+    expect(item.schema).toBe(2);
     // The completed run (emailed, its message id, completed) still fits in one unit.
     const done = finished(run, run.startedAt + 80, 'completed', undefined, undefined, [
       { type: 'emailed', stepId: 'order-confirmation', messageId: `0100018c-${'a'.repeat(36)}-000000` },

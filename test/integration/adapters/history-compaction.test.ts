@@ -3,7 +3,7 @@
  * code an item per event (and an old minute item), compacted through the timer worker's use case; a flow backtest over
  * them answers the same before, after, and after a crash between the compaction's puts and its deletes.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
@@ -11,6 +11,7 @@ import { batchPut } from '#shared/adapters/dynamodb/batch.ts';
 import { dynamoCompactableHistory, dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
 import { itemMeta, keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import { backtestFlow } from '#shared/domain/backtest/backtest.ts';
 import type { BacktestAnswer } from '#shared/domain/backtest/model.ts';
 import type { Flow, FlowStep } from '#shared/domain/flows/flow.ts';

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_NAME } from '#local/resources.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
@@ -13,6 +12,7 @@ import {
   dynamoSendBatchList,
   dynamoSenders,
 } from '#shared/adapters/dynamodb/sending.repositories.ts';
+import { GetCommand, PutCommand, QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import { planChunks, type SendBatch, type SendRecipient } from '#shared/domain/email/bulk-model.ts';
 import { dynamodbCallsDuring } from '#test/support/local.ts';
 

@@ -4,13 +4,14 @@
  * per-month series (per day up to 92 days), and a store counted before months were kept answers from its days until
  * `rollUpStoreStats` (the admin command `store rollup-stats`) has rebuilt its months.
  */
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { DeleteCommand, PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import { rollUpStoreStats } from '#shared/domain/attribution/attribute.ts';
 import { rollupDeps } from '#shared/wiring/attribution.ts';
 import { presetFlow } from '#test/integration/flows/engine-support.ts';

@@ -5,13 +5,13 @@
  * the store's key and carrying the batch id as `transmission_id`.
  */
 
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { GetCommand } from '#shared/adapters/dynamodb-client.ts';
 import { eventually, newStore, type TestStore } from '#test/support/local.ts';
 import { freshPath, type Receiver, startReceiver, subscribe } from '#test/support/webhooks.ts';
 import {

@@ -5,7 +5,7 @@
  * (created before they existed, or after a write that could not adjust them) is still served right, the older way,
  * until `recountContacts` counts it again.
  */
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { installReadMeter, itemsRead, type ReadMeter, tallyDelta } from '#local/read-meter.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
@@ -14,6 +14,7 @@ import { dynamoContactCounts, recountContacts } from '#shared/adapters/dynamodb/
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { DeleteCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { newStore } from '#test/support/local.ts';
 import {

@@ -6,12 +6,13 @@
  * cart hour, the day's wait) instead of only pulling pending schedules earlier: every recorded time then follows one
  * timeline, as it does in production.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import { historyDays } from '#shared/domain/ingest/event-history.ts';
 import { api } from '#test/support/webhooks.ts';
 import {

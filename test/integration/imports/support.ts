@@ -4,11 +4,11 @@
  */
 import { createHmac } from 'node:crypto';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { IMPORTS_BUCKET } from '#local/resources.ts';
 import type { LocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { ScanCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { ContactRecord } from '#shared/domain/contacts/model.ts';
 import type { ImportJob } from '#shared/domain/imports/model.ts';
 import { importDeps } from '#shared/wiring/imports.ts';

@@ -4,7 +4,6 @@
  */
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
@@ -15,6 +14,7 @@ import { customerItem, dynamoCustomerRepository } from '#shared/adapters/dynamod
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
+import { DeleteCommand } from '#shared/adapters/dynamodb-client.ts';
 import { contact } from '#test/integration/export/support.ts';
 import { postEvent } from '#test/support/local.ts';
 

@@ -1,0 +1,588 @@
+/**
+ * The service's DynamoDB document client: the seven operations the adapters send (`GetItem`, `PutItem`, `UpdateItem`,
+ * `DeleteItem`, `Query`, `BatchGetItem`, `BatchWriteItem`, and `Scan` for the tests and tools), with the names and input
+ * shapes of `@aws-sdk/lib-dynamodb`'s commands (`PutCommand`…), so an adapter changes only its import line.
+ *
+ * Why (issues 13 and 16): the SDK's document client cost 114–131 µs of CPU per call before any byte was sent (a
+ * microbench against a handler answering `{}`, with the local runtime's lean middlewares): per call it resolves a
+ * middleware stack for the document command and another for the low-level one, resolves the endpoint rules, spreads
+ * the client config into new objects, and walks the operation's schema to serialize and parse. Every service path
+ * makes several DynamoDB calls per event. This client keeps the same wire format and behaviour for a fraction of it:
+ * - JSON 1.0 (`POST /`, `X-Amz-Target: DynamoDB_20120810.<Operation>`, `application/x-amz-json-1.0`), the input's
+ *   values marshalled by `@aws-sdk/util-dynamodb` where lib-dynamodb marshals them (items, keys, expression values),
+ *   with `removeUndefinedValues` and `convertClassInstanceToMap`, and the outputs' items unmarshalled where it
+ *   unmarshals them; binary values base64 both ways, as the SDK's JSON codec;
+ * - errors as the SDK raises them (`ServiceException`s named after the `#` of `__type`, `$fault`, `$metadata`, the
+ *   answer's other members, e.g. a failed condition's `Item` as DynamoDB sends it);
+ * - the SDK's own retry middleware and standard strategy with DynamoDB's defaults (4 attempts, 25 ms base delay;
+ *   `AWS_MAX_ATTEMPTS`, `AWS_RETRY_MODE`), SigV4 (`dynamodb`) inside the retry loop so each attempt is signed afresh;
+ * - the endpoint from `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL`, else `https://dynamodb.<region>.amazonaws.com`;
+ * - the extension points: a middleware stack with the SDK's steps (`initialize`, `serialize`, `build`,
+ *   `finalizeRequest`, `deserialize`), `add`/`addRelativeTo`/`remove`/`identify`, the context naming the SDK's client
+ *   and low-level command (`DynamoDBClient`, `PutItemCommand`), `initialize` middlewares seeing the input as given
+ *   (unmarshalled) and `deserialize` ones sitting inside the retries, `httpSigningMiddleware` after `retryMiddleware`,
+ *   and `config.requestHandler` read per call: the client observers (`client-observers.ts`), the local runtime's lean
+ *   clients and in-process transport, the bench's counters and the fault-injection tests use it as they used the SDK's.
+ * The stack is sorted once per change, not once per call. Not kept: the user agent and the Lambda recursion-detection
+ * header (as `signed-client.ts`), account-ID endpoints, endpoint discovery (off by default in the SDK too).
+ * `test/unit/adapters/dynamodb-client.test.ts` compares its requests, answers and errors with the SDK's.
+ */
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import type {
+  BatchGetCommandInput,
+  BatchGetCommandOutput,
+  BatchWriteCommandInput,
+  BatchWriteCommandOutput,
+  DeleteCommandInput,
+  DeleteCommandOutput,
+  GetCommandInput,
+  GetCommandOutput,
+  PutCommandInput,
+  PutCommandOutput,
+  QueryCommandInput,
+  QueryCommandOutput,
+  ScanCommandInput,
+  ScanCommandOutput,
+  UpdateCommandInput,
+  UpdateCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import { marshall, type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
+import { doesIdentityRequireRefresh, isIdentityExpired, memoizeIdentityProvider } from '@smithy/core';
+import { ServiceException } from '@smithy/core/client';
+import { resolveRetryConfig, retryMiddleware } from '@smithy/core/retry';
+import { Hash } from '@smithy/core/serde';
+import { HttpRequest, type HttpResponse } from '@smithy/core/transport';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity } from '@smithy/types';
+
+/** The adapters' own functions take a query's input (e.g. a page's). */
+export type { QueryCommandInput };
+
+type Json = Record<string, unknown>;
+
+/** As aws-clients.ts gave lib-dynamodb: a JSON object with an own `constructor` key is still a plain map. */
+const MARSHALL: marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: true };
+
+// ---------------------------------------------------------------------------------------------------------------
+// Marshalling: where lib-dynamodb marshals and unmarshals (its commands' `inputKeyNodes` and `outputKeyNodes`).
+
+/** An item, key or map of expression values: each value marshalled (undefined ones left out). */
+const marshallValues = (values: unknown): unknown =>
+  values === undefined || values === null ? values : marshall(values as Json, MARSHALL);
+
+const unmarshallValues = (values: unknown): unknown =>
+  values === undefined || values === null ? values : unmarshall(values as never);
+
+/** `{ table: [entry…] }` with `entry` mapped (batch requests and answers). */
+const perTable = <T>(tables: unknown, each: (entry: T) => unknown): unknown => {
+  if (tables === undefined || tables === null) return tables;
+  const out: Json = {};
+  for (const [table, entries] of Object.entries(tables as Json)) out[table] = (entries as T[]).map(each);
+  return out;
+};
+
+const withKeys = (request: unknown, convert: (values: unknown) => unknown): unknown => {
+  if (request === undefined || request === null) return request;
+  const { Keys } = request as { Keys?: unknown[] };
+  return { ...(request as Json), Keys: Keys?.map(convert) };
+};
+
+const perTableKeys = (tables: unknown, convert: (values: unknown) => unknown): unknown => {
+  if (tables === undefined || tables === null) return tables;
+  const out: Json = {};
+  for (const [table, request] of Object.entries(tables as Json)) out[table] = withKeys(request, convert);
+  return out;
+};
+
+const writeRequest = (convert: (values: unknown) => unknown) => (entry: Json) => {
+  const out: Json = { ...entry };
+  const put = entry.PutRequest as Json | undefined;
+  const del = entry.DeleteRequest as Json | undefined;
+  if (put) out.PutRequest = { ...put, Item: convert(put.Item) };
+  if (del) out.DeleteRequest = { ...del, Key: convert(del.Key) };
+  return out;
+};
+
+/** The members (of an input or output) that carry attribute values, and how each is converted. */
+type Members = Readonly<Record<string, (value: unknown, convert: (values: unknown) => unknown) => unknown>>;
+
+const values = (value: unknown, convert: (values: unknown) => unknown) => convert(value);
+const itemList = (value: unknown, convert: (values: unknown) => unknown) =>
+  (value as unknown[] | undefined)?.map(convert);
+const collectionKey = (value: unknown, convert: (values: unknown) => unknown) =>
+  value && (value as Json).ItemCollectionKey !== undefined
+    ? { ...(value as Json), ItemCollectionKey: convert((value as Json).ItemCollectionKey) }
+    : value;
+
+const convertMembers = (object: Json, members: Members, convert: (values: unknown) => unknown): Json => {
+  let out: Json | undefined;
+  for (const name in members) {
+    const value = object[name];
+    if (value === undefined) continue;
+    out ??= { ...object };
+    out[name] = (members[name] as Members[string])(value, convert);
+  }
+  return out ?? object;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The operations.
+
+interface Operation {
+  /** DynamoDB's operation name (`PutItem`); the SDK's command is `${name}Command`. */
+  readonly name: string;
+  readonly input: Members;
+  readonly output: Members;
+}
+
+const WRITE_INPUT: Members = { Key: values, ExpressionAttributeValues: values };
+const WRITE_OUTPUT: Members = { Attributes: values, ItemCollectionMetrics: collectionKey };
+const PAGE_INPUT: Members = { ExclusiveStartKey: values, ExpressionAttributeValues: values };
+const PAGE_OUTPUT: Members = { Items: itemList, LastEvaluatedKey: values };
+
+const OPERATIONS = {
+  get: { name: 'GetItem', input: { Key: values }, output: { Item: values } },
+  put: { name: 'PutItem', input: { Item: values, ExpressionAttributeValues: values }, output: WRITE_OUTPUT },
+  update: { name: 'UpdateItem', input: WRITE_INPUT, output: WRITE_OUTPUT },
+  delete: { name: 'DeleteItem', input: WRITE_INPUT, output: WRITE_OUTPUT },
+  query: { name: 'Query', input: PAGE_INPUT, output: PAGE_OUTPUT },
+  /** Not sent by the service: the tests and operator tools read the whole (local) table with it. */
+  scan: { name: 'Scan', input: PAGE_INPUT, output: PAGE_OUTPUT },
+  batchGet: {
+    name: 'BatchGetItem',
+    input: { RequestItems: perTableKeys },
+    output: {
+      Responses: (value, convert) => perTable(value, convert),
+      UnprocessedKeys: perTableKeys,
+    },
+  },
+  batchWrite: {
+    name: 'BatchWriteItem',
+    input: { RequestItems: (value, convert) => perTable(value, writeRequest(convert)) },
+    output: {
+      UnprocessedItems: (value, convert) => perTable(value, writeRequest(convert)),
+      ItemCollectionMetrics: (value, convert) => perTable(value, (metrics) => collectionKey(metrics, convert)),
+    },
+  },
+} as const satisfies Record<string, Operation>;
+
+/** One call: what `send` takes. `input` is the command's input as given (what lib-dynamodb's commands keep too). */
+export abstract class DocumentCommand<I extends object, O extends object> {
+  abstract readonly operation: Operation;
+  readonly input: I;
+  /** Types the answer (never set). */
+  declare readonly __output?: O;
+  constructor(input: I) {
+    this.input = input;
+  }
+}
+
+/** The command class of one operation, typed as lib-dynamodb's. */
+const commandOf = <I extends object, O extends object>(operation: Operation) =>
+  class extends DocumentCommand<I, O> {
+    readonly operation = operation;
+  };
+
+export const GetCommand = commandOf<GetCommandInput, GetCommandOutput>(OPERATIONS.get);
+export const PutCommand = commandOf<PutCommandInput, PutCommandOutput>(OPERATIONS.put);
+export const UpdateCommand = commandOf<UpdateCommandInput, UpdateCommandOutput>(OPERATIONS.update);
+export const DeleteCommand = commandOf<DeleteCommandInput, DeleteCommandOutput>(OPERATIONS.delete);
+export const QueryCommand = commandOf<QueryCommandInput, QueryCommandOutput>(OPERATIONS.query);
+export const ScanCommand = commandOf<ScanCommandInput, ScanCommandOutput>(OPERATIONS.scan);
+export const BatchGetCommand = commandOf<BatchGetCommandInput, BatchGetCommandOutput>(OPERATIONS.batchGet);
+export const BatchWriteCommand = commandOf<BatchWriteCommandInput, BatchWriteCommandOutput>(OPERATIONS.batchWrite);
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON with binary values (the SDK's JSON codec: blobs as base64).
+
+/** Uint8Arrays (the marshaller's `B` and `BS` values) as base64; called only when the body has any. */
+function binaryAsBase64(this: Json, key: string, value: unknown): unknown {
+  const raw = this[key];
+  return raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') : value;
+}
+
+/**
+ * The request body. A Uint8Array stringifies as `{"0":…}` (a Buffer as `{"type":"Buffer",…}`): only a body where a
+ * `B` or `BS` member is an object is written again with the base64 replacer (rare: the common body costs one pass).
+ */
+const bodyOf = (input: Json): string => {
+  const body = JSON.stringify(input);
+  return body.includes('"B":{') || body.includes('"BS":[{') ? JSON.stringify(input, binaryAsBase64) : body;
+};
+
+const fromBase64 = (text: string): Uint8Array => {
+  const bytes = Buffer.from(text, 'base64');
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+};
+
+/** Decodes the base64 `B`/`BS` attribute values of a parsed answer in place (only when its text has any). */
+const decodeBinary = (value: unknown): void => {
+  if (Array.isArray(value)) {
+    for (const entry of value) decodeBinary(entry);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const object = value as Json;
+  for (const key in object) {
+    const member = object[key];
+    if (key === 'B' && typeof member === 'string') object[key] = fromBase64(member);
+    else if (key === 'BS' && Array.isArray(member) && member.every((entry) => typeof entry === 'string'))
+      object[key] = member.map(fromBase64);
+    else decodeBinary(member);
+  }
+};
+
+const parseBody = (text: string): Json => {
+  if (text.length === 0) return {};
+  const parsed = JSON.parse(text) as Json;
+  if (text.includes('"B":"') || text.includes('"BS":["')) decodeBinary(parsed);
+  return parsed;
+};
+
+const readBody = async (body: unknown): Promise<string> => {
+  if (body === undefined || body === null) return '';
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body as AsyncIterable<Uint8Array | string>)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Answers and errors.
+
+const metadataOf = (response: HttpResponse) => ({
+  httpStatusCode: response.statusCode,
+  requestId:
+    response.headers['x-amzn-requestid'] ??
+    response.headers['x-amzn-request-id'] ??
+    response.headers['x-amz-request-id'],
+  extendedRequestId: response.headers['x-amz-id-2'],
+  cfId: response.headers['x-amz-cf-id'],
+});
+
+/** The SDK's `sanitizeErrorCode`: `aws.dynamodb#Name:…` → `Name`. */
+const errorCode = (raw: unknown): string | undefined => {
+  if (raw === undefined || raw === null) return undefined;
+  let code = String(raw);
+  if (code.includes(',')) code = code.split(',')[0] as string;
+  if (code.includes(':')) code = code.split(':')[0] as string;
+  if (code.includes('#')) code = code.split('#')[1] as string;
+  return code;
+};
+
+/** DynamoDB's modeled errors of the server's fault (every other modeled one is the client's). */
+const SERVER_ERRORS = new Set(['InternalServerError']);
+/** The errors DynamoDB models (their `$fault` is the model's, not the status's). */
+const MODELED_ERRORS = new Set([
+  'BackupInUseException',
+  'BackupNotFoundException',
+  'ConditionalCheckFailedException',
+  'ContinuousBackupsUnavailableException',
+  'DuplicateItemException',
+  'ExportConflictException',
+  'ExportNotFoundException',
+  'GlobalTableAlreadyExistsException',
+  'GlobalTableNotFoundException',
+  'IdempotentParameterMismatchException',
+  'ImportConflictException',
+  'ImportNotFoundException',
+  'IndexNotFoundException',
+  'InternalServerError',
+  'InvalidEndpointException',
+  'InvalidExportTimeException',
+  'InvalidRestoreTimeException',
+  'ItemCollectionSizeLimitExceededException',
+  'LimitExceededException',
+  'PointInTimeRecoveryUnavailableException',
+  'PolicyNotFoundException',
+  'ProvisionedThroughputExceededException',
+  'ReplicaAlreadyExistsException',
+  'ReplicaNotFoundException',
+  'ReplicatedWriteConflictException',
+  'RequestLimitExceeded',
+  'ResourceInUseException',
+  'ResourceNotFoundException',
+  'TableAlreadyExistsException',
+  'TableInUseException',
+  'TableNotFoundException',
+  'ThrottlingException',
+  'TransactionCanceledException',
+  'TransactionConflictException',
+  'TransactionInProgressException',
+]);
+
+/** A non-2xx answer as the SDK's JSON 1.0 protocol raises it. */
+const serviceError = (response: HttpResponse, data: Json): ServiceException => {
+  const name =
+    errorCode(data.__type) ?? errorCode(data.code) ?? errorCode(response.headers['x-amzn-errortype']) ?? 'Unknown';
+  const message = (data.message ?? data.Message ?? 'UnknownError') as string;
+  const fault = MODELED_ERRORS.has(name)
+    ? SERVER_ERRORS.has(name)
+      ? 'server'
+      : 'client'
+    : response.statusCode < 500
+      ? 'client'
+      : 'server';
+  const error = new ServiceException({ name, message, $fault: fault, $metadata: metadataOf(response) as never });
+  // The answer's other members (a failed condition's `Item`, a cancelled transaction's reasons, `__type`), as the
+  // SDK's `decorateServiceException` adds them.
+  for (const [key, value] of Object.entries(data)) {
+    if (key === 'message' || key === 'Message' || value === undefined) continue;
+    const own = (error as unknown as Json)[key];
+    if (own === undefined || own === null || own === '') (error as unknown as Json)[key] = value;
+  }
+  return Object.assign(error, { $response: response });
+};
+
+/**
+ * An answer that is not JSON (a proxy's page), as the SDK's deserializer middleware raises it: the parser's
+ * `SyntaxError` with a hint, `$metadata` and a hidden `$response` (retried when the status is, e.g. a 503).
+ */
+const unreadable = (error: unknown, response: HttpResponse): unknown => {
+  if (!(error instanceof Error)) return error;
+  error.message +=
+    '\n  Deserialization error: to see the raw response, inspect the hidden field {error}.$response on this object.';
+  Object.defineProperty(error, '$response', { value: response, enumerable: false });
+  return Object.assign(error, { $metadata: metadataOf(response) });
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The middleware stack: the SDK's semantics for what the observers use, sorted once per change.
+
+type Step = 'initialize' | 'serialize' | 'build' | 'finalizeRequest' | 'deserialize';
+type Priority = 'high' | 'normal' | 'low';
+/** What a middleware sees: the SDK's context fields that the observers read. */
+export interface MiddlewareContext {
+  readonly clientName: string;
+  readonly commandName: string;
+  [key: string]: unknown;
+}
+interface Args {
+  input: Json;
+  request?: unknown;
+}
+interface Result {
+  response: unknown;
+  output: Json;
+}
+type Handler = (args: Args) => Promise<Result>;
+type Middleware = (next: Handler, context: MiddlewareContext) => Handler;
+
+interface Entry {
+  readonly name: string;
+  readonly middleware: Middleware;
+  readonly step?: Step;
+  readonly priority?: Priority;
+  readonly relation?: 'before' | 'after';
+  readonly toMiddleware?: string;
+}
+
+const STEPS: readonly Step[] = ['initialize', 'serialize', 'build', 'finalizeRequest', 'deserialize'];
+const PRIORITIES: readonly Priority[] = ['high', 'normal', 'low'];
+
+/** A middleware stack with the parts of the SDK's that the client observers use. */
+export class MiddlewareStack {
+  #entries: Entry[] = [];
+  #sorted: Middleware[] | undefined;
+
+  add(middleware: Middleware, options: { step?: Step; name: string; priority?: Priority; override?: boolean }): void {
+    this.#insert({
+      name: options.name,
+      middleware,
+      step: options.step ?? 'initialize',
+      priority: options.priority ?? 'normal',
+    });
+  }
+
+  addRelativeTo(
+    middleware: Middleware,
+    options: { name: string; relation: 'before' | 'after'; toMiddleware: string; override?: boolean },
+  ): void {
+    this.#insert({ name: options.name, middleware, relation: options.relation, toMiddleware: options.toMiddleware });
+  }
+
+  remove(name: string): boolean {
+    const before = this.#entries.length;
+    this.#entries = this.#entries.filter((entry) => entry.name !== name);
+    this.#sorted = undefined;
+    return this.#entries.length !== before;
+  }
+
+  /** `name - step` of each, outermost first (as the SDK's `identify`). */
+  identify(): string[] {
+    return this.#order().map((entry) => `${entry.name} - ${entry.step ?? entry.relation ?? ''}`);
+  }
+
+  /** Middlewares outermost first (cached until the stack changes). */
+  resolved(): readonly Middleware[] {
+    this.#sorted ??= this.#order().map((entry) => entry.middleware);
+    return this.#sorted;
+  }
+
+  #insert(entry: Entry): void {
+    // One middleware per name: a later one replaces it (the SDK throws unless `override`; the observers check first).
+    this.#entries = this.#entries.filter((existing) => existing.name !== entry.name);
+    this.#entries.push(entry);
+    this.#sorted = undefined;
+  }
+
+  #order(): Entry[] {
+    const absolute = this.#entries
+      .filter((entry) => entry.step !== undefined)
+      .sort(
+        (a, b) =>
+          STEPS.indexOf(a.step as Step) - STEPS.indexOf(b.step as Step) ||
+          PRIORITIES.indexOf(a.priority as Priority) - PRIORITIES.indexOf(b.priority as Priority),
+      );
+    const relative = this.#entries.filter((entry) => entry.step === undefined);
+    const expand = (entry: Entry): Entry[] => {
+      const before = relative.filter((r) => r.toMiddleware === entry.name && r.relation === 'before');
+      // As the SDK's: the last one added after a middleware is the nearest to it.
+      const after = relative.filter((r) => r.toMiddleware === entry.name && r.relation === 'after').reverse();
+      return [...before.flatMap(expand), entry, ...after.flatMap(expand)];
+    };
+    return absolute.flatMap(expand);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The client.
+
+/** What the client's calls read (`requestHandler` may be replaced: the local runtime's in-process transport). */
+export interface DynamoDBClientConfig {
+  readonly region: string;
+  readonly endpoint: URL;
+  readonly signer: SignatureV4;
+  requestHandler: {
+    handle(request: HttpRequest, options?: { abortSignal?: AbortSignal }): Promise<{ response: HttpResponse }>;
+  };
+  readonly retryStrategy: () => Promise<unknown>;
+  readonly maxAttempts: () => Promise<number>;
+}
+
+const TARGET_PREFIX = 'DynamoDB_20120810.';
+const CONTENT_TYPE = 'application/x-amz-json-1.0';
+
+/** The service's DynamoDB client: `send` a command of this module. */
+export class DynamoDBDocumentClient {
+  readonly config: DynamoDBClientConfig;
+  readonly middlewareStack = new MiddlewareStack();
+  readonly #marshallOptions: marshallOptions;
+  readonly #host: string;
+  readonly #port: number | undefined;
+  readonly #path: string;
+
+  constructor(options: { readonly marshallOptions?: marshallOptions } = {}) {
+    this.#marshallOptions = options.marshallOptions ?? MARSHALL;
+    const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+    if (!region) throw new Error('DynamoDB: no region (AWS_REGION)');
+    const endpoint = new URL(
+      process.env.AWS_ENDPOINT_URL_DYNAMODB ??
+        process.env.AWS_ENDPOINT_URL ??
+        `https://dynamodb.${region}.amazonaws.com`,
+    );
+    const credentials = memoizeIdentityProvider(defaultProvider(), isIdentityExpired, doesIdentityRequireRefresh) as
+      | (() => Promise<AwsCredentialIdentity>)
+      | undefined;
+    if (!credentials) throw new Error('DynamoDB: no credential provider');
+    const maxAttempts = Number(process.env.AWS_MAX_ATTEMPTS);
+    this.config = resolveRetryConfig(
+      {
+        region,
+        endpoint,
+        signer: new SignatureV4({ credentials, region, service: 'dynamodb', sha256: Hash.bind(null, 'sha256') }),
+        requestHandler: new NodeHttpHandler(),
+        retryMode: process.env.AWS_RETRY_MODE ?? 'standard',
+        maxAttempts: Number.isInteger(maxAttempts) && maxAttempts > 0 ? maxAttempts : 4,
+      },
+      // DynamoDB's own defaults in the SDK (its client's `resolveRetryConfig` call).
+      { defaultBaseDelay: 25, defaultMaxAttempts: 4 },
+    ) as unknown as DynamoDBClientConfig;
+    this.#host = endpoint.hostname;
+    this.#port = endpoint.port === '' ? undefined : Number(endpoint.port);
+    this.#path = endpoint.pathname === '' ? '/' : endpoint.pathname;
+
+    const marshalled = this.#marshalled;
+    this.middlewareStack.add((next, context) => (args) => next(marshalled(args, context.operation as Operation)), {
+      step: 'serialize',
+      name: 'serializerMiddleware',
+    });
+    this.middlewareStack.add(retryMiddleware(this.config as never) as unknown as Middleware, {
+      step: 'finalizeRequest',
+      priority: 'high',
+      name: 'retryMiddleware',
+    });
+    // Inside the retry loop, as the SDK's signing middleware: each attempt is signed afresh.
+    const signer = this.config.signer;
+    this.middlewareStack.addRelativeTo(
+      (next) => async (args) => next({ ...args, request: await signer.sign(args.request as HttpRequest) }),
+      { name: 'httpSigningMiddleware', relation: 'after', toMiddleware: 'retryMiddleware' },
+    );
+  }
+
+  /** The `serialize` step: the document input marshalled (as lib-dynamodb's `DocumentMarshall`) and the request. */
+  readonly #marshalled = (args: Args, operation: Operation): Args => {
+    const options = this.#marshallOptions;
+    const convert =
+      options === MARSHALL
+        ? marshallValues
+        : (value: unknown) => (value === undefined || value === null ? value : marshall(value as Json, options));
+    const input = convertMembers(args.input, operation.input, convert);
+    const body = bodyOf(input);
+    const request = new HttpRequest({
+      protocol: this.config.endpoint.protocol,
+      hostname: this.#host,
+      ...(this.#port === undefined ? {} : { port: this.#port }),
+      method: 'POST',
+      path: this.#path,
+      query: {},
+      headers: {
+        'content-type': CONTENT_TYPE,
+        'x-amz-target': `${TARGET_PREFIX}${operation.name}`,
+        'content-length': String(Buffer.byteLength(body)),
+        host: this.#port === undefined ? this.#host : `${this.#host}:${this.#port}`,
+      },
+      body,
+    });
+    return { ...args, input, request };
+  };
+
+  /** The innermost handler: sends the request, raises an error answer, parses (and unmarshals) a 2xx one. */
+  readonly #transmit = async (args: Args, operation: Operation): Promise<Result> => {
+    const { response } = await this.config.requestHandler.handle(args.request as HttpRequest);
+    const text = await readBody(response.body);
+    let parsed: Json;
+    try {
+      parsed = parseBody(text);
+    } catch (error) {
+      throw unreadable(error, response);
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) throw serviceError(response, parsed);
+    const output = convertMembers(parsed, operation.output, unmarshallValues);
+    output.$metadata = metadataOf(response);
+    return { response, output };
+  };
+
+  send<I extends object, O extends object>(command: DocumentCommand<I, O>): Promise<O> {
+    const operation = command.operation;
+    const context: MiddlewareContext = {
+      clientName: 'DynamoDBClient',
+      commandName: `${operation.name}Command`,
+      smithyContext: { operation: operation.name },
+      operation,
+    };
+    const middlewares = this.middlewareStack.resolved();
+    let handler: Handler = (args) => this.#transmit(args, operation);
+    for (let index = middlewares.length - 1; index >= 0; index--)
+      handler = (middlewares[index] as Middleware)(handler, context);
+    return handler({ input: command.input as Json }).then((result) => result.output as O);
+  }
+
+  /** Nothing to free but the HTTP handler's sockets. */
+  destroy(): void {
+    (this.config.requestHandler as { destroy?: () => void }).destroy?.();
+  }
+}
