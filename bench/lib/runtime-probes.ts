@@ -9,9 +9,22 @@ import type { Socket } from 'node:net';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
+import { sleep } from './stats.ts';
 
 export const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
 export const READ_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];
+
+/**
+ * Pauses the runtime's pollers and returns a wait for the receives already under way to end: one waiting when they
+ * paused (a 1 s long poll) may still pick up a message, so a scenario that fills a queue with them paused waits until
+ * 1.2 s after the pause, only what is left of it after its own setup (a fixed 1.2 s after the setup until
+ * 27 November 2026).
+ */
+export const pausePollers = (runtime: { setPollersPaused(paused: boolean): void }) => {
+  runtime.setPollersPaused(true);
+  const pausedAt = performance.now();
+  return () => sleep(Math.max(0, pausedAt + 1_200 - performance.now()));
+};
 
 /** Total of the named operations in a count by operation. */
 export const sumOf = (counts: Record<string, number>, names: readonly string[]): number =>

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { profiled } from '#bench/lib/profile.ts';
-import { queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '#bench/lib/runtime-probes.ts';
+import { pausePollers, queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '#bench/lib/runtime-probes.ts';
 import { cpuText, formatNumber, listText, round, roundedLatency, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { REGION } from '#local/resources.ts';
@@ -166,14 +166,14 @@ export const webhooks: Scenario = {
     const count = options.count ?? DEFAULT_COUNT;
     log('webhooks: starting the local runtime (in memory) and the receiver');
     const runtime = await startLocalRuntime({ logLevel: LOG_LEVEL });
-    runtime.setPollersPaused(true);
+    const pollsOver = pausePollers(runtime);
     const sqs = new SQSClient({ region: REGION, credentials, endpoint: runtime.urls.sqs });
     const receiver = await startReceiver();
     try {
       log(`webhooks: creating ${options.stores} stores subscribing ${TOPIC}`);
       const stores = await createSubscribedStores(runtime, receiver.url, options.stores);
       // A receive already waiting when the pollers paused may still pick up a message: let it time out (1 s poll).
-      await sleep(1_200);
+      await pollsOver();
 
       log(`webhooks: sending ${count} headless customers/create events (pollers paused)`);
       const sent = await sendAll(runtime, stores, count, options.concurrency);

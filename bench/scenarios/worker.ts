@@ -20,13 +20,14 @@ import { type CapacityTally, capacityDelta, installCapacityMeter } from '#bench/
 import { profiled } from '#bench/lib/profile.ts';
 import {
   createStores,
+  pausePollers,
   type QueueDepth,
   queueDepth,
   READ_OPERATIONS,
   sumOf,
   WRITE_OPERATIONS,
 } from '#bench/lib/runtime-probes.ts';
-import { cpuText, formatNumber, listText, round, sleep } from '#bench/lib/stats.ts';
+import { cpuText, formatNumber, listText, round } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { REGION } from '#local/resources.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
@@ -198,13 +199,13 @@ export const worker: Scenario = {
     log('worker: starting the local runtime (in memory)');
     const runtime = await startLocalRuntime({ logLevel: LOG_LEVEL });
     // The queue is filled first, then the worker measured alone.
-    runtime.setPollersPaused(true);
+    const pollsOver = pausePollers(runtime);
     const sqs = new SQSClient({ region: REGION, credentials, endpoint: runtime.urls.sqs });
     try {
       log(`worker: creating ${options.stores} stores`);
       const apiKeys = await createStores(options.stores);
       // A receive already waiting when the pollers paused may still pick up a message: let it time out (1 s poll).
-      await sleep(1_200);
+      await pollsOver();
 
       const journeys = plan(count, apiKeys.length);
       log(`worker: sending ${count} events (${journeys.length} journeys) over ${apiKeys.length} stores`);
