@@ -57,6 +57,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import {
   type Args,
+  binaryAsBase64,
+  fromBase64,
   type Handler,
   type Json,
   serviceError as jsonServiceError,
@@ -252,12 +254,6 @@ export class BatchWriteCommand extends DocumentCommand<BatchWriteCommandInput, B
 // ---------------------------------------------------------------------------------------------------------------
 // JSON with binary values (the SDK's JSON codec: blobs as base64).
 
-/** Uint8Arrays (the marshaller's `B` and `BS` values) as base64; called only when the body has any. */
-function binaryAsBase64(this: Json, key: string, value: unknown): unknown {
-  const raw = this[key];
-  return raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') : value;
-}
-
 /**
  * The request body. A Uint8Array stringifies as `{"0":…}` (a Buffer as `{"type":"Buffer",…}`): only a body where a
  * `B` or `BS` member is an object is written again with the base64 replacer (rare: the common body costs one pass).
@@ -265,11 +261,6 @@ function binaryAsBase64(this: Json, key: string, value: unknown): unknown {
 const bodyOf = (input: Json): string => {
   const body = JSON.stringify(input);
   return body.includes('"B":{') || body.includes('"BS":[{') ? JSON.stringify(input, binaryAsBase64) : body;
-};
-
-const fromBase64 = (text: string): Uint8Array => {
-  const bytes = Buffer.from(text, 'base64');
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 };
 
 /** Decodes the base64 `B`/`BS` attribute values of a parsed answer in place (only when its text has any). */

@@ -12,6 +12,20 @@ import type { HttpResponse } from '@smithy/core/transport';
 export type Json = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------------------------------------------
+// JSON with binary values (the SDK's JSON codec: blobs as base64).
+
+/** A `JSON.stringify` replacer: Uint8Arrays (binary values) as base64; used only when a body has any. */
+export function binaryAsBase64(this: Json, key: string, value: unknown): unknown {
+  const raw = this[key];
+  return raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') : value;
+}
+
+export const fromBase64 = (text: string): Uint8Array => {
+  const bytes = Buffer.from(text, 'base64');
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+};
+
+// ---------------------------------------------------------------------------------------------------------------
 // Answers and errors.
 
 export const readBody = async (body: unknown): Promise<string> => {

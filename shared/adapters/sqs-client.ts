@@ -57,7 +57,9 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import {
   type Args,
+  binaryAsBase64,
   errorCode,
+  fromBase64,
   type Handler,
   type Json,
   type Middleware,
@@ -129,22 +131,12 @@ export class ChangeMessageVisibilityCommand extends SqsCommand<
 // ---------------------------------------------------------------------------------------------------------------
 // JSON with binary message attributes (the SDK's JSON codec: blobs as base64).
 
-function binaryAsBase64(this: Json, key: string, value: unknown): unknown {
-  const raw = this[key];
-  return raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') : value;
-}
-
 /** The request body: written again with the base64 replacer only when a binary attribute value is there (rare). */
 const bodyOf = (input: object): string => {
   const body = JSON.stringify(input);
   return body.includes('"BinaryValue":{') || body.includes('"BinaryListValues":[{')
     ? JSON.stringify(input, binaryAsBase64)
     : body;
-};
-
-const fromBase64 = (text: string): Uint8Array => {
-  const bytes = Buffer.from(text, 'base64');
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 };
 
 /** Decodes the base64 binary attribute values of a parsed answer in place. */
