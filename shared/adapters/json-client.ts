@@ -1,10 +1,10 @@
 /**
  * The parts of the service's own AWS clients that do not depend on the service (issues 13 and 16): the DynamoDB client
  * (`dynamodb-client.ts`) and the SQS client (`sqs-client.ts`) both speak AWS JSON 1.0 and read answers, raise errors and
- * run middlewares as the SDK does. What is here: reading an answer's body, its `$metadata`, the SDK's error names and
- * `ServiceException`s, an unreadable answer's error, and the middleware stack (the SDK's steps, names and relative
- * placement, sorted once per change) that the client observers, the local lean clients, the contract recorder, the
- * bench's counters and the fault-injection tests use.
+ * run middlewares as the SDK does. What is here: the JSON codec's base64 for binary values, reading an answer's body,
+ * its `$metadata`, the SDK's error names and `ServiceException`s, an unreadable answer's error, and the middleware
+ * stack (the SDK's steps, names and relative placement, sorted once per change) that the client observers, the local
+ * lean clients, the contract recorder, the bench's counters and the fault-injection tests use.
  */
 import { ServiceException } from '@smithy/core/client';
 import type { HttpResponse } from '@smithy/core/transport';
