@@ -63,11 +63,17 @@ const unsigned = (service: ClientService) => {
  * From now on, every client made in this process (and every one already made) sends unsigned requests without a user
  * agent or recursion-detection header.
  */
-export const leanClients = (): (() => void) =>
-  observeClients((service, client) => {
-    if (service === 's3') return;
-    const stack = client.middlewareStack as Stack;
-    if (stack.identify().some((entry) => entry.startsWith(NAME))) return;
-    for (const name of DROPPED_MIDDLEWARES) stack.remove(name);
-    stack.addRelativeTo(unsigned(service), { name: NAME, relation: 'after', toMiddleware: 'retryMiddleware' });
-  });
+export const leanClients = (): (() => void) => observeClients(leanClient);
+
+/**
+ * One client made lean (once), as `leanClients` makes every observed one: for the runtime's own clients that the
+ * observers must not see (the pollers': the fault-injection tests' SQS faults are for the service's calls).
+ */
+export const leanClient = <C extends { readonly middlewareStack: unknown }>(service: ClientService, client: C): C => {
+  if (service === 's3') return client;
+  const stack = client.middlewareStack as Stack;
+  if (stack.identify().some((entry) => entry.startsWith(NAME))) return client;
+  for (const name of DROPPED_MIDDLEWARES) stack.remove(name);
+  stack.addRelativeTo(unsigned(service), { name: NAME, relation: 'after', toMiddleware: 'retryMiddleware' });
+  return client;
+};

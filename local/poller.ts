@@ -4,8 +4,16 @@
  * receives, the queue moves them to its DLQ); every other record of the batch is deleted. A handler that throws leaves
  * the whole batch on the queue.
  */
-import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '#shared/adapters/sqs-client.ts';
+import { leanClient } from './lean-clients.ts';
+import { REGION } from './resources.ts';
 
 /** SQS answers at most 10 messages per receive and takes at most 10 per delete batch. */
 const RECEIVE_MAX = 10;
@@ -13,6 +21,17 @@ const RECEIVE_MAX = 10;
 const GATHER_PAUSE_MS = 100;
 
 export type QueueLambda = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
+
+/**
+ * The SQS client a poller reads with: the service's own (`sqs-client.ts`), lean as the service's clients are in the
+ * local runtime (unsigned, no user agent). It is not shown to the client observers: their SQS faults and recorded
+ * calls are the service's, not the event source mapping's.
+ */
+export const pollerClient = (endpoint: string): SQSClient =>
+  leanClient(
+    'sqs',
+    new SQSClient({ region: REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
 
 export interface PollerOptions {
   readonly sqs: SQSClient;

@@ -25,7 +25,7 @@ import { type Gateway, type GatewayRoute, type HttpLambda, type LocalRouteHandle
 import { lambdaContext } from './lambda-context.ts';
 import { leanClients } from './lean-clients.ts';
 import { localRouter } from './local-routes.ts';
-import { type Poller, type QueueLambda, startPoller } from './poller.ts';
+import { type Poller, pollerClient, type QueueLambda, startPoller } from './poller.ts';
 import {
   closeServer,
   ensureQueues,
@@ -261,9 +261,12 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     const dynamoAdmin = new DynamoDBClient({ ...clientConfig, endpoint: dynamodbUrl });
     await ensureTable(dynamoAdmin);
     dynamoAdmin.destroy();
-    const sqs = new SQSClient({ ...clientConfig, endpoint: sqsUrl });
+    const sqsAdmin = new SQSClient({ ...clientConfig, endpoint: sqsUrl });
+    const queues = await ensureQueues(sqsAdmin, sqsUrl, options.visibilityTimeoutSeconds);
+    sqsAdmin.destroy();
+    // The pollers' and the SES events' client (they receive, delete and send every message in this process).
+    const sqs = pollerClient(sqsUrl);
     stops.push(async () => sqs.destroy());
-    const queues = await ensureQueues(sqs, sqsUrl, options.visibilityTimeoutSeconds);
     fauxqs.createBucket(IMPORTS_BUCKET);
     for (const [name, spec] of Object.entries(QUEUES) as [QueueName, QueueSpec][]) {
       process.env[spec.urlEnv] = queues.urls[name];

@@ -2,7 +2,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { countDelta, queueDepth } from '#bench/lib/runtime-probes.ts';
 import { type CpuShare, cpuMeter, sleep } from '#bench/lib/stats.ts';
 import { lambdaContext } from '#local/lambda-context.ts';
-import { type QueueLambda, startPoller } from '#local/poller.ts';
+import { pollerClient, type QueueLambda, startPoller } from '#local/poller.ts';
 import type { LocalRuntime } from '#local/runtime.ts';
 import { dynamoDeliveryRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import type { Delivery } from '#shared/domain/webhooks/delivery.ts';
@@ -41,8 +41,9 @@ export const applyIngestQueue = async (runtime: LocalRuntime, sqs: SQSClient, ex
     handler: QueueLambda;
   };
   const errors: string[] = [];
+  const pollerSqs = pollerClient(runtime.urls.sqs);
   const poller = startPoller({
-    sqs,
+    sqs: pollerSqs,
     queueUrl: runtime.queueUrls.ingest,
     queueArn: await queueArnOf(sqs, runtime.queueUrls.ingest),
     batchSize: worker.batchSize,
@@ -64,6 +65,7 @@ export const applyIngestQueue = async (runtime: LocalRuntime, sqs: SQSClient, ex
     }
   } finally {
     await poller.stop();
+    pollerSqs.destroy();
   }
   webhooksDepth = await queueDepth(sqs, runtime.queueUrls.webhooks);
   return {

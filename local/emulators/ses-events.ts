@@ -8,9 +8,9 @@
  *   message (`emailEventSimulator`).
  */
 import { randomUUID } from 'node:crypto';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalAnswer } from '#local/local-routes.ts';
 import { batchingSender } from '#shared/adapters/sqs/batching-sender.ts';
+import type { SQSClient } from '#shared/adapters/sqs-client.ts';
 import { EMAIL_TAGS } from '#shared/domain/email/model.ts';
 import type { SentMessages } from '#shared/domain/email/ports.ts';
 import type { LocalSentMail } from './ses-proxy.ts';

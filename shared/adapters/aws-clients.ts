@@ -8,10 +8,10 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { processWide } from '#shared/lazy.ts';
 import { observed } from './client-observers.ts';
 import { DynamoDBDocumentClient } from './dynamodb-client.ts';
+import { SQSClient } from './sqs-client.ts';
 
 /**
  * DynamoDB through the service's own document client (`dynamodb-client.ts`: lib-dynamodb's commands and wire format at
@@ -28,7 +28,8 @@ export const dynamo = /* @__PURE__ */ processWide(() =>
   ),
 );
 
-export const sqs = /* @__PURE__ */ processWide(() => observed('sqs', new SQSClient({})));
+/** SQS through the service's own client (`sqs-client.ts`: the SDK's commands, wire format and MD5 checks, issue 16). */
+export const sqs = /* @__PURE__ */ processWide(() => observed('sqs', new SQSClient()));
 
 export const secretsManager = /* @__PURE__ */ processWide(() =>
   observed('secretsManager', new SecretsManagerClient({})),

@@ -48,18 +48,33 @@ import type {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
 import { doesIdentityRequireRefresh, isIdentityExpired, memoizeIdentityProvider } from '@smithy/core';
-import { ServiceException } from '@smithy/core/client';
+import type { ServiceException } from '@smithy/core/client';
 import { resolveRetryConfig, retryMiddleware } from '@smithy/core/retry';
 import { Hash } from '@smithy/core/serde';
 import { HttpRequest, type HttpResponse } from '@smithy/core/transport';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
+import {
+  type Args,
+  binaryAsBase64,
+  fromBase64,
+  type Handler,
+  type Json,
+  serviceError as jsonServiceError,
+  type Middleware,
+  type MiddlewareContext,
+  MiddlewareStack,
+  metadataOf,
+  type Result,
+  readBody,
+  unreadable,
+} from './json-client.ts';
+
+export { type MiddlewareContext, MiddlewareStack } from './json-client.ts';
 
 /** The adapters' own functions take a query's input (e.g. a page's). */
 export type { QueryCommandInput };
-
-type Json = Record<string, unknown>;
 
 /** As aws-clients.ts gave lib-dynamodb: a JSON object with an own `constructor` key is still a plain map. */
 const MARSHALL: marshallOptions = { removeUndefinedValues: true, convertClassInstanceToMap: true };
@@ -196,12 +211,6 @@ export const BatchWriteCommand = commandOf<BatchWriteCommandInput, BatchWriteCom
 // ---------------------------------------------------------------------------------------------------------------
 // JSON with binary values (the SDK's JSON codec: blobs as base64).
 
-/** Uint8Arrays (the marshaller's `B` and `BS` values) as base64; called only when the body has any. */
-function binaryAsBase64(this: Json, key: string, value: unknown): unknown {
-  const raw = this[key];
-  return raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') : value;
-}
-
 /**
  * The request body. A Uint8Array stringifies as `{"0":…}` (a Buffer as `{"type":"Buffer",…}`): only a body where a
  * `B` or `BS` member is an object is written again with the base64 replacer (rare: the common body costs one pass).
@@ -209,11 +218,6 @@ function binaryAsBase64(this: Json, key: string, value: unknown): unknown {
 const bodyOf = (input: Json): string => {
   const body = JSON.stringify(input);
   return body.includes('"B":{') || body.includes('"BS":[{') ? JSON.stringify(input, binaryAsBase64) : body;
-};
-
-const fromBase64 = (text: string): Uint8Array => {
-  const bytes = Buffer.from(text, 'base64');
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 };
 
 /** Decodes the base64 `B`/`BS` attribute values of a parsed answer in place (only when its text has any). */
@@ -240,39 +244,8 @@ const parseBody = (text: string): Json => {
   return parsed;
 };
 
-const readBody = async (body: unknown): Promise<string> => {
-  if (body === undefined || body === null) return '';
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of body as AsyncIterable<Uint8Array | string>)
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString('utf8');
-};
-
 // ---------------------------------------------------------------------------------------------------------------
 // Answers and errors.
-
-const metadataOf = (response: HttpResponse) => ({
-  httpStatusCode: response.statusCode,
-  requestId:
-    response.headers['x-amzn-requestid'] ??
-    response.headers['x-amzn-request-id'] ??
-    response.headers['x-amz-request-id'],
-  extendedRequestId: response.headers['x-amz-id-2'],
-  cfId: response.headers['x-amz-cf-id'],
-});
-
-/** The SDK's `sanitizeErrorCode`: `aws.dynamodb#Name:…` → `Name`. */
-const errorCode = (raw: unknown): string | undefined => {
-  if (raw === undefined || raw === null) return undefined;
-  let code = String(raw);
-  if (code.includes(',')) code = code.split(',')[0] as string;
-  if (code.includes(':')) code = code.split(':')[0] as string;
-  if (code.includes('#')) code = code.split('#')[1] as string;
-  return code;
-};
-
 /** DynamoDB's modeled errors of the server's fault (every other modeled one is the client's). */
 const SERVER_ERRORS = new Set(['InternalServerError']);
 /** The errors DynamoDB models (their `$fault` is the model's, not the status's). */
@@ -314,139 +287,9 @@ const MODELED_ERRORS = new Set([
   'TransactionInProgressException',
 ]);
 
-/** A non-2xx answer as the SDK's JSON 1.0 protocol raises it. */
-const serviceError = (response: HttpResponse, data: Json): ServiceException => {
-  const name =
-    errorCode(data.__type) ?? errorCode(data.code) ?? errorCode(response.headers['x-amzn-errortype']) ?? 'Unknown';
-  const message = (data.message ?? data.Message ?? 'UnknownError') as string;
-  const fault = MODELED_ERRORS.has(name)
-    ? SERVER_ERRORS.has(name)
-      ? 'server'
-      : 'client'
-    : response.statusCode < 500
-      ? 'client'
-      : 'server';
-  const error = new ServiceException({ name, message, $fault: fault, $metadata: metadataOf(response) as never });
-  // The answer's other members (a failed condition's `Item`, a cancelled transaction's reasons, `__type`), as the
-  // SDK's `decorateServiceException` adds them.
-  for (const [key, value] of Object.entries(data)) {
-    if (key === 'message' || key === 'Message' || value === undefined) continue;
-    const own = (error as unknown as Json)[key];
-    if (own === undefined || own === null || own === '') (error as unknown as Json)[key] = value;
-  }
-  return Object.assign(error, { $response: response });
-};
-
-/**
- * An answer that is not JSON (a proxy's page), as the SDK's deserializer middleware raises it: the parser's
- * `SyntaxError` with a hint, `$metadata` and a hidden `$response` (retried when the status is, e.g. a 503).
- */
-const unreadable = (error: unknown, response: HttpResponse): unknown => {
-  if (!(error instanceof Error)) return error;
-  error.message +=
-    '\n  Deserialization error: to see the raw response, inspect the hidden field {error}.$response on this object.';
-  Object.defineProperty(error, '$response', { value: response, enumerable: false });
-  return Object.assign(error, { $metadata: metadataOf(response) });
-};
-
-// ---------------------------------------------------------------------------------------------------------------
-// The middleware stack: the SDK's semantics for what the observers use, sorted once per change.
-
-type Step = 'initialize' | 'serialize' | 'build' | 'finalizeRequest' | 'deserialize';
-type Priority = 'high' | 'normal' | 'low';
-/** What a middleware sees: the SDK's context fields that the observers read. */
-export interface MiddlewareContext {
-  readonly clientName: string;
-  readonly commandName: string;
-  [key: string]: unknown;
-}
-interface Args {
-  input: Json;
-  request?: unknown;
-}
-interface Result {
-  response: unknown;
-  output: Json;
-}
-type Handler = (args: Args) => Promise<Result>;
-type Middleware = (next: Handler, context: MiddlewareContext) => Handler;
-
-interface Entry {
-  readonly name: string;
-  readonly middleware: Middleware;
-  readonly step?: Step;
-  readonly priority?: Priority;
-  readonly relation?: 'before' | 'after';
-  readonly toMiddleware?: string;
-}
-
-const STEPS: readonly Step[] = ['initialize', 'serialize', 'build', 'finalizeRequest', 'deserialize'];
-const PRIORITIES: readonly Priority[] = ['high', 'normal', 'low'];
-
-/** A middleware stack with the parts of the SDK's that the client observers use. */
-export class MiddlewareStack {
-  #entries: Entry[] = [];
-  #sorted: Middleware[] | undefined;
-
-  add(middleware: Middleware, options: { step?: Step; name: string; priority?: Priority; override?: boolean }): void {
-    this.#insert({
-      name: options.name,
-      middleware,
-      step: options.step ?? 'initialize',
-      priority: options.priority ?? 'normal',
-    });
-  }
-
-  addRelativeTo(
-    middleware: Middleware,
-    options: { name: string; relation: 'before' | 'after'; toMiddleware: string; override?: boolean },
-  ): void {
-    this.#insert({ name: options.name, middleware, relation: options.relation, toMiddleware: options.toMiddleware });
-  }
-
-  remove(name: string): boolean {
-    const before = this.#entries.length;
-    this.#entries = this.#entries.filter((entry) => entry.name !== name);
-    this.#sorted = undefined;
-    return this.#entries.length !== before;
-  }
-
-  /** `name - step` of each, outermost first (as the SDK's `identify`). */
-  identify(): string[] {
-    return this.#order().map((entry) => `${entry.name} - ${entry.step ?? entry.relation ?? ''}`);
-  }
-
-  /** Middlewares outermost first (cached until the stack changes). */
-  resolved(): readonly Middleware[] {
-    this.#sorted ??= this.#order().map((entry) => entry.middleware);
-    return this.#sorted;
-  }
-
-  #insert(entry: Entry): void {
-    // One middleware per name: a later one replaces it (the SDK throws unless `override`; the observers check first).
-    this.#entries = this.#entries.filter((existing) => existing.name !== entry.name);
-    this.#entries.push(entry);
-    this.#sorted = undefined;
-  }
-
-  #order(): Entry[] {
-    const absolute = this.#entries
-      .filter((entry) => entry.step !== undefined)
-      .sort(
-        (a, b) =>
-          STEPS.indexOf(a.step as Step) - STEPS.indexOf(b.step as Step) ||
-          PRIORITIES.indexOf(a.priority as Priority) - PRIORITIES.indexOf(b.priority as Priority),
-      );
-    const relative = this.#entries.filter((entry) => entry.step === undefined);
-    const expand = (entry: Entry): Entry[] => {
-      const before = relative.filter((r) => r.toMiddleware === entry.name && r.relation === 'before');
-      // As the SDK's: the last one added after a middleware is the nearest to it.
-      const after = relative.filter((r) => r.toMiddleware === entry.name && r.relation === 'after').reverse();
-      return [...before.flatMap(expand), entry, ...after.flatMap(expand)];
-    };
-    return absolute.flatMap(expand);
-  }
-}
+/** A non-2xx answer as the SDK's JSON 1.0 protocol raises it (DynamoDB's modeled errors). */
+const serviceError = (response: HttpResponse, data: Json): ServiceException =>
+  jsonServiceError(response, data, { modeled: MODELED_ERRORS, server: SERVER_ERRORS });
 
 // ---------------------------------------------------------------------------------------------------------------
 // The client.

@@ -5,12 +5,13 @@
  * answer against the document: these tests prove the document by use. Webhook management, the contact export and the
  * served document are called the same way at the end.
  */
-import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { sqs } from '#shared/adapters/aws-clients.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
+import { SendMessageBatchCommand, SendMessageCommand } from '#shared/adapters/sqs-client.ts';
 import type { StoreflowClient } from '#shared/client/index.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { Product } from '#shared/domain/products/model.ts';

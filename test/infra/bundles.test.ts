@@ -52,6 +52,17 @@ describe('function bundles', () => {
     }
   });
 
+  it("sends to and reads from SQS through the service's own client, not the SDK's SQS client", async () => {
+    // shared/adapters/sqs-client.ts (issue 16): @aws-sdk/client-sqs brings its whole schema, endpoint rules and
+    // middlewares; the service's client is made of the parts the DynamoDB client already brings.
+    for (const name of ['events-ingest', 'ingest-worker', 'flow-worker', 'send-worker', 'webhook-delivery-worker']) {
+      const packages = await packagesOf(name);
+      expect(packages, name).toEqual(expect.arrayContaining(['@smithy/signature-v4', '@smithy/node-http-handler']));
+      expect(packages, name).not.toContain('@aws-sdk/client-sqs');
+      expect(packages, name).not.toContain('@aws-sdk/middleware-sdk-sqs');
+    }
+  });
+
   it("reaches S3 through the service's own small client, not the SDK's S3 client, presigner or checksums", async () => {
     // shared/adapters/s3/client.ts is made of the SDK parts every DynamoDB client already brings (signer, HTTP handler,
     // retries, credentials): @aws-sdk/client-s3 with its checksum and S3-specific middlewares was ~150 kB of each of

@@ -10,7 +10,7 @@ import {
   type SendMessageBatchRequestEntry,
   SendMessageCommand,
   type SQSClient,
-} from '@aws-sdk/client-sqs';
+} from '#shared/adapters/sqs-client.ts';
 
 /** SQS limits: 10 entries per batch; the batch's total payload is kept within the classic 256 KiB. */
 const MAX_ENTRIES = 10;

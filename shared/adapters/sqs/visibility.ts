@@ -1,6 +1,6 @@
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { sqs } from '#shared/adapters/aws-clients.ts';
+import { ChangeMessageVisibilityCommand } from '#shared/adapters/sqs-client.ts';
 import { RetryLater } from '#shared/errors.ts';
 
 /**

@@ -11,7 +11,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lambdaContext } from '#local/lambda-context.ts';
-import { type Poller, type QueueLambda, startPoller } from '#local/poller.ts';
+import { type Poller, pollerClient, type QueueLambda, startPoller } from '#local/poller.ts';
 import { type LocalRuntime, type PortName, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { logger } from '#shared/observability.ts';
@@ -23,17 +23,21 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 describe('queue pollers', () => {
   let fauxqs: FauxqsServer;
   let sqs: SQSClient;
+  /** The pollers' own client, as the runtime makes it. */
+  let pollerSqs: ReturnType<typeof pollerClient>;
   let queues = 0;
   const pollers: Poller[] = [];
 
   beforeAll(async () => {
     fauxqs = await startFauxqs({ port: 0, logger: false });
     sqs = new SQSClient({ endpoint: fauxqs.address, region, credentials });
+    pollerSqs = pollerClient(fauxqs.address);
   });
 
   afterAll(async () => {
     for (const poller of pollers) await poller.stop();
     sqs?.destroy();
+    pollerSqs?.destroy();
     await fauxqs?.stop();
   });
 
@@ -67,7 +71,7 @@ describe('queue pollers', () => {
 
   const poll = (queue: { queueUrl: string; queueArn: string }, invoke: QueueLambda, onError?: (e: unknown) => void) => {
     const poller = startPoller({
-      sqs,
+      sqs: pollerSqs,
       queueUrl: queue.queueUrl,
       queueArn: queue.queueArn,
       batchSize: 10,
@@ -124,7 +128,7 @@ describe('queue pollers', () => {
     const batches: number[] = [];
     const { seen, note } = receiptCounter();
     const poller = startPoller({
-      sqs,
+      sqs: pollerSqs,
       queueUrl: queue.queueUrl,
       queueArn: queue.queueArn,
       batchSize: 100,

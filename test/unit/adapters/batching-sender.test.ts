@@ -1,7 +1,7 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { batchingSender } from '#shared/adapters/sqs/batching-sender.ts';
+import type { SQSClient } from '#shared/adapters/sqs-client.ts';
+import { SendMessageBatchCommand, SendMessageCommand } from '#shared/adapters/sqs-client.ts';
 
 type Sent = SendMessageCommand | SendMessageBatchCommand;
 
