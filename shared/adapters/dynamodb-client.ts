@@ -27,7 +27,6 @@
  * header (as `signed-client.ts`), account-ID endpoints, endpoint discovery (off by default in the SDK too).
  * `test/unit/adapters/dynamodb-client.test.ts` compares its requests, answers and errors with the SDK's.
  */
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type {
   BatchGetCommandInput,
   BatchGetCommandOutput,
@@ -47,27 +46,23 @@ import type {
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
-import { doesIdentityRequireRefresh, isIdentityExpired, memoizeIdentityProvider } from '@smithy/core';
 import type { ServiceException } from '@smithy/core/client';
-import { resolveRetryConfig, retryMiddleware } from '@smithy/core/retry';
-import { Hash } from '@smithy/core/serde';
 import { HttpRequest, type HttpResponse } from '@smithy/core/transport';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity } from '@smithy/types';
 import {
   type Args,
+  addRetryAndSigning,
   binaryAsBase64,
-  fromBase64,
-  type Handler,
   type Json,
+  type JsonClientConfig,
   serviceError as jsonServiceError,
-  type Middleware,
   type MiddlewareContext,
   MiddlewareStack,
   metadataOf,
+  parseJsonAnswer,
   type Result,
   readBody,
+  resolveClientConfig,
+  sendThrough,
   unreadable,
 } from './json-client.ts';
 
@@ -220,29 +215,8 @@ const bodyOf = (input: Json): string => {
   return body.includes('"B":{') || body.includes('"BS":[{') ? JSON.stringify(input, binaryAsBase64) : body;
 };
 
-/** Decodes the base64 `B`/`BS` attribute values of a parsed answer in place (only when its text has any). */
-const decodeBinary = (value: unknown): void => {
-  if (Array.isArray(value)) {
-    for (const entry of value) decodeBinary(entry);
-    return;
-  }
-  if (value === null || typeof value !== 'object') return;
-  const object = value as Json;
-  for (const key in object) {
-    const member = object[key];
-    if (key === 'B' && typeof member === 'string') object[key] = fromBase64(member);
-    else if (key === 'BS' && Array.isArray(member) && member.every((entry) => typeof entry === 'string'))
-      object[key] = member.map(fromBase64);
-    else decodeBinary(member);
-  }
-};
-
-const parseBody = (text: string): Json => {
-  if (text.length === 0) return {};
-  const parsed = JSON.parse(text) as Json;
-  if (text.includes('"B":"') || text.includes('"BS":["')) decodeBinary(parsed);
-  return parsed;
-};
+/** A parsed answer, its base64 `B`/`BS` attribute values decoded (only when its text has any). */
+const parseBody = (text: string): Json => parseJsonAnswer(text, 'B', 'BS');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Answers and errors.
@@ -295,16 +269,7 @@ const serviceError = (response: HttpResponse, data: Json): ServiceException =>
 // The client.
 
 /** What the client's calls read (`requestHandler` may be replaced: the local runtime's in-process transport). */
-export interface DynamoDBClientConfig {
-  readonly region: string;
-  readonly endpoint: URL;
-  readonly signer: SignatureV4;
-  requestHandler: {
-    handle(request: HttpRequest, options?: { abortSignal?: AbortSignal }): Promise<{ response: HttpResponse }>;
-  };
-  readonly retryStrategy: () => Promise<unknown>;
-  readonly maxAttempts: () => Promise<number>;
-}
+export type DynamoDBClientConfig = JsonClientConfig;
 
 const TARGET_PREFIX = 'DynamoDB_20120810.';
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
@@ -320,30 +285,15 @@ export class DynamoDBDocumentClient {
 
   constructor(options: { readonly marshallOptions?: marshallOptions } = {}) {
     this.#marshallOptions = options.marshallOptions ?? MARSHALL;
-    const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-    if (!region) throw new Error('DynamoDB: no region (AWS_REGION)');
-    const endpoint = new URL(
-      process.env.AWS_ENDPOINT_URL_DYNAMODB ??
-        process.env.AWS_ENDPOINT_URL ??
-        `https://dynamodb.${region}.amazonaws.com`,
-    );
-    const credentials = memoizeIdentityProvider(defaultProvider(), isIdentityExpired, doesIdentityRequireRefresh) as
-      | (() => Promise<AwsCredentialIdentity>)
-      | undefined;
-    if (!credentials) throw new Error('DynamoDB: no credential provider');
-    const maxAttempts = Number(process.env.AWS_MAX_ATTEMPTS);
-    this.config = resolveRetryConfig(
-      {
-        region,
-        endpoint,
-        signer: new SignatureV4({ credentials, region, service: 'dynamodb', sha256: Hash.bind(null, 'sha256') }),
-        requestHandler: new NodeHttpHandler(),
-        retryMode: process.env.AWS_RETRY_MODE ?? 'standard',
-        maxAttempts: Number.isInteger(maxAttempts) && maxAttempts > 0 ? maxAttempts : 4,
-      },
+    this.config = resolveClientConfig({
+      label: 'DynamoDB',
+      signingName: 'dynamodb',
+      endpointId: 'DYNAMODB',
+      maxAttempts: 4,
       // DynamoDB's own defaults in the SDK (its client's `resolveRetryConfig` call).
-      { defaultBaseDelay: 25, defaultMaxAttempts: 4 },
-    ) as unknown as DynamoDBClientConfig;
+      retryDefaults: { defaultBaseDelay: 25, defaultMaxAttempts: 4 },
+    });
+    const endpoint = this.config.endpoint;
     this.#host = endpoint.hostname;
     this.#port = endpoint.port === '' ? undefined : Number(endpoint.port);
     this.#path = endpoint.pathname === '' ? '/' : endpoint.pathname;
@@ -353,17 +303,7 @@ export class DynamoDBDocumentClient {
       step: 'serialize',
       name: 'serializerMiddleware',
     });
-    this.middlewareStack.add(retryMiddleware(this.config as never) as unknown as Middleware, {
-      step: 'finalizeRequest',
-      priority: 'high',
-      name: 'retryMiddleware',
-    });
-    // Inside the retry loop, as the SDK's signing middleware: each attempt is signed afresh.
-    const signer = this.config.signer;
-    this.middlewareStack.addRelativeTo(
-      (next) => async (args) => next({ ...args, request: await signer.sign(args.request as HttpRequest) }),
-      { name: 'httpSigningMiddleware', relation: 'after', toMiddleware: 'retryMiddleware' },
-    );
+    addRetryAndSigning(this.middlewareStack, this.config);
   }
 
   /** The `serialize` step: the document input marshalled (as lib-dynamodb's `DocumentMarshall`) and the request. */
@@ -417,11 +357,9 @@ export class DynamoDBDocumentClient {
       smithyContext: { operation: operation.name },
       operation,
     };
-    const middlewares = this.middlewareStack.resolved();
-    let handler: Handler = (args) => this.#transmit(args, operation);
-    for (let index = middlewares.length - 1; index >= 0; index--)
-      handler = (middlewares[index] as Middleware)(handler, context);
-    return handler({ input: command.input as Json }).then((result) => result.output as O);
+    return sendThrough(this.middlewareStack, context, command.input as Json, (args) =>
+      this.#transmit(args, operation),
+    ) as Promise<O>;
   }
 
   /** Nothing to free but the HTTP handler's sockets. */

@@ -4,15 +4,52 @@
  * run middlewares as the SDK does. What is here: the JSON codec's base64 for binary values, reading an answer's body,
  * its `$metadata`, the SDK's error names and `ServiceException`s, an unreadable answer's error, and the middleware
  * stack (the SDK's steps, names and relative placement, sorted once per change) that the client observers, the local
- * lean clients, the contract recorder, the bench's counters and the fault-injection tests use.
+ * lean clients, the contract recorder, the bench's counters and the fault-injection tests use; and a client's settings
+ * (region, endpoint, credentials, the SDK's retry strategy, the SigV4 signer), its retry and signing middlewares, and
+ * running a call through the stack.
  */
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { doesIdentityRequireRefresh, isIdentityExpired, memoizeIdentityProvider } from '@smithy/core';
 import { ServiceException } from '@smithy/core/client';
-import type { HttpResponse } from '@smithy/core/transport';
+import { resolveRetryConfig, retryMiddleware } from '@smithy/core/retry';
+import { Hash } from '@smithy/core/serde';
+import type { HttpRequest, HttpResponse } from '@smithy/core/transport';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity } from '@smithy/types';
 
 export type Json = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // JSON with binary values (the SDK's JSON codec: blobs as base64).
+
+/** Decodes in place the base64 binary values of a parsed answer: members named `single` (a string) and `list` (strings). */
+const decodeBinary = (value: unknown, single: string, list: string): void => {
+  if (Array.isArray(value)) {
+    for (const entry of value) decodeBinary(entry, single, list);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const object = value as Json;
+  for (const key in object) {
+    const member = object[key];
+    if (key === single && typeof member === 'string') object[key] = fromBase64(member);
+    else if (key === list && Array.isArray(member))
+      object[key] = member.map((entry) => (typeof entry === 'string' ? fromBase64(entry) : entry));
+    else decodeBinary(member, single, list);
+  }
+};
+
+/**
+ * A JSON answer's text parsed (`{}` when empty), its binary values (`single` and `list` members, base64 in JSON)
+ * decoded; the walk only when the text has any.
+ */
+export const parseJsonAnswer = (text: string, single: string, list: string): Json => {
+  if (text.length === 0) return {};
+  const parsed = JSON.parse(text) as Json;
+  if (text.includes(`"${single}":"`) || text.includes(`"${list}":["`)) decodeBinary(parsed, single, list);
+  return parsed;
+};
 
 /** A `JSON.stringify` replacer: Uint8Arrays (binary values) as base64; used only when a body has any. */
 export function binaryAsBase64(this: Json, key: string, value: unknown): unknown {
@@ -205,3 +242,98 @@ export class MiddlewareStack {
     return absolute.flatMap(expand);
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// A client's settings, its retry and signing middlewares, and a call through its stack.
+
+/** What a client's calls read (`requestHandler` may be replaced: the local runtime's in-process transport). */
+export interface JsonClientConfig {
+  readonly region: string;
+  readonly endpoint: URL;
+  readonly signer: SignatureV4;
+  requestHandler: {
+    handle(request: HttpRequest, options?: { abortSignal?: AbortSignal }): Promise<{ response: HttpResponse }>;
+  };
+  readonly retryStrategy: () => Promise<unknown>;
+  readonly maxAttempts: () => Promise<number>;
+}
+
+/** The service a client speaks to, and the SDK's defaults for its client. */
+export interface JsonService {
+  /** For errors, e.g. `DynamoDB`. */
+  readonly label: string;
+  /** SigV4's service name, e.g. `dynamodb`. */
+  readonly signingName: string;
+  /** As in `AWS_ENDPOINT_URL_<ID>`, e.g. `DYNAMODB`. */
+  readonly endpointId: string;
+  /** The SDK's attempts for the service's client (`AWS_MAX_ATTEMPTS` overrides). */
+  readonly maxAttempts: number;
+  /** The service defaults the SDK's client passes to `resolveRetryConfig`, if any (DynamoDB's 25 ms base delay). */
+  readonly retryDefaults?: { readonly defaultBaseDelay: number; readonly defaultMaxAttempts: number };
+}
+
+/**
+ * A client's settings as the SDK's client resolves them: the region (`AWS_REGION`), the endpoint (the option, else
+ * `AWS_ENDPOINT_URL_<ID>` / `AWS_ENDPOINT_URL`, else `https://<signing name>.<region>.amazonaws.com`), the credentials
+ * (the option, else the default chain, memoized), the standard retry strategy (`AWS_RETRY_MODE`, `AWS_MAX_ATTEMPTS`).
+ */
+export const resolveClientConfig = (
+  service: JsonService,
+  options: { readonly region?: string; readonly endpoint?: string; readonly credentials?: AwsCredentialIdentity } = {},
+): JsonClientConfig => {
+  const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (!region) throw new Error(`${service.label}: no region (AWS_REGION)`);
+  const endpoint = new URL(
+    options.endpoint ??
+      process.env[`AWS_ENDPOINT_URL_${service.endpointId}`] ??
+      process.env.AWS_ENDPOINT_URL ??
+      `https://${service.signingName}.${region}.amazonaws.com`,
+  );
+  const given = options.credentials;
+  const credentials = given
+    ? async () => given
+    : (memoizeIdentityProvider(defaultProvider(), isIdentityExpired, doesIdentityRequireRefresh) as
+        | (() => Promise<AwsCredentialIdentity>)
+        | undefined);
+  if (!credentials) throw new Error(`${service.label}: no credential provider`);
+  const maxAttempts = Number(process.env.AWS_MAX_ATTEMPTS);
+  return resolveRetryConfig(
+    {
+      region,
+      endpoint,
+      signer: new SignatureV4({ credentials, region, service: service.signingName, sha256: Hash.bind(null, 'sha256') }),
+      requestHandler: new NodeHttpHandler(),
+      retryMode: process.env.AWS_RETRY_MODE ?? 'standard',
+      maxAttempts: Number.isInteger(maxAttempts) && maxAttempts > 0 ? maxAttempts : service.maxAttempts,
+    },
+    ...(service.retryDefaults ? [service.retryDefaults] : []),
+  ) as unknown as JsonClientConfig;
+};
+
+/** The SDK's retry middleware and, inside its loop as the SDK's signing middleware, SigV4 (each attempt signed afresh). */
+export const addRetryAndSigning = (stack: MiddlewareStack, config: JsonClientConfig): void => {
+  stack.add(retryMiddleware(config as never) as unknown as Middleware, {
+    step: 'finalizeRequest',
+    priority: 'high',
+    name: 'retryMiddleware',
+  });
+  const signer = config.signer;
+  stack.addRelativeTo(
+    (next) => async (args) => next({ ...args, request: await signer.sign(args.request as HttpRequest) }),
+    { name: 'httpSigningMiddleware', relation: 'after', toMiddleware: 'retryMiddleware' },
+  );
+};
+
+/** One call: `input` through the stack's middlewares, outermost first, to `transmit`; the output. */
+export const sendThrough = (
+  stack: MiddlewareStack,
+  context: MiddlewareContext,
+  input: Json,
+  transmit: Handler,
+): Promise<Json> => {
+  const middlewares = stack.resolved();
+  let handler = transmit;
+  for (let index = middlewares.length - 1; index >= 0; index--)
+    handler = (middlewares[index] as Middleware)(handler, context);
+  return handler({ input }).then((result) => result.output);
+};

@@ -46,28 +46,25 @@ import type {
   SendMessageCommandInput,
   SendMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { doesIdentityRequireRefresh, isIdentityExpired, memoizeIdentityProvider } from '@smithy/core';
 import type { ServiceException } from '@smithy/core/client';
-import { resolveRetryConfig, retryMiddleware } from '@smithy/core/retry';
-import { Hash } from '@smithy/core/serde';
 import { HttpRequest, type HttpResponse } from '@smithy/core/transport';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import {
   type Args,
+  addRetryAndSigning,
   binaryAsBase64,
   errorCode,
-  fromBase64,
-  type Handler,
   type Json,
+  type JsonClientConfig,
   type Middleware,
   type MiddlewareContext,
   MiddlewareStack,
   metadataOf,
+  parseJsonAnswer,
   type Result,
   readBody,
+  resolveClientConfig,
+  sendThrough,
   serviceError,
   unreadable,
 } from './json-client.ts';
@@ -139,29 +136,8 @@ const bodyOf = (input: object): string => {
     : body;
 };
 
-/** Decodes the base64 binary attribute values of a parsed answer in place. */
-const decodeBinary = (value: unknown): void => {
-  if (Array.isArray(value)) {
-    for (const entry of value) decodeBinary(entry);
-    return;
-  }
-  if (value === null || typeof value !== 'object') return;
-  const object = value as Json;
-  for (const key in object) {
-    const member = object[key];
-    if (key === 'BinaryValue' && typeof member === 'string') object[key] = fromBase64(member);
-    else if (key === 'BinaryListValues' && Array.isArray(member))
-      object[key] = member.map((entry) => (typeof entry === 'string' ? fromBase64(entry) : entry));
-    else decodeBinary(member);
-  }
-};
-
-const parseBody = (text: string): Json => {
-  if (text.length === 0) return {};
-  const parsed = JSON.parse(text) as Json;
-  if (text.includes('"BinaryValue":"') || text.includes('"BinaryListValues":["')) decodeBinary(parsed);
-  return parsed;
-};
+/** A parsed answer, its message attributes' base64 binary values decoded (only when its text has any). */
+const parseBody = (text: string): Json => parseJsonAnswer(text, 'BinaryValue', 'BinaryListValues');
 
 // ---------------------------------------------------------------------------------------------------------------
 // Errors: the SDK's query-compatible JSON protocol (SQS was a query service first).
@@ -285,16 +261,7 @@ const md5Checks: readonly { readonly name: string; readonly command: string; rea
 // The client.
 
 /** What the client's calls read (`requestHandler` may be replaced, as the SDK's). */
-export interface SQSClientConfig {
-  readonly region: string;
-  readonly endpoint: URL;
-  readonly signer: SignatureV4;
-  requestHandler: {
-    handle(request: HttpRequest, options?: { abortSignal?: AbortSignal }): Promise<{ response: HttpResponse }>;
-  };
-  readonly retryStrategy: () => Promise<unknown>;
-  readonly maxAttempts: () => Promise<number>;
-}
+export type SQSClientConfig = JsonClientConfig;
 
 /** As the SDK's client takes them (the local runtime gives all three; the service none: the environment's). */
 export interface SQSClientOptions {
@@ -339,32 +306,10 @@ export class SQSClient {
   #queueOrigin: Origin | undefined;
 
   constructor(options: SQSClientOptions = {}) {
-    const region = options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
-    if (!region) throw new Error('SQS: no region (AWS_REGION)');
     this.#fixed = options.endpoint !== undefined;
-    const endpoint = new URL(
-      options.endpoint ??
-        process.env.AWS_ENDPOINT_URL_SQS ??
-        process.env.AWS_ENDPOINT_URL ??
-        `https://sqs.${region}.amazonaws.com`,
-    );
-    const given = options.credentials;
-    const credentials = given
-      ? async () => given
-      : (memoizeIdentityProvider(defaultProvider(), isIdentityExpired, doesIdentityRequireRefresh) as
-          | (() => Promise<AwsCredentialIdentity>)
-          | undefined);
-    if (!credentials) throw new Error('SQS: no credential provider');
-    const maxAttempts = Number(process.env.AWS_MAX_ATTEMPTS);
-    this.config = resolveRetryConfig({
-      region,
-      endpoint,
-      signer: new SignatureV4({ credentials, region, service: 'sqs', sha256: Hash.bind(null, 'sha256') }),
-      requestHandler: new NodeHttpHandler(),
-      retryMode: process.env.AWS_RETRY_MODE ?? 'standard',
-      // The SDK's default for SQS (its client passes no service defaults).
-      maxAttempts: Number.isInteger(maxAttempts) && maxAttempts > 0 ? maxAttempts : 3,
-    }) as unknown as SQSClientConfig;
+    // The SDK's default for SQS: 3 attempts (its client passes no service defaults).
+    this.config = resolveClientConfig({ label: 'SQS', signingName: 'sqs', endpointId: 'SQS', maxAttempts: 3 }, options);
+    const endpoint = this.config.endpoint;
     this.#origin = originOf(endpoint);
 
     if (options.md5 !== false) {
@@ -378,17 +323,7 @@ export class SQSClient {
       step: 'serialize',
       name: 'serializerMiddleware',
     });
-    this.middlewareStack.add(retryMiddleware(this.config as never) as unknown as Middleware, {
-      step: 'finalizeRequest',
-      priority: 'high',
-      name: 'retryMiddleware',
-    });
-    // Inside the retry loop, as the SDK's signing middleware: each attempt is signed afresh.
-    const signer = this.config.signer;
-    this.middlewareStack.addRelativeTo(
-      (next) => async (args) => next({ ...args, request: await signer.sign(args.request as HttpRequest) }),
-      { name: 'httpSigningMiddleware', relation: 'after', toMiddleware: 'retryMiddleware' },
-    );
+    addRetryAndSigning(this.middlewareStack, this.config);
   }
 
   /** Where a call goes: the endpoint, or (as the SDK's `queueUrlMiddleware`) its queue's origin when that differs. */
@@ -461,11 +396,9 @@ export class SQSClient {
       ...(name === 'ReceiveMessage' ? { __retryLongPoll: true } : {}),
     };
     const abortSignal = options.abortSignal;
-    const middlewares = this.middlewareStack.resolved();
-    let handler: Handler = (args) => this.#transmit(args, abortSignal);
-    for (let index = middlewares.length - 1; index >= 0; index--)
-      handler = (middlewares[index] as Middleware)(handler, context);
-    return handler({ input: command.input as Json }).then((result) => result.output as O);
+    return sendThrough(this.middlewareStack, context, command.input as Json, (args) =>
+      this.#transmit(args, abortSignal),
+    ) as Promise<O>;
   }
 
   /** Nothing to free but the HTTP handler's sockets. */

@@ -6,63 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import * as sdk from '@aws-sdk/client-sqs';
-import { HttpResponse } from '@smithy/core/transport';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { leanClients } from '#local/lean-clients.ts';
 import { observed } from '#shared/adapters/client-observers.ts';
 import * as mine from '#shared/adapters/sqs-client.ts';
+import { type Answer, type Captured, recorder, signSameBytes, stubAwsEnvironment } from '#test/support/aws-recorder.ts';
 
 const ENDPOINT = 'http://127.0.0.1:4566';
 const QUEUE = `${ENDPOINT}/000000000000/storeflow-ingest.fifo`;
 
-interface Captured {
-  readonly method: string;
-  readonly protocol: string;
-  readonly hostname: string;
-  readonly port?: number;
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
-type Answer = { readonly status: number; readonly body: string; readonly headers?: Record<string, string> } | Error;
-
-/** A request handler that records each request (and the handler's options) and answers the next of `answers`. */
-const recorder = () => {
-  const requests: Captured[] = [];
-  const options: unknown[] = [];
-  const answers: Answer[] = [];
-  const handler = {
-    metadata: { handlerProtocol: 'http/1.1' },
-    async handle(request: Captured, handlerOptions?: unknown) {
-      requests.push({ ...request, headers: { ...request.headers } });
-      options.push(handlerOptions);
-      const answer = answers.shift() ?? { status: 200, body: '{}' };
-      if (answer instanceof Error) throw answer;
-      return {
-        response: new HttpResponse({
-          statusCode: answer.status,
-          headers: { 'x-amzn-requestid': 'REQ-1', 'content-type': 'application/x-amz-json-1.0', ...answer.headers },
-          body: Buffer.from(answer.body),
-        }),
-      };
-    },
-    updateHttpClientConfig() {},
-    httpHandlerConfigs: () => ({}),
-    destroy() {},
-  };
-  return { requests, options, answers, handler };
-};
-
-const environment = (endpoint: string | null) => {
-  vi.stubEnv('AWS_REGION', 'eu-west-1');
-  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY');
-  vi.stubEnv('AWS_SESSION_TOKEN', 'session-token');
-  vi.stubEnv('AWS_ENDPOINT_URL', undefined);
-  vi.stubEnv('AWS_ENDPOINT_URL_SQS', endpoint ?? undefined);
-  vi.stubEnv('AWS_MAX_ATTEMPTS', undefined);
-  vi.stubEnv('AWS_RETRY_MODE', undefined);
-};
+const environment = (endpoint: string | null) => stubAwsEnvironment('SQS', endpoint);
 
 /** Both clients, each with its recorder. `endpoint` null: none set (the regional endpoint). */
 const clients = (endpoint: string | null = ENDPOINT, options: { md5?: boolean } = {}) => {
@@ -229,26 +182,7 @@ describe('the SQS client, against the SDK', () => {
   it('signs each request as the SDK does (fixed date and credentials), for the regional endpoint', async () => {
     vi.useFakeTimers({ now: new Date('2027-01-15T08:00:00Z'), toFake: ['Date'] });
     const pair = clients(null);
-    // Headers the two clients do not share: the SDK's user agent, and each call's random invocation id.
-    const unshared =
-      (next: (args: { request: Captured }) => Promise<unknown>) => async (args: { request: Captured }) => {
-        delete args.request.headers['amz-sdk-invocation-id'];
-        delete args.request.headers['x-amz-user-agent'];
-        delete args.request.headers['user-agent'];
-        return next(args);
-      };
-    const before = { name: 'unshared', relation: 'before' as const, toMiddleware: 'httpSigningMiddleware' };
-    // The SDK writes the JSON members in its schema's order, this client in the input's: the same JSON (compared
-    // below), other bytes. The SDK signs the bytes this client sent, so the signatures compare the signing alone.
-    const sameBytes =
-      (next: (args: { request: Captured }) => Promise<unknown>) => async (args: { request: Captured }) => {
-        const sent = pair.ours.requests.at(-1)?.body ?? '';
-        expect(JSON.parse(sent)).toEqual(JSON.parse(args.request.body));
-        return next({ ...args, request: Object.assign(args.request, { body: sent }) });
-      };
-    pair.sdkClient.middlewareStack.addRelativeTo(sameBytes as never, { ...before, name: 'sameBytes' });
-    pair.sdkClient.middlewareStack.addRelativeTo(unshared as never, before);
-    pair.myClient.middlewareStack.addRelativeTo(unshared as never, before);
+    signSameBytes(pair.sdkClient.middlewareStack as never, pair.myClient.middlewareStack, pair.ours.requests);
     const queue = 'https://sqs.eu-west-1.amazonaws.com/123456789012/storeflow-ingest.fifo';
     for (const { name, input, answer } of CASES) {
       pair.ours.answers.push({ status: 200, body: JSON.stringify(answer) });
