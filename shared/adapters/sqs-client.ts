@@ -69,22 +69,8 @@ import {
   unreadable,
 } from './json-client.ts';
 
-export type {
-  ChangeMessageVisibilityCommandInput,
-  ChangeMessageVisibilityCommandOutput,
-  DeleteMessageBatchCommandInput,
-  DeleteMessageBatchCommandOutput,
-  DeleteMessageCommandInput,
-  DeleteMessageCommandOutput,
-  Message,
-  ReceiveMessageCommandInput,
-  ReceiveMessageCommandOutput,
-  SendMessageBatchCommandInput,
-  SendMessageBatchCommandOutput,
-  SendMessageBatchRequestEntry,
-  SendMessageCommandInput,
-  SendMessageCommandOutput,
-};
+/** The message shapes the sender and the pollers name. */
+export type { Message, SendMessageBatchRequestEntry };
 
 // ---------------------------------------------------------------------------------------------------------------
 // The operations.
