@@ -5,6 +5,8 @@
  * the whole batch on the queue.
  */
 
+import { Agent } from 'node:http';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
   DeleteMessageBatchCommand,
@@ -26,12 +28,24 @@ export type QueueLambda = (event: SQSEvent, context: Context) => Promise<SQSBatc
  * The SQS client a poller reads with: the service's own (`sqs-client.ts`), lean as the service's clients are in the
  * local runtime (unsigned, no user agent). It is not shown to the client observers: their SQS faults and recorded
  * calls are the service's, not the event source mapping's.
+ *
+ * Its connections are not capped. Every poller loop holds a long poll open for up to a second, and the runtime runs
+ * one loop per queue function and unit of concurrency (some 65 at the noisy bench's 8): behind the HTTP handler's
+ * default of 50 sockets, a receive of a busy queue waited in the agent's queue until another queue's idle long poll
+ * ended, and an event sent to an idle runtime was picked up 150–730 ms late (27 November 2026). Deployed, each event
+ * source mapping polls on its own.
  */
-export const pollerClient = (endpoint: string): SQSClient =>
-  leanClient(
-    'sqs',
-    new SQSClient({ region: REGION, endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-  );
+export const pollerClient = (endpoint: string): SQSClient => {
+  const client = new SQSClient({
+    region: REGION,
+    endpoint,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  client.config.requestHandler = new NodeHttpHandler({
+    httpAgent: new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }),
+  });
+  return leanClient('sqs', client);
+};
 
 export interface PollerOptions {
   readonly sqs: SQSClient;

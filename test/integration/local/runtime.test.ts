@@ -3,7 +3,10 @@
  * redrive to the DLQ, a failed invocation returns the batch), the `/_local/` clock route, and state that survives a
  * restart when the runtime runs on a state directory.
  */
+
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -14,6 +17,7 @@ import { lambdaContext } from '#local/lambda-context.ts';
 import { type Poller, pollerClient, type QueueLambda, startPoller } from '#local/poller.ts';
 import { type LocalRuntime, type PortName, startLocalRuntime } from '#local/runtime.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
+import { ReceiveMessageCommand as PollerReceive } from '#shared/adapters/sqs-client.ts';
 import { logger } from '#shared/observability.ts';
 import { eventually, newStore, postEvent, type TestStore } from '#test/support/local.ts';
 
@@ -180,6 +184,41 @@ describe('queue pollers', () => {
     expect(errors).toHaveLength(1);
     expect(String(errors[0])).toContain('worker crashed');
     expect(remaining(queue.dlq.queueName)).toBe(0);
+  });
+
+  it("holds every loop's long poll open at once: a receive never waits for another queue's idle poll to end", async () => {
+    // The runtime runs one receive loop per queue function and unit of concurrency (some 65 at the noisy bench's 8),
+    // each holding a long poll open. Behind the HTTP handler's default cap of 50 sockets, the 51st receive waited up to
+    // a second for another's to end. A server that holds every request counts how many arrive at once.
+    const held = new Set<ServerResponse>();
+    const server = createServer((_request, response) => {
+      held.add(response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = pollerClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const aborting = new AbortController();
+    const loops = 60;
+    const receives = Array.from({ length: loops }, (_, i) =>
+      client
+        .send(new PollerReceive({ QueueUrl: `http://127.0.0.1/000000000000/q-${i}`, WaitTimeSeconds: 1 }), {
+          abortSignal: aborting.signal,
+        })
+        .catch(() => undefined),
+    );
+    try {
+      await eventually(
+        `${loops} receives open at the server at once`,
+        async () => (held.size === loops ? true : undefined),
+        3_000,
+      ).catch(() => undefined);
+      expect(held.size).toBe(loops);
+    } finally {
+      aborting.abort();
+      await Promise.all(receives);
+      client.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
