@@ -29,11 +29,10 @@ export type QueueLambda = (event: SQSEvent, context: Context) => Promise<SQSBatc
  * local runtime (unsigned, no user agent). It is not shown to the client observers: their SQS faults and recorded
  * calls are the service's, not the event source mapping's.
  *
- * Its connections are not capped. Every poller loop holds a long poll open for up to a second, and the runtime runs
- * one loop per queue function and unit of concurrency (some 65 at the noisy bench's 8): behind the HTTP handler's
- * default of 50 sockets, a receive of a busy queue waited in the agent's queue until another queue's idle long poll
- * ended, and an event sent to an idle runtime was picked up 150–730 ms late (27 November 2026). Deployed, each event
- * source mapping polls on its own.
+ * Its connections are not capped: each poller keeps a long poll open and its batches' gathering receives and
+ * deletes besides, and behind the HTTP handler's default of 50 sockets (when every unit of concurrency had a long poll
+ * of its own, some 65 at the noisy bench's 8) a busy queue's receive waited in the agent's queue until another
+ * queue's idle poll ended: an event sent to an idle runtime was picked up 150–730 ms late (27 November 2026).
  */
 export const pollerClient = (endpoint: string): SQSClient => {
   const client = new SQSClient({
@@ -156,15 +155,37 @@ export const startPoller = (options: PollerOptions): Poller => {
     return batch;
   };
 
-  const loop = async () => {
+  // One receive at a time, and up to `concurrency` batches running, as Lambda's pollers hand batches to concurrent
+  // invocations. A receive loop per unit of concurrency kept that many long polls open on every queue, and each
+  // message woke all of them (the emulator answers every waiting poll): at the noisy bench's 8, some 540 empty
+  // receives a second went through this process's HTTP stack for 40 events a second (27 November 2026), CPU that a
+  // deployment's pollers do not take from its functions.
+  const limit = Math.max(1, options.concurrency ?? 2);
+  const running = new Set<Promise<void>>();
+  const dispatch = (messages: Message[]) => {
+    const batch = (async () => {
+      try {
+        await runBatch(await gather(messages));
+      } catch (error) {
+        if (!stopping.signal.aborted) options.onError?.(error);
+      }
+    })();
+    running.add(batch);
+    void batch.finally(() => running.delete(batch));
+  };
+  const receiveLoop = async () => {
     while (!stopping.signal.aborted) {
       if (paused) {
         await sleep(50, stopping.signal);
         continue;
       }
+      if (running.size >= limit) {
+        await Promise.race(running);
+        continue;
+      }
       try {
         const messages = await receive(options.batchSize, 1);
-        if (messages.length > 0) await runBatch(await gather(messages));
+        if (messages.length > 0) dispatch(messages);
       } catch (error) {
         if (stopping.signal.aborted) return;
         options.onError?.(error);
@@ -173,11 +194,12 @@ export const startPoller = (options: PollerOptions): Poller => {
     }
   };
 
-  const loops = Array.from({ length: options.concurrency ?? 2 }, loop);
+  const receiving = receiveLoop();
   return {
     async stop() {
       stopping.abort();
-      await Promise.allSettled(loops);
+      await receiving;
+      await Promise.allSettled(running);
     },
     pause() {
       paused = true;

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -106,6 +107,8 @@ export interface LocalRuntime {
   advanceClock(seconds: number): Promise<{ offsetSeconds: number; fired: number }>;
   /** DynamoDB operations served so far, by operation name (`PutItem`, `UpdateItem`, …). */
   dynamodbCalls(): Record<string, number>;
+  /** The local DynamoDB thread's event loop utilization so far (diff two with `performance.eventLoopUtilization`). */
+  dynamodbUtilization(): EventLoopUtilization;
   /** SES operations served so far, by operation name (`SendBulkEmail`, `SendEmail`, `CreateEmailIdentity`, …). */
   sesCalls(): Record<string, number>;
   /**
@@ -360,6 +363,7 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
       dlqUrls: queues.dlqs,
       advanceClock,
       dynamodbCalls: () => dynamo.calls(),
+      dynamodbUtilization: () => dynamo.utilization(),
       sesCalls: () => sesProxy.calls(),
       invocations: () => Object.fromEntries([...invocations].map(([name, tally]) => [name, { ...tally }])),
       ses: {

@@ -14,6 +14,8 @@
  *    `acceptedAt`) and every victim order's trigger-to-email latency (the run's `emailed` event less the trigger's `at`)
  *    are read back; the metrics are the p99 ratios B ÷ A (target ≤ 1.5), and the attacker's own figures.
  */
+
+import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { apiCall, queuesDrained } from '#bench/lib/api.ts';
@@ -129,8 +131,25 @@ const sampleQueues = (runtime: LocalRuntime) => {
   };
 };
 
-/** What the runtime did so far: DynamoDB calls by operation, handler invocations and their wall ms by function. */
-const work = (runtime: LocalRuntime) => ({ dynamodb: runtime.dynamodbCalls(), invocations: runtime.invocations() });
+/** This thread's event loop delay from now on (10 ms resolution). */
+const startDelayMonitor = () => {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  return histogram;
+};
+
+/**
+ * What the runtime did so far: DynamoDB calls by operation, handler invocations and their wall ms by function, and the
+ * process's CPU time (every thread: the runtime, its emulators and the load generator share this process).
+ */
+const work = (runtime: LocalRuntime) => ({
+  delay: startDelayMonitor(),
+  dynamodb: runtime.dynamodbCalls(),
+  invocations: runtime.invocations(),
+  cpu: process.cpuUsage(),
+  mainLoop: performance.eventLoopUtilization(),
+  dynamoLoop: runtime.dynamodbUtilization(),
+});
 
 /**
  * What the runtime did during a phase's load seconds (not its drain): where phase B's extra time goes, e.g. which
@@ -143,7 +162,24 @@ const workSince = (runtime: LocalRuntime, before: ReturnType<typeof work>) => {
     const was = before.invocations[name] ?? { count: 0, ms: 0 };
     if (count > was.count) functions[name] = { count: count - was.count, ms: Math.round(ms - was.ms) };
   }
-  return { dynamodb: countDelta(before.dynamodb, now.dynamodb), functions };
+  const cpuMs = (now.cpu.user + now.cpu.system - before.cpu.user - before.cpu.system) / 1000;
+  // How busy the two threads were (0–1): near 1, calls queue behind each other and latencies climb.
+  const busy = (now: EventLoopUtilization, was: EventLoopUtilization) =>
+    round(performance.eventLoopUtilization(now, was).utilization, 2);
+  before.delay.disable();
+  now.delay.disable();
+  const ms = (ns: number) => round(ns / 1e6, 1);
+  return {
+    dynamodb: countDelta(before.dynamodb, now.dynamodb),
+    functions,
+    loopDelayMs: {
+      p50: ms(before.delay.percentile(50)),
+      p99: ms(before.delay.percentile(99)),
+      max: ms(before.delay.max),
+    },
+    cpuMs: Math.round(cpuMs),
+    busy: { main: busy(now.mainLoop, before.mainLoop), dynamodb: busy(now.dynamoLoop, before.dynamoLoop) },
+  };
 };
 
 /** Runs `tick` once a second for `seconds`, without waiting for the previous tick. */
@@ -207,6 +243,8 @@ interface Timed {
   readonly kind: 'applied' | 'emailed';
   readonly storeId: string;
   readonly steps?: string;
+  /** For an order: trigger → its run entered (the ingest worker and the flows queue), ms. */
+  readonly entered?: number;
 }
 
 /** Reads one victim event's sample from what the service stored: undefined while it is not applied (or mailed) yet. */
@@ -232,9 +270,11 @@ const sampleReader = () => {
     const run = await runs.get(item.storeId, runIdOf(item.storeId, item.flowId, `event#${item.sourceId}#order_paid`));
     const mail = run?.events.find((e) => e.type === 'emailed');
     if (!run || !mail) return undefined;
+    const entered = run.events.find((e) => e.type === 'entered');
     return {
       at: run.trigger.at,
       ms: mail.at - run.trigger.at,
+      ...(entered ? { entered: entered.at - run.trigger.at } : {}),
       kind: 'emailed',
       storeId: item.storeId,
       steps: run.events.map((e) => `${e.type}+${e.at - run.trigger.at}`).join(' '),
@@ -276,8 +316,15 @@ const latencies = async (sent: readonly Sent[]) => {
   const steadyOf = (kind: Timed['kind']) =>
     summarize(timed.filter((t) => t.kind === kind && t.at - first >= STEADY_AFTER_MS).map((t) => t.ms));
   const steady = { applied: steadyOf('applied'), emailed: steadyOf('emailed') };
+  // The orders' two stages: trigger → run entered (ingest worker, flows queue) and entered → emailed (render, pacer,
+  // SES): which of them a slower phase spends its time in.
+  const orders = timed.filter((t) => t.entered !== undefined);
+  const stages = {
+    entered: summarize(orders.map((t) => t.entered ?? 0)),
+    mailed: summarize(orders.map((t) => t.ms - (t.entered ?? 0))),
+  };
   const worst = timed.sort((x, y) => y.ms - x.ms).slice(0, 12);
-  return { applied: summarize(applied), emailed: summarize(emailed), missing, worst, bySecond, steady };
+  return { applied: summarize(applied), emailed: summarize(emailed), missing, worst, bySecond, steady, stages };
 };
 
 /**
@@ -448,7 +495,7 @@ export const noisy: Scenario = {
       await sleep(WATCH_LEAD_MS);
       const startA = Date.now();
       const workBeforeA = work(runtime);
-      await everySecond(seconds, () => victimLoad(runtime, victims, sentA));
+      await profiled(options.profile, 'noisy-a', () => everySecond(seconds, () => victimLoad(runtime, victims, sentA)));
       const workA = workSince(runtime, workBeforeA);
       await settled(runtime);
       const stallsA = await watchA.stop();

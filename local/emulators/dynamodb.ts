@@ -4,6 +4,7 @@
  * busy test and benchmark measured the emulator as much as the service. Operation counts (e.g. `PutItem`), read by the
  * benchmarks and tests, are kept in shared memory so `calls()` answers at once.
  */
+import type { EventLoopUtilization } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import {
   DYNAMODB_OPERATIONS,
@@ -16,6 +17,8 @@ export interface LocalDynamo {
   readonly port: number;
   /** Operations served so far, by name (those never called are absent). */
   calls(): Record<string, number>;
+  /** The thread's event loop utilization so far (`performance.eventLoopUtilization`): how busy the emulator is. */
+  utilization(): EventLoopUtilization;
   /** One call handed to the thread as a message, without a socket (`dynamodb-transport.ts`). */
   call(headers: Record<string, string>, body: string): Promise<ThreadResponse>;
   stop(): Promise<void>;
@@ -62,6 +65,7 @@ export const startLocalDynamo = async (options: { port: number; path?: string })
       if (others > 0) out.unknown = others;
       return out;
     },
+    utilization: () => worker.performance.eventLoopUtilization(),
     call(headers, body) {
       const id = ++nextId;
       const request: ThreadRequest = { type: 'request', id, headers, body };

@@ -186,6 +186,88 @@ describe('queue pollers', () => {
     expect(remaining(queue.dlq.queueName)).toBe(0);
   });
 
+  /** The runtime's poller client, counting the receives it makes. */
+  const countingClient = () => {
+    const client = pollerClient(fauxqs.address);
+    const send = client.send.bind(client);
+    const counts = { receives: 0 };
+    client.send = ((command: unknown, options?: unknown) => {
+      if (command instanceof PollerReceive) counts.receives++;
+      return (send as (c: unknown, o?: unknown) => Promise<unknown>)(command, options);
+    }) as typeof client.send;
+    return { client, counts };
+  };
+
+  it('wakes one receive per message, not one per unit of concurrency', async () => {
+    // Each unit of concurrency used to keep a long poll of its own open, and a message woke all of them: at 8, eight
+    // receives per message went through the process's HTTP stack (the noisy bench's 540 empty receives a second).
+    const queue = queueWithDlq(5);
+    const { client, counts } = countingClient();
+    const handled: string[] = [];
+    const poller = startPoller({
+      sqs: client,
+      queueUrl: queue.queueUrl,
+      queueArn: queue.queueArn,
+      batchSize: 10,
+      concurrency: 8,
+      invoke: async (event) => {
+        handled.push(...event.Records.map((r) => r.body));
+        return { batchItemFailures: [] };
+      },
+      context: (): Context => lambdaContext('test-worker', 30),
+    });
+    pollers.push(poller);
+    // Let every unit of concurrency start polling, then send one message at a time.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const before = counts.receives;
+    const messages = 20;
+    for (let i = 0; i < messages; i++) {
+      await sendBodies(queue.queueUrl, [`one-${i}`]);
+      await eventually(`message ${i} handled`, async () => (handled.length === i + 1 ? true : undefined));
+    }
+    const receives = counts.receives - before;
+    await poller.stop();
+    client.destroy();
+    // One receive takes each message and one more waits for the next (the 1 s long polls that end empty add a few).
+    expect(handled).toEqual(Array.from({ length: messages }, (_, i) => `one-${i}`));
+    expect(receives).toBeLessThanOrEqual(2 * messages + 5);
+  });
+
+  it('runs up to `concurrency` batches at once, and no more', async () => {
+    const queue = queueWithDlq(5);
+    let inFlight = 0;
+    let most = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const poller = startPoller({
+      sqs: pollerSqs,
+      queueUrl: queue.queueUrl,
+      queueArn: queue.queueArn,
+      batchSize: 1,
+      concurrency: 3,
+      invoke: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await gate;
+        inFlight--;
+        return { batchItemFailures: [] };
+      },
+      context: (): Context => lambdaContext('test-worker', 30),
+    });
+    pollers.push(poller);
+    await sendBodies(queue.queueUrl, ['c-1', 'c-2', 'c-3', 'c-4', 'c-5']);
+    await eventually('three batches running', async () => (inFlight === 3 ? true : undefined));
+    // Held there while they run: the other two wait on the queue.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(inFlight).toBe(3);
+    release();
+    await eventually('every message deleted', async () => (remaining(queue.queueName) === 0 ? true : undefined));
+    await poller.stop();
+    expect(most).toBe(3);
+  });
+
   it("holds every loop's long poll open at once: a receive never waits for another queue's idle poll to end", async () => {
     // The runtime runs one receive loop per queue function and unit of concurrency (some 65 at the noisy bench's 8),
     // each holding a long poll open. Behind the HTTP handler's default cap of 50 sockets, the 51st receive waited up to
