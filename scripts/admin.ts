@@ -199,7 +199,8 @@ const run = async () => {
       const storeId = values.store ?? fail('--store is required');
       const { scopes, stepsMoved } = await rollUpStoreStats(rollupDeps(), storeId, (line) => console.log(`  ${line}`));
       console.log(
-        `${storeId}: ${stepsMoved} email steps' counters moved to their flows (${scopes.length} flows looked at).`,
+        `${storeId}: ${stepsMoved} email steps' counters moved to their flows; the month counters of ` +
+          `${scopes.length} scopes rebuilt from their days; stats over more than 92 days now read months.`,
       );
     } else if (action === 'index-contacts') {
       const storeId = values.store ?? fail('--store is required');

@@ -2,7 +2,14 @@
 
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
-import type { DayCounts, Exposure, Touch } from '#shared/domain/attribution/model.ts';
+import {
+  type DayCounts,
+  type Exposure,
+  keepsMonths,
+  type MonthCounts,
+  monthOf,
+  type Touch,
+} from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import { batchDelete, batchGet } from './batch.ts';
 import { itemMeta, keys } from './keys.ts';
@@ -31,6 +38,12 @@ const putLatest = async (key: { pk: string; sk: string }, touch: Touch) => {
     if (!isConditionFailure(error)) throw error;
   }
 };
+
+/** Stores known to keep their months (once kept, always: the mark is never removed), remembered by a warm function. */
+const keptStores = new Set<string>();
+
+/** How a month counter's sort key starts (`keys.statsMonth`). */
+const MONTH_PREFIX = 'MONTH#';
 
 const readDays: AttributionStore['days'] = async (storeId, scope, from, to) => {
   const items = await queryStoredItems({
@@ -109,25 +122,61 @@ export const dynamoAttribution = (): AttributionStore => ({
       expiresAt: expiresAt(ONCE_TTL_SECONDS),
     }),
 
-  addTo: (storeId, scope, day, deltas) => addDay(storeId, scope, day, deltas),
+  addTo: (storeId, scope, period, deltas) => addPeriod(storeId, scope, period, deltas),
 
   async add(storeId, scopes, day, deltas) {
-    await Promise.all(scopes.map((scope) => addDay(storeId, scope, day, deltas)));
+    await Promise.all(
+      scopes.flatMap((scope) => [
+        addPeriod(storeId, scope, day, deltas),
+        ...(keepsMonths(scope) ? [addPeriod(storeId, scope, monthOf(day), deltas)] : []),
+      ]),
+    );
   },
 
   days: readDays,
 
+  async months(storeId, scope, from, to) {
+    const first = keys.statsMonth(storeId, scope, from);
+    const items = await queryStoredItems({
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': first.pk,
+        ':from': first.sk,
+        ':to': keys.statsMonth(storeId, scope, to).sk,
+      },
+    });
+    return items.map((item) => ({ month: String(item.sk).slice(MONTH_PREFIX.length), counts: countsOf(item) }));
+  },
+
   async periods(storeId, wanted) {
     const items = await batchGet(
-      wanted.flatMap(({ scope, days }) => days.map((day) => keys.stats(storeId, scope, day))),
+      wanted.flatMap(({ scope, days, months }) => [
+        ...days.map((day) => keys.stats(storeId, scope, day)),
+        ...months.map((month) => keys.statsMonth(storeId, scope, month)),
+      ]),
     );
-    const found = new Map(wanted.map(({ scope }) => [scope, [] as DayCounts[]]));
+    const found = new Map(wanted.map(({ scope }) => [scope, { days: [] as DayCounts[], months: [] as MonthCounts[] }]));
     const scopeOf = new Map(wanted.map(({ scope }) => [keys.stats(storeId, scope, '').pk, scope]));
     for (const item of items) {
-      found.get(scopeOf.get(String(item.pk)) ?? '')?.push({ day: String(item.sk), counts: countsOf(item) });
+      const periods = found.get(scopeOf.get(String(item.pk)) ?? '');
+      if (!periods) continue;
+      const sk = String(item.sk);
+      if (sk.startsWith(MONTH_PREFIX))
+        periods.months.push({ month: sk.slice(MONTH_PREFIX.length), counts: countsOf(item) });
+      else periods.days.push({ day: sk, counts: countsOf(item) });
     }
-    for (const days of found.values()) days.sort((x, y) => x.day.localeCompare(y.day));
+    for (const periods of found.values()) {
+      periods.days.sort((x, y) => x.day.localeCompare(y.day));
+      periods.months.sort((x, y) => x.month.localeCompare(y.month));
+    }
     return found;
+  },
+
+  async monthsKept(storeId) {
+    if (keptStores.has(storeId)) return true;
+    const kept = (await getItem(keys.statsMonthsKept(storeId))) !== undefined;
+    if (kept) keptStores.add(storeId);
+    return kept;
   },
 
   async deleteScope(storeId, scope) {
@@ -137,21 +186,45 @@ export const dynamoAttribution = (): AttributionStore => ({
       ExpressionAttributeValues: { ':pk': pk },
       ProjectionExpression: 'pk, sk',
     });
-    // Every item of the partition: its days, and the month items written before issue 16.
     await batchDelete(items.map((item) => ({ pk, sk: String(item.sk) })));
+  },
+
+  async rebuildMonths(storeId, scopes) {
+    for (const scope of scopes) {
+      const days = await readDays(storeId, scope, '0000-01-01', '9999-12-31');
+      const months = new Map<string, Record<string, number>>();
+      for (const { day, counts } of days) {
+        const sums = months.get(monthOf(day)) ?? {};
+        for (const [name, n] of Object.entries(counts)) sums[name] = (sums[name] ?? 0) + n;
+        months.set(monthOf(day), sums);
+      }
+      for (const [month, counts] of months) {
+        await dynamo().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...keys.statsMonth(storeId, scope, month), ...itemMeta('stats'), ...counts },
+          }),
+        );
+      }
+    }
+    await dynamo().send(new PutCommand({ TableName: tableName(), Item: monthsKeptItem(storeId) }));
   },
 });
 
-/** `ADD`s the non-zero `deltas` to a scope's day (`YYYY-MM-DD`) item (made when absent). */
-const addDay = async (
+/** The mark of a store whose month counters are whole (a new store has none yet, so its months are). */
+export const monthsKeptItem = (storeId: string) => ({ ...keys.statsMonthsKept(storeId), ...itemMeta('stats') });
+
+/** `ADD`s the non-zero `deltas` to a scope's day (`YYYY-MM-DD`) or month (`YYYY-MM`) item (made when absent). */
+const addPeriod = async (
   storeId: string,
   scope: string,
-  day: string,
+  period: string,
   deltas: Readonly<Record<string, number>>,
 ): Promise<void> => {
   const entries = Object.entries(deltas).filter(([, n]) => n !== 0);
   if (entries.length === 0) return;
-  await addCounts(keys.stats(storeId, scope, day), entries);
+  const key = period.length === 7 ? keys.statsMonth(storeId, scope, period) : keys.stats(storeId, scope, period);
+  await addCounts(key, entries);
 };
 
 /** `ADD`s each counter of `entries` to the item at `key` (made when absent). */

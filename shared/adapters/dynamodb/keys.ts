@@ -32,8 +32,8 @@
  * | attribution (counted once) | STORE#<storeId>#COUNTED#<key> | ONCE |                                   |                                      |
  * | attribution (A/B exposure) | STORE#<storeId>#EXPOSURE#<email> | <flowId> |                           |                                      |
  * | stats    | STORE#<storeId>#STATS#<scope>        | <YYYY-MM-DD> |                                      |                                      |
- * | stats (month, until issue 16: read by nothing) | STORE#<storeId>#STATS#<scope> | MONTH#<YYYY-MM> |         |                                      |
- * | stats (months kept, until issue 16: read by nothing) | STORE#<storeId>#STATS | MONTHS |                    |                                      |
+ * | stats (month) | STORE#<storeId>#STATS#<scope>   | MONTH#<YYYY-MM> |                                   |                                      |
+ * | stats (months kept) | STORE#<storeId>#STATS     | MONTHS    |                                         |                                      |
  * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    | STORE#<storeId>#IMPORTS / <createdAt>#<jobId> |                                |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
  * | runBudget | STORE#<storeId>#RUN-BUDGET         | BUDGET    |                                         |                                      |
@@ -229,16 +229,12 @@ export const keys = {
    * `webhooks`) and UTC day.
    */
   stats: (storeId: string, scope: string, day: string) => ({ pk: `STORE#${storeId}#STATS#${scope}`, sk: day }),
-  /**
-   * The same counters summed per month, written beside the days until issue 16 and read by nothing since (months are
-   * their days summed when read): `MONTH#` sorts after every day, so a range of days never reads one. Named here for
-   * the tests of data stored before.
-   */
+  /** The same counters summed per month: `MONTH#` sorts after every day, so a range of days never reads a month. */
   statsMonth: (storeId: string, scope: string, month: string) => ({
     pk: `STORE#${storeId}#STATS#${scope}`,
     sk: `MONTH#${month}`,
   }),
-  /** Until issue 16, present when the store's month counters held every count of their days (read by nothing since). */
+  /** Present when the store's month counters hold every count of their days. */
   statsMonthsKept: (storeId: string) => ({ pk: `STORE#${storeId}#STATS`, sk: 'MONTHS' }),
   importJob: (storeId: string, jobId: string) => ({ pk: `STORE#${storeId}#IMPORT#${jobId}`, sk: 'IMPORT' }),
   /** A store's import jobs in creation order (listed newest first by the console). */

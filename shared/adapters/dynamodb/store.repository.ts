@@ -3,6 +3,7 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '#shared/adapters/dynam
 import type { Clock } from '#shared/domain/clock.ts';
 import type { AuthenticatedStore, Store } from '#shared/domain/stores/model.ts';
 import type { StoreRepository } from '#shared/domain/stores/ports.ts';
+import { monthsKeptItem } from './attribution.ts';
 import { exactCountStateItem } from './contact-counts.ts';
 import { itemMeta, keys } from './keys.ts';
 import { queryIndex } from './query.ts';
@@ -58,6 +59,8 @@ export const dynamoStoreRepository = (): StoreRepository => {
       );
       // No contacts yet: the export's counters start exact and the contact writes keep them so.
       await dynamo().send(new PutCommand({ TableName: tableName(), Item: exactCountStateItem(store.storeId) }));
+      // No counts yet: its month counters start whole and every count adds to its month too.
+      await dynamo().send(new PutCommand({ TableName: tableName(), Item: monthsKeptItem(store.storeId) }));
     },
 
     async replaceKey(storeId, oldKeyHash, next) {

@@ -215,7 +215,7 @@ export const readStepStats = async (
 ): Promise<Stats> => summarize(range.from, range.to, stepCounts((await read(`flow#${flowId}`, range)).totals, stepId));
 
 export interface StatsDeps {
-  readonly attribution: Pick<AttributionStore, 'days' | 'periods'>;
+  readonly attribution: Pick<AttributionStore, 'days' | 'periods' | 'monthsKept'>;
   readonly flows: {
     get(storeId: string, flowId: string): Promise<Pick<Flow, 'id' | 'steps' | 'holdoutPercent'> | undefined>;
   };
@@ -251,9 +251,9 @@ export const flowStats = async (
   return { flowId, ...withSeries(range, counts), steps, ...(experiment ? { experiment } : {}) };
 };
 
-/** What moving a store's step counters to its flows needs (`npm run admin -- store rollup-stats`). */
+/** What rebuilding a store's month counters needs (`npm run admin -- store rollup-stats`). */
 export interface RollupDeps {
-  readonly attribution: Pick<AttributionStore, 'days' | 'add' | 'deleteScope'>;
+  readonly attribution: Pick<AttributionStore, 'days' | 'add' | 'deleteScope' | 'rebuildMonths'>;
   readonly stores: { get(storeId: string): Promise<unknown> };
   readonly flows: {
     list(storeId: string): Promise<readonly Pick<Flow, 'id' | 'steps'>[]>;
@@ -261,12 +261,14 @@ export interface RollupDeps {
 }
 
 /**
- * The upgrade step for stores counted before flows held their steps' counters (docs/deploy.md): each email step's
- * counters, once a scope of their own (`step#<flowId>#<stepId>`), are added to their flow's under their `stepCounter`
- * names and removed. (It also rebuilt month counters until issue 16; months are now their days summed when read.)
+ * The upgrade step for stores counted before this version (docs/deploy.md): each email step's counters, once a scope
+ * of their own (`step#<flowId>#<stepId>`), are added to their flow's under their `stepCounter` names and removed;
+ * then every scope kept per month that the stats and the console read (the store, each flow) has its month counters
+ * rewritten from its days, and the store's long ranges read months from then on.
  *
- * A run stopped between adding a step's counters to its flow and removing them would add them twice if run again: it
- * logs each step it moves. Answers the scopes looked at (the store's flows) and the steps moved.
+ * Counts added to a scope while its months are rebuilt (milliseconds) may be missed in its month: running it again
+ * when the store is quiet repairs that. A run stopped between adding a step's counters to its flow and removing them
+ * would add them twice if run again: it logs each step it moves. Answers the scopes rebuilt and the steps moved.
  */
 export const rollUpStoreStats = async (
   deps: RollupDeps,
@@ -290,5 +292,7 @@ export const rollUpStoreStats = async (
       stepsMoved++;
     }
   }
-  return { scopes: flows.map((flow) => `flow#${flow.id}`), stepsMoved };
+  const scopes = ['store', ...flows.map((flow) => `flow#${flow.id}`)];
+  await deps.attribution.rebuildMonths(storeId, scopes);
+  return { scopes, stepsMoved };
 };

@@ -7,17 +7,17 @@
  * does not: counts are still added only on the transitions that happen once (a run created, an email sent, an SES event
  * claimed), so a redelivered message never counts twice. A flush that fails keeps its additions for the next flush of
  * the same warm worker; a worker that dies with additions kept loses them, as a crash between the once-only write and
- * the `ADD` always could (docs/attribution.md, "Known gaps"). Each day item is written alone and kept alone when its
- * write fails, so a retried flush never adds a day twice. Only days are counted: months are their days summed when
- * read (`read-counts.ts`), so a store's email costs one `ADD` per scope and batch, not two.
+ * the `ADD` always could (docs/attribution.md, "Known gaps"). A day and its month are separate items, each written
+ * alone and kept alone when its write fails, so a retried flush never adds a day (or a month) twice.
  */
 import { batchSums } from '#shared/domain/batch-sums.ts';
+import { keepsMonths, monthOf } from './model.ts';
 import type { AttributionStore } from './ports.ts';
 
 export interface CounterBuffer {
   /** The store with `add` kept in memory; every other method goes straight through. */
   readonly store: AttributionStore;
-  /** Writes what was added since the last flush: one write per store, scope and day. */
+  /** Writes what was added since the last flush: one write per store, scope and day, and per month. */
   flush(): Promise<void>;
 }
 
@@ -25,15 +25,18 @@ export const counterBuffer = (
   target: AttributionStore,
   onFlushFailed: (error: unknown, kept: number) => void = () => undefined,
 ): CounterBuffer => {
-  // A day per key: each item is added alone, so a failed one is kept alone.
-  const sums = batchSums<readonly [storeId: string, scope: string, day: string]>(([storeId, scope, day], deltas) =>
-    target.addTo(storeId, scope, day, deltas),
+  // A day (`YYYY-MM-DD`) or a month (`YYYY-MM`) per key: each item is added alone, so a failed one is kept alone.
+  const sums = batchSums<readonly [storeId: string, scope: string, period: string]>(
+    ([storeId, scope, period], deltas) => target.addTo(storeId, scope, period, deltas),
   );
   return {
     store: {
       ...target,
       async add(storeId, scopes, day, deltas) {
-        for (const scope of scopes) sums.add([storeId, scope, day], deltas);
+        for (const scope of scopes) {
+          sums.add([storeId, scope, day], deltas);
+          if (keepsMonths(scope)) sums.add([storeId, scope, monthOf(day)], deltas);
+        }
       },
     },
     async flush() {

@@ -69,6 +69,13 @@ export const monthOf = (day: string): string => day.slice(0, 7);
 export const EVENTS_SCOPE = 'events';
 export const WEBHOOKS_SCOPE = 'webhooks';
 
+/**
+ * Whether a scope's counts are also kept per month (`read-counts.ts`): attribution's are (the stats API reads them
+ * over a year); the activity counters are not: they are added for every event and delivery batch, where a second
+ * write would cost more than reading a long range of their days in the console now and then.
+ */
+export const keepsMonths = (scope: string): boolean => scope !== EVENTS_SCOPE && scope !== WEBHOOKS_SCOPE;
+
 /** A step's counter, kept on its flow's items (`step#email-1#emailed`): one write counts the flow and its step. */
 export const stepCounter = (stepId: string, counter: string) => `step#${stepId}#${counter}`;
 
@@ -124,7 +131,7 @@ export interface DayCounts {
   readonly counts: Readonly<Record<string, number>>;
 }
 
-/** One month's counters of one scope: the sums of its days (`read-counts.ts`). */
+/** One month's counters of one scope, as stored: the sums of its days, kept as they are added. */
 export interface MonthCounts {
   readonly month: string;
   readonly counts: Readonly<Record<string, number>>;

@@ -1,5 +1,5 @@
 /** Ports of the attribution area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
-import type { DayCounts, Exposure, OrderAttribution, Touch } from './model.ts';
+import type { DayCounts, Exposure, MonthCounts, OrderAttribution, Touch } from './model.ts';
 
 export interface AttributionStore {
   /** Remembers that `touch` emailed about a cart or checkout (the latest email about it wins). */
@@ -32,20 +32,29 @@ export interface AttributionStore {
   claimOrder(storeId: string, orderId: string, attribution: OrderAttribution): Promise<boolean>;
   /** Records that an occurrence (a click event) was counted: false when it was before. */
   claimOnce(storeId: string, key: string): Promise<boolean>;
-  /** Adds to one scope's counters for one day (`YYYY-MM-DD`), alone (one write). */
-  addTo(storeId: string, scope: string, day: string, deltas: Readonly<Record<string, number>>): Promise<void>;
-  /** Adds to the counters of each scope for `day` (one item per scope and day: months are their days summed). */
+  /** Adds to one counter item: a scope's day (`YYYY-MM-DD`) or month (`YYYY-MM`), alone (one write). */
+  addTo(storeId: string, scope: string, period: string, deltas: Readonly<Record<string, number>>): Promise<void>;
+  /** Adds to the counters of each scope for `day`, and for its month when the scope keeps months (`keepsMonths`). */
   add(storeId: string, scopes: readonly string[], day: string, deltas: Readonly<Record<string, number>>): Promise<void>;
-  /** The counters of a scope for the days within [from, to] (`YYYY-MM-DD`) that have any, in order. */
+  /** The counters of a scope for the days within [from, to] (`YYYY-MM-DD`) that have any. */
   days(storeId: string, scope: string, from: string, to: string): Promise<DayCounts[]>;
+  /** The counters of a scope for the months within [from, to] (`YYYY-MM`) that have any. */
+  months(storeId: string, scope: string, from: string, to: string): Promise<MonthCounts[]>;
   /**
-   * The counters of each scope for exactly its days (at most 100 in all: one batch read), those that have any, by
-   * scope, in order.
+   * The counters of each scope for exactly its days and months (at most 100 in all: one batch read), those that have
+   * any, by scope.
    */
   periods(
     storeId: string,
-    wanted: readonly { readonly scope: string; readonly days: readonly string[] }[],
-  ): Promise<Map<string, DayCounts[]>>;
-  /** Removes every counter of a scope. */
+    wanted: readonly { readonly scope: string; readonly days: readonly string[]; readonly months: readonly string[] }[],
+  ): Promise<Map<string, { days: DayCounts[]; months: MonthCounts[] }>>;
+  /**
+   * Whether the store's month counters hold every count of their days: stores created since months are kept, older
+   * ones once `npm run admin -- store rollup-stats` has rebuilt them. Until then ranges are read from the days alone.
+   */
+  monthsKept(storeId: string): Promise<boolean>;
+  /** Removes every counter of a scope (days and months). */
   deleteScope(storeId: string, scope: string): Promise<void>;
+  /** Rewrites the month counters of each scope from its days, then marks the store's months kept. */
+  rebuildMonths(storeId: string, scopes: readonly string[]): Promise<void>;
 }

@@ -1,15 +1,15 @@
 /**
- * Counters over a range of days (issue 17: a year of stats answers in about the time of a single-item read). Every
- * count is kept once, on its scope's day item (`AttributionStore.add`): a range of up to `DAY_SERIES_MAX_DAYS` days
- * answers a per-day series, a longer one a per-month series, each month its days summed here. A range is one Query of
- * its scope's days (a year of a flow with its steps: one page); several scopes over a short range, one batch read by
- * key.
+ * Counters over a range of days, read from as few items as the range allows (issue 17: a year of stats answers in
+ * about the time of a single-item read). Every count is kept twice as it is added: on its day and on its month
+ * (`AttributionStore.add`). A range of up to `DAY_SERIES_MAX_DAYS` days is read from its days and answers a per-day
+ * series; a longer one is read as the days before its first whole month, its whole months, and the days after its last
+ * whole month (at most about 60 days and 12 months, one batch read by key), and answers a per-month series.
  *
- * Month items (`MONTH#<YYYY-MM>`, in the same partitions) were written beside the days until issue 16 (a second write
- * per scope and batch); they held the same counts as their days, are left where they are and never read.
+ * Scopes kept per day only (`keepsMonths`: the console's activity counters) are read from their days at any range.
+ * A store whose month counters are not known to be whole (created before they were kept, until the admin rebuild)
+ * is read from its days alone: slower, never wrong.
  */
-import type { DayCounts, MonthCounts } from './model.ts';
-import { monthOf } from './model.ts';
+import { type DayCounts, keepsMonths, type MonthCounts, monthOf } from './model.ts';
 import type { AttributionStore } from './ports.ts';
 
 /** Ranges up to this many days answer a per-day series, longer ones a per-month series. */
@@ -23,11 +23,44 @@ const dayAt = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const daysIn = (range: { readonly from: string; readonly to: string }) =>
   (dayMs(range.to) - dayMs(range.from)) / DAY_MS + 1;
 
+/** The first day of `month` (`YYYY-MM`), and the first day of the month after it. */
+const monthStart = (month: string) => `${month}-01`;
+const nextMonthStart = (month: string) => {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return dayAt(Date.UTC(year, m, 1));
+};
+
 /** Every day of [from, to]. */
 const eachDay = ({ from, to }: { readonly from: string; readonly to: string }): string[] => {
   const days: string[] = [];
   for (let ms = dayMs(from); ms <= dayMs(to); ms += DAY_MS) days.push(dayAt(ms));
   return days;
+};
+
+/** Every month of [from, to] (`YYYY-MM`). */
+const eachMonth = ({ from, to }: { readonly from: string; readonly to: string }): string[] => {
+  const months: string[] = [];
+  for (let month = from; month <= to; month = monthOf(nextMonthStart(month))) months.push(month);
+  return months;
+};
+
+export interface RangeParts {
+  /** Day ranges outside the whole months (before the first, after the last), in order. */
+  readonly days: readonly { readonly from: string; readonly to: string }[];
+  /** The whole months within the range (`YYYY-MM`, inclusive), when there is one. */
+  readonly months?: { readonly from: string; readonly to: string };
+}
+
+/** [from, to] as its whole months and the days around them. */
+export const splitRange = (from: string, to: string): RangeParts => {
+  const firstWhole = from.endsWith('-01') ? monthOf(from) : monthOf(nextMonthStart(monthOf(from)));
+  const afterTo = dayAt(dayMs(to) + DAY_MS);
+  const lastWhole = afterTo.endsWith('-01') ? monthOf(to) : monthOf(dayAt(dayMs(monthStart(monthOf(to))) - DAY_MS));
+  if (firstWhole > lastWhole) return { days: [{ from, to }] };
+  const head = monthStart(firstWhole) > from ? [{ from, to: dayAt(dayMs(monthStart(firstWhole)) - DAY_MS) }] : [];
+  const tailStart = nextMonthStart(lastWhole);
+  const tail = tailStart <= to ? [{ from: tailStart, to }] : [];
+  return { days: [...head, ...tail], months: { from: firstWhole, to: lastWhole } };
 };
 
 export type Series =
@@ -72,15 +105,35 @@ export interface CountsReader {
 /** Keys one batch read takes (DynamoDB's `BatchGetItem`). */
 const BATCH_KEYS = 100;
 
-/** A reader of `storeId`'s counters. */
-export const countsReader = (store: Pick<AttributionStore, 'days' | 'periods'>, storeId: string): CountsReader => {
+/** A reader of `storeId`'s counters, for one request (whether its months are kept is asked once). */
+export const countsReader = (
+  store: Pick<AttributionStore, 'days' | 'periods' | 'monthsKept'>,
+  storeId: string,
+): CountsReader => {
+  let kept: Promise<boolean> | undefined;
   const fromDays = async (scope: string, range: Range, grain: Series['grain']) => {
     const days = await store.days(storeId, scope, range.from, range.to);
     const series: Series = grain === 'day' ? { grain, points: days } : { grain, points: byMonth(days) };
     return { totals: sum(days), series };
   };
-  const read = async (scope: string, range: Range): Promise<RangeCounts> =>
-    fromDays(scope, range, daysIn(range) <= DAY_SERIES_MAX_DAYS ? 'day' : 'month');
+  const read = async (scope: string, range: Range): Promise<RangeCounts> => {
+    if (daysIn(range) <= DAY_SERIES_MAX_DAYS) return fromDays(scope, range, 'day');
+    const parts = splitRange(range.from, range.to);
+    const { months } = parts;
+    if (!months || !keepsMonths(scope)) return fromDays(scope, range, 'month');
+    kept ??= store.monthsKept(storeId);
+    // Side by side with the question, so a store whose months are kept waits for one read: the days around the whole
+    // months and the months themselves, by key (at most 62 days and 12 months for the longest range).
+    const [isKept, found] = await Promise.all([
+      kept,
+      store
+        .periods(storeId, [{ scope, days: parts.days.flatMap(eachDay), months: eachMonth(months) }])
+        .then((byScope) => byScope.get(scope) ?? { days: [], months: [] }),
+    ]);
+    if (!isKept) return fromDays(scope, range, 'month');
+    const points = [...byMonth(found.days), ...found.months].sort((a, b) => a.month.localeCompare(b.month));
+    return { totals: sum(points), series: { grain: 'month', points } };
+  };
   const many = async (scopes: readonly string[], range: Range): Promise<Map<string, RangeCounts>> => {
     const days = daysIn(range);
     if (days > DAY_SERIES_MAX_DAYS || days * scopes.length > BATCH_KEYS) {
@@ -89,11 +142,11 @@ export const countsReader = (store: Pick<AttributionStore, 'days' | 'periods'>, 
     const every = eachDay(range);
     const found = await store.periods(
       storeId,
-      scopes.map((scope) => ({ scope, days: every })),
+      scopes.map((scope) => ({ scope, days: every, months: [] })),
     );
     return new Map(
       scopes.map((scope) => {
-        const points = found.get(scope) ?? [];
+        const points = found.get(scope)?.days ?? [];
         return [scope, { totals: sum(points), series: { grain: 'day', points } }] as const;
       }),
     );

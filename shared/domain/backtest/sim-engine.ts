@@ -169,8 +169,11 @@ export const simAttribution = (clock: Clock) => {
     addTo: none,
     add: none,
     days: async () => [],
+    months: async () => [],
     periods: async () => new Map(),
+    monthsKept: async () => true,
     deleteScope: none,
+    rebuildMonths: none,
     // A/B groups are measured on the live counters; the replay reports each run's path without them.
     markExposure: none,
     exposuresOf: async () => [],

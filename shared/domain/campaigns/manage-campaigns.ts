@@ -166,7 +166,7 @@ export const listCampaigns = async (
 
 export interface CampaignStatsDeps {
   readonly campaigns: CampaignRepository;
-  readonly attribution: Pick<AttributionStore, 'days' | 'periods'>;
+  readonly attribution: Pick<AttributionStore, 'days' | 'periods' | 'monthsKept'>;
   readonly clock: Clock;
 }
 

@@ -13,7 +13,7 @@ import type { FlowKind } from '#shared/domain/flows/trigger.ts';
 import { ACTIVITY_SCOPES, type Activity, activityOf } from './activity.ts';
 
 export interface OverviewDeps {
-  readonly attribution: Pick<AttributionStore, 'days' | 'periods'>;
+  readonly attribution: Pick<AttributionStore, 'days' | 'periods' | 'monthsKept'>;
   readonly flows: {
     list(storeId: string): Promise<readonly { id: string; name: string; trigger: FlowKind; enabled: boolean }[]>;
   };

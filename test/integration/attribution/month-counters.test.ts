@@ -1,8 +1,8 @@
 /**
- * Counters per day in the table (docs/attribution.md, "The API"): every count is added to its day alone (no month
- * item since issue 16), `GET /api/v1/stats` over a year answers the same totals as its days with a per-month series
- * (per day up to 92 days), and what earlier versions stored (month items and their mark, a flow's email steps counted
- * in scopes of their own until `rollUpStoreStats`, the admin command `store rollup-stats`) is answered the same.
+ * Month counters in the table (docs/attribution.md, "The API"): every count is added to its day and its month, a new
+ * store's months are kept from the start, `GET /api/v1/stats` over a year answers the same totals as its days with a
+ * per-month series (per day up to 92 days), and a store counted before months were kept answers from its days until
+ * `rollUpStoreStats` (the admin command `store rollup-stats`) has rebuilt its months.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,9 +10,8 @@ import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
-import { queryStoredItems } from '#shared/adapters/dynamodb/query.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
-import { PutCommand } from '#shared/adapters/dynamodb-client.ts';
+import { DeleteCommand, PutCommand } from '#shared/adapters/dynamodb-client.ts';
 import { rollUpStoreStats } from '#shared/domain/attribution/attribute.ts';
 import { rollupDeps } from '#shared/wiring/attribution.ts';
 import { presetFlow } from '#test/integration/flows/engine-support.ts';
@@ -74,19 +73,11 @@ afterAll(async () => {
   await runtime?.stop();
 });
 
-/** Every item of a scope's counter partition, by sort key. */
-const storedKeys = async (storeId: string, scope: string) =>
-  (
-    await queryStoredItems({
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.stats(storeId, scope, '').pk },
-    })
-  ).map((item) => String(item.sk));
-
-describe('counters per day', () => {
-  it('keeps a store’s counts on their days alone, and answers a year per month with the days’ totals', async () => {
-    const store = await newStore('Day counters');
+describe('month counters', () => {
+  it('keeps a new store’s counts per day and per month, and answers a year per month with the days’ totals', async () => {
+    const store = await newStore('Month counters');
     const attribution = dynamoAttribution();
+    expect(await attribution.monthsKept(store.storeId)).toBe(true);
     for (let i = 0; i < DAYS; i += 20) {
       await Promise.all(
         Array.from({ length: 20 }, (_, k) =>
@@ -94,8 +85,12 @@ describe('counters per day', () => {
         ),
       );
     }
-    // One item per day counted, none per month (a count costs one write per scope).
-    expect(await storedKeys(store.storeId, 'store')).toEqual(daysCounted('0000-01-01', '9999-12-31'));
+    const months = await attribution.months(store.storeId, 'store', '0000-01', '9999-12');
+    expect(months.length).toBeGreaterThanOrEqual(13);
+    expect(months.reduce((n, m) => n + (m.counts.emailed ?? 0), 0)).toBe(expected('0000-01-01', '9999-12-31').emailed);
+    // A range of days never reads a month.
+    const days = await attribution.days(store.storeId, 'store', '0000-01-01', '9999-12-31');
+    expect(days.map((d) => d.day)).toEqual(daysCounted('0000-01-01', '9999-12-31'));
 
     const whole = await stats(store, year);
     expect(whole).toMatchObject(expected(year.from, year.to));
@@ -112,10 +107,10 @@ describe('counters per day', () => {
     expect(recent.days?.map((d) => d.day)).toEqual(daysCounted(month.from, month.to));
   });
 
-  it('answers what earlier versions stored (month items, steps in scopes of their own) from the days', async () => {
-    const store = await newStore('Counted before issue 16');
-    // What the previous version left: each count on its day and on its month, and the mark that the months are kept.
-    const months = new Map<string, Record<string, number>>();
+  it('answers a store counted before months from its days, the same after its months are rebuilt', async () => {
+    const store = await newStore('Counted before months');
+    // What the previous version left: day items only, and no mark that the months are kept.
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: keys.statsMonthsKept(store.storeId) }));
     for (let i = 0; i < DAYS; i++) {
       const counts = countsOn(i);
       if (counts.emailed === 0 && !('recoveredOrders' in counts)) continue;
@@ -130,32 +125,12 @@ describe('counters per day', () => {
           },
         }),
       );
-      const month = months.get(day(today - i * DAY_MS).slice(0, 7)) ?? {};
-      for (const [name, n] of Object.entries(counts)) month[name] = (month[name] ?? 0) + n;
-      months.set(day(today - i * DAY_MS).slice(0, 7), month);
     }
-    for (const [month, counts] of months) {
-      await dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: { ...keys.statsMonth(store.storeId, 'store', month), entity: 'stats', schema: 1, ...counts },
-        }),
-      );
-    }
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.statsMonthsKept(store.storeId), entity: 'stats', schema: 1 },
-      }),
-    );
     const attribution = dynamoAttribution();
-    // Counted after the deploy: on its day alone.
-    await attribution.add(store.storeId, ['store'], day(today), { emailed: 1000 });
+    expect(await attribution.monthsKept(store.storeId)).toBe(false);
+    expect(await attribution.months(store.storeId, 'store', '0000-01', '9999-12')).toEqual([]);
     const before = await stats(store, year);
-    const { emailed, ...rest } = expected(year.from, year.to);
-    expect(before).toMatchObject({ emailed: emailed + 1000, ...rest });
-    expect(before.months?.reduce((n, m) => n + m.emailed, 0)).toBe(emailed + 1000);
-    expect((await stats(store, { from: day(today), to: day(today) })).emailed).toBe(1000);
+    expect(before).toMatchObject(expected(year.from, year.to));
 
     // And its flow's email step counted in a scope of its own, as the previous version did.
     const flow = await presetFlow(runtime, store, 'abandoned_cart');
@@ -179,7 +154,7 @@ describe('counters per day', () => {
     }
 
     const { scopes, stepsMoved } = await rollUpStoreStats(rollupDeps(), store.storeId);
-    expect(scopes).toEqual([`flow#${flow.id}`]);
+    expect(scopes).toEqual(['store', `flow#${flow.id}`]);
     expect(stepsMoved).toBe(1);
     expect(await attribution.days(store.storeId, legacyStep, '0000-01-01', '9999-12-31')).toEqual([]);
     const flowYear = await api(
@@ -193,6 +168,8 @@ describe('counters per day', () => {
     // The step's counts are its own, not the flow's (which counted nothing of its own in that version).
     expect(flowData.steps.find((s) => s.stepId === step)?.emailed).toBe(7);
     expect(flowData.emailed).toBe(0);
+    expect(await attribution.monthsKept(store.storeId)).toBe(true);
+    expect((await attribution.months(store.storeId, 'store', '0000-01', '9999-12')).length).toBeGreaterThanOrEqual(13);
     expect(await stats(store, year)).toEqual(before);
   });
 });

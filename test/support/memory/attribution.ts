@@ -1,13 +1,28 @@
 /** The attribution port in memory (`shared/domain/attribution/ports.ts`), with the same rules as the table adapter. */
-import type { DayCounts, Exposure, OrderAttribution, Touch } from '#shared/domain/attribution/model.ts';
+import {
+  type DayCounts,
+  type Exposure,
+  keepsMonths,
+  type MonthCounts,
+  monthOf,
+  type OrderAttribution,
+  type Touch,
+} from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 
-export const memoryAttribution = () => {
+/**
+ * `legacy`: stores whose counts were added before months were kept (the store adds to no month and answers
+ * `monthsKept` false until `rebuildMonths`).
+ */
+export const memoryAttribution = (options: { legacy?: boolean } = {}) => {
+  let legacy = options.legacy ?? false;
+  const rebuilt = new Set<string>();
   const subjects = new Map<string, Touch>();
   const clicks = new Map<string, Touch>();
   const orders = new Map<string, OrderAttribution>();
   const once = new Set<string>();
   const counters = new Map<string, Map<string, Record<string, number>>>();
+  const monthCounters = new Map<string, Map<string, Record<string, number>>>();
   const latest = (map: Map<string, Touch>, key: string, touch: Touch) => {
     const before = map.get(key);
     if (!before || before.at <= touch.at) map.set(key, touch);
@@ -46,42 +61,70 @@ export const memoryAttribution = () => {
       once.add(`${storeId}#${key}`);
       return true;
     },
-    addTo: async (storeId, scope, day, deltas) => {
-      addTo(counters, `${storeId}#${scope}`, day, deltas);
+    addTo: async (storeId, scope, period, deltas) => {
+      addTo(period.length === 7 ? monthCounters : counters, `${storeId}#${scope}`, period, deltas);
     },
     add: async (storeId, scopes, day, deltas) => {
-      for (const scope of scopes) addTo(counters, `${storeId}#${scope}`, day, deltas);
+      for (const scope of scopes) {
+        addTo(counters, `${storeId}#${scope}`, day, deltas);
+        if (!legacy && keepsMonths(scope)) addTo(monthCounters, `${storeId}#${scope}`, monthOf(day), deltas);
+      }
     },
     days: async (storeId, scope, from, to): Promise<DayCounts[]> =>
       within(counters, `${storeId}#${scope}`, from, to).map(([day, counts]) => ({ day, counts })),
+    months: async (storeId, scope, from, to): Promise<MonthCounts[]> =>
+      within(monthCounters, `${storeId}#${scope}`, from, to).map(([month, counts]) => ({ month, counts })),
     periods: async (storeId, wanted) =>
       new Map(
-        wanted.map(({ scope, days }) => [
+        wanted.map(({ scope, days, months }) => [
           scope,
-          within(counters, `${storeId}#${scope}`, '0000', '9999')
-            .filter(([day]) => days.includes(day))
-            .map(([day, counts]) => ({ day, counts })),
+          {
+            days: within(counters, `${storeId}#${scope}`, '0000', '9999')
+              .filter(([day]) => days.includes(day))
+              .map(([day, counts]) => ({ day, counts })),
+            months: within(monthCounters, `${storeId}#${scope}`, '0000', '9999')
+              .filter(([month]) => months.includes(month))
+              .map(([month, counts]) => ({ month, counts })),
+          },
         ]),
       ),
+    monthsKept: async (storeId) => !options.legacy || rebuilt.has(storeId),
     deleteScope: async (storeId, scope) => {
       counters.delete(`${storeId}#${scope}`);
+      monthCounters.delete(`${storeId}#${scope}`);
+    },
+    rebuildMonths: async (storeId, scopes) => {
+      for (const scope of scopes) {
+        monthCounters.delete(`${storeId}#${scope}`);
+        for (const [day, counts] of counters.get(`${storeId}#${scope}`) ?? []) {
+          addTo(monthCounters, `${storeId}#${scope}`, monthOf(day), counts);
+        }
+      }
+      rebuilt.add(storeId);
     },
   };
-  return { store, orders };
+  return {
+    store,
+    orders,
+    /** From now on, counts add to their months too (what deploying the month counters does). */
+    upgrade: () => {
+      legacy = false;
+    },
+  };
 };
 
 type Counters = Map<string, Map<string, Record<string, number>>>;
 
-const addTo = (counters: Counters, key: string, day: string, deltas: Readonly<Record<string, number>>) => {
-  const days = counters.get(key) ?? new Map<string, Record<string, number>>();
-  const counts = days.get(day) ?? {};
+const addTo = (counters: Counters, key: string, period: string, deltas: Readonly<Record<string, number>>) => {
+  const periods = counters.get(key) ?? new Map<string, Record<string, number>>();
+  const counts = periods.get(period) ?? {};
   for (const [name, n] of Object.entries(deltas)) counts[name] = (counts[name] ?? 0) + n;
-  days.set(day, counts);
-  counters.set(key, days);
+  periods.set(period, counts);
+  counters.set(key, periods);
 };
 
 const within = (counters: Counters, key: string, from: string, to: string) =>
   [...(counters.get(key) ?? new Map<string, Record<string, number>>())]
-    .filter(([day]) => day >= from && day <= to)
+    .filter(([period]) => period >= from && period <= to)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([day, counts]) => [day, { ...counts }] as const);
+    .map(([period, counts]) => [period, { ...counts }] as const);

@@ -10,28 +10,28 @@ import { memoryAttribution } from '#test/support/memory/attribution.ts';
 /** The memory store, counting its item writes (`addTo`), failing those `failing` picks. */
 const counted = () => {
   const { store } = memoryAttribution();
-  const calls: { storeId: string; scope: string; day: string }[] = [];
-  let failing: (scope: string) => boolean = () => false;
+  const calls: { storeId: string; scope: string; period: string }[] = [];
+  let failing: (period: string) => boolean = () => false;
   const target: AttributionStore = {
     ...store,
-    async addTo(storeId, scope, day, deltas) {
-      calls.push({ storeId, scope, day });
-      if (failing(scope)) throw new Error('throttled');
-      await store.addTo(storeId, scope, day, deltas);
+    async addTo(storeId, scope, period, deltas) {
+      calls.push({ storeId, scope, period });
+      if (failing(period)) throw new Error('throttled');
+      await store.addTo(storeId, scope, period, deltas);
     },
   };
   return {
     store,
     target,
     calls,
-    failWhen: (which: (scope: string) => boolean) => {
+    failWhen: (which: (period: string) => boolean) => {
       failing = which;
     },
   };
 };
 
 describe('counterBuffer', () => {
-  it('adds nothing until the flush, then one write per store, scope and day (none per month), with the sums', async () => {
+  it('adds nothing until the flush, then one write per store, scope and day, and per month, with the sums', async () => {
     const { store, target, calls } = counted();
     const buffer = counterBuffer(target);
     for (let i = 0; i < 10; i++) {
@@ -44,13 +44,10 @@ describe('counterBuffer', () => {
     expect(await store.days('st_a', 'store', '2026-11-01', '2026-11-30')).toEqual([]);
 
     await buffer.flush();
-    // Days: st_a store ×2, flow, step; st_b store. Months are their days summed when read: no write of their own.
-    expect(calls.map((c) => `${c.storeId} ${c.scope} ${c.day}`).sort()).toEqual([
-      'st_a flow#f1 2026-11-25',
-      'st_a step#f1#s1 2026-11-25',
-      'st_a store 2026-11-25',
-      'st_a store 2026-11-26',
-      'st_b store 2026-11-25',
+    // Days: st_a store ×2, flow, step; st_b store. Months: st_a store, flow, step; st_b store.
+    expect(calls).toHaveLength(9);
+    expect(await store.months('st_a', 'store', '2026-11', '2026-11')).toEqual([
+      { month: '2026-11', counts: { emailed: 11 } },
     ]);
     expect(await store.days('st_a', 'store', '2026-11-01', '2026-11-30')).toEqual([
       { day: '2026-11-25', counts: { emailed: 10 } },
@@ -64,7 +61,7 @@ describe('counterBuffer', () => {
     ]);
 
     await buffer.flush();
-    expect(calls).toHaveLength(5);
+    expect(calls).toHaveLength(9);
   });
 
   it('keeps what a failed flush could not write for the next flush, adding what came meanwhile', async () => {
@@ -74,7 +71,7 @@ describe('counterBuffer', () => {
     await buffer.store.add('st_a', ['store', 'flow#f1'], '2026-11-25', { clicked: 1 });
     failWhen(() => true);
     await buffer.flush();
-    expect(failed).toEqual([2]);
+    expect(failed).toEqual([4]);
     expect(await store.days('st_a', 'store', '2026-11-25', '2026-11-25')).toEqual([]);
 
     failWhen(() => false);
@@ -88,19 +85,19 @@ describe('counterBuffer', () => {
     ]);
   });
 
-  it('keeps a scope’s day whose write failed without adding the other scopes’ days again', async () => {
+  it('keeps a month whose write failed without adding its day again', async () => {
     const { store, target, failWhen } = counted();
     const buffer = counterBuffer(target);
-    await buffer.store.add('st_a', ['store', 'flow#f1'], '2026-11-25', { emailed: 1 });
-    failWhen((scope) => scope === 'flow#f1');
+    await buffer.store.add('st_a', ['store'], '2026-11-25', { emailed: 1 });
+    failWhen((period) => period.length === 7);
     await buffer.flush();
     failWhen(() => false);
     await buffer.flush();
     expect(await store.days('st_a', 'store', '2026-11-25', '2026-11-25')).toEqual([
       { day: '2026-11-25', counts: { emailed: 1 } },
     ]);
-    expect(await store.days('st_a', 'flow#f1', '2026-11-25', '2026-11-25')).toEqual([
-      { day: '2026-11-25', counts: { emailed: 1 } },
+    expect(await store.months('st_a', 'store', '2026-11', '2026-11')).toEqual([
+      { month: '2026-11', counts: { emailed: 1 } },
     ]);
   });
 

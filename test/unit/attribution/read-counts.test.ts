@@ -1,10 +1,11 @@
 /**
- * Counters over a range (`shared/domain/attribution/read-counts.ts`): a range is one read of its days, a long one
- * answered per month (its days summed), the same totals as its days for any range.
+ * Counters over a range (`shared/domain/attribution/read-counts.ts`): a long range is read as its whole months and the
+ * days around them, and answers the same totals as its days summed, for any range; a store whose months are not kept
+ * is read from its days until they are rebuilt.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
-import { countsReader, DAY_SERIES_MAX_DAYS } from '#shared/domain/attribution/read-counts.ts';
+import { countsReader, DAY_SERIES_MAX_DAYS, splitRange } from '#shared/domain/attribution/read-counts.ts';
 import { memoryAttribution } from '#test/support/memory/attribution.ts';
 
 const DAY_MS = 86_400_000;
@@ -12,8 +13,8 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const START = Date.parse('2025-01-01T00:00:00Z');
 
 /** Two years of counts: day i has i % 7 emails and, every third day, an order of i cents in EUR. */
-const seeded = async () => {
-  const memory = memoryAttribution();
+const seeded = async (options: { legacy?: boolean } = {}) => {
+  const memory = memoryAttribution(options);
   for (let i = 0; i < 730; i++) {
     await memory.store.add('st_a', ['store'], day(START + i * DAY_MS), {
       emailed: i % 7,
@@ -23,7 +24,7 @@ const seeded = async () => {
   return memory;
 };
 
-/** The store, counting its reads of days (a Query) and of days by key. */
+/** The store, counting its reads of days and months. */
 const counting = (store: AttributionStore) => {
   const reads = { days: 0, periods: 0 };
   const spied: AttributionStore = {
@@ -52,8 +53,31 @@ const bruteForce = async (store: AttributionStore, from: string, to: string) => 
 const rounded = (totals: ReadonlyMap<string, number>) =>
   Object.fromEntries([...totals].map(([name, n]) => [name, Math.round(n * 100) / 100]));
 
+describe('splitRange', () => {
+  it('splits a range into the days before its first whole month, its whole months and the days after', () => {
+    expect(splitRange('2025-11-26', '2026-11-25')).toEqual({
+      days: [
+        { from: '2025-11-26', to: '2025-11-30' },
+        { from: '2026-11-01', to: '2026-11-25' },
+      ],
+      months: { from: '2025-12', to: '2026-10' },
+    });
+    expect(splitRange('2026-01-01', '2026-12-31')).toEqual({ days: [], months: { from: '2026-01', to: '2026-12' } });
+    expect(splitRange('2024-02-01', '2024-02-29')).toEqual({ days: [], months: { from: '2024-02', to: '2024-02' } });
+    expect(splitRange('2024-02-01', '2024-02-28')).toEqual({ days: [{ from: '2024-02-01', to: '2024-02-28' }] });
+    expect(splitRange('2026-01-15', '2026-02-14')).toEqual({ days: [{ from: '2026-01-15', to: '2026-02-14' }] });
+    expect(splitRange('2025-12-31', '2026-02-01')).toEqual({
+      days: [
+        { from: '2025-12-31', to: '2025-12-31' },
+        { from: '2026-02-01', to: '2026-02-01' },
+      ],
+      months: { from: '2026-01', to: '2026-01' },
+    });
+  });
+});
+
 describe('countsReader', () => {
-  it('answers the sum of the days for any range, per month for ranges past the day series', async () => {
+  it('answers the sum of the days for any range, reading months for ranges past the day series', async () => {
     const memory = await seeded();
     const { spied, reads } = counting(memory.store);
     const read = countsReader(spied, 'st_a');
@@ -75,20 +99,53 @@ describe('countsReader', () => {
       const points = series.points.map((p) => ('day' in p ? p.day : p.month));
       expect(points).toEqual([...points].sort());
     }
-    expect(reads).toEqual({ days: 200, periods: 0 });
+    expect(reads.periods).toBeGreaterThan(0);
   });
 
-  it('reads a year in one read of its days, one point per month', async () => {
+  it('reads a year in one read by key of the days around its whole months and the months, one point per month', async () => {
     const memory = await seeded();
     const { spied, reads } = counting(memory.store);
     const { series } = await countsReader(spied, 'st_a')('store', { from: '2025-11-26', to: '2026-11-25' });
-    expect(reads).toEqual({ days: 1, periods: 0 });
+    expect(reads).toEqual({ days: 0, periods: 1 });
     expect(series.grain).toBe('month');
     expect(series.points.map((p) => ('month' in p ? p.month : p.day))).toEqual([
       '2025-11',
       '2025-12',
       ...Array.from({ length: 11 }, (_, i) => `2026-${String(i + 1).padStart(2, '0')}`),
     ]);
+  });
+
+  it('reads a store whose months are not kept from its days, and from its months once rebuilt', async () => {
+    const memory = await seeded({ legacy: true });
+    memory.upgrade();
+    // Counted after the upgrade: on its day and its month, while the months before it hold nothing.
+    await memory.store.add('st_a', ['store'], '2026-10-15', { emailed: 1000 });
+    const range = { from: '2025-11-26', to: '2026-11-25' };
+    const expected = rounded(await bruteForce(memory.store, range.from, range.to));
+
+    const before = counting(memory.store);
+    expect(rounded((await countsReader(before.spied, 'st_a')('store', range)).totals)).toEqual(expected);
+    expect(before.reads.days).toBe(1);
+
+    await memory.store.rebuildMonths('st_a', ['store']);
+    const after = counting(memory.store);
+    expect(rounded((await countsReader(after.spied, 'st_a')('store', range)).totals)).toEqual(expected);
+    expect(after.reads).toEqual({ days: 0, periods: 1 });
+  });
+
+  it('reads the activity counters, kept per day only, from their days at any range', async () => {
+    const { store } = memoryAttribution();
+    await store.add('st_a', ['events', 'store'], '2026-03-15', { 'carts/create': 2, emailed: 1 });
+    expect(await store.months('st_a', 'events', '0000-01', '9999-12')).toEqual([]);
+    expect(await store.months('st_a', 'store', '0000-01', '9999-12')).toHaveLength(1);
+    const { spied, reads } = counting(store);
+    const { totals, series } = await countsReader(spied, 'st_a')('events', { from: '2025-11-26', to: '2026-11-25' });
+    expect(totals.get('carts/create')).toBe(2);
+    expect(series).toEqual({
+      grain: 'month',
+      points: [{ month: '2026-03', counts: { 'carts/create': 2, emailed: 1 } }],
+    });
+    expect(reads).toEqual({ days: 1, periods: 0 });
   });
 
   it('reads several scopes over a short range in one read by key, and each alike over longer ones', async () => {
@@ -108,7 +165,8 @@ describe('countsReader', () => {
         expect(many.get(scope)?.series.grain).toBe(one.series.grain);
       }
     }
-    // 30 days × 3 scopes: one read by key; 56 days × 3 (168 keys) and a year: a Query each.
-    expect(reads).toEqual({ days: 6, periods: 1 });
+    // 30 days × 3 scopes: one read by key; 56 days × 3 (168 keys): a Query each; a year: the store's days and months
+    // by key (one read), the activity scopes' days by Query.
+    expect(reads.periods).toBe(1 + 1);
   });
 });
