@@ -1,0 +1,41 @@
+/** The Brotli settings for small stored JSON (shared/domain/brotli.ts, a run's trigger): a window fitted to the input, no worse a result. */
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { brotliJsonOptions, windowBitsFor } from '#shared/domain/brotli.ts';
+
+describe('brotliJsonOptions', () => {
+  it('fits the window to the input, between Brotli’s smallest and its default', () => {
+    expect(windowBitsFor(0)).toBe(10);
+    expect(windowBitsFor(400)).toBe(10);
+    // A window of 2^10 − 16 bytes holds 1,008 bytes; one more needs 11 bits.
+    expect(windowBitsFor(1_008)).toBe(10);
+    expect(windowBitsFor(1_009)).toBe(11);
+    expect(windowBitsFor(1_048_576)).toBe(21);
+    expect(windowBitsFor(100_000_000)).toBe(constants.BROTLI_DEFAULT_WINDOW);
+  });
+
+  it('round-trips, and compresses no larger than with the default window', () => {
+    const samples = [
+      { type: 'event', at: 1_764_000_000_000, sourceId: 'nz-1', data: { id: 'o-1', total_price: '19.90' } },
+      Array.from({ length: 2_000 }, (_, i) => [
+        1_764_000_000_000 + i,
+        `src-${i}`,
+        'orders/paid',
+        { id: `o-${i % 97}` },
+      ]),
+    ];
+    for (const sample of samples) {
+      const json = Buffer.from(JSON.stringify(sample));
+      const fitted = brotliCompressSync(json, brotliJsonOptions(json.length));
+      const wide = brotliCompressSync(json, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 5,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: json.length,
+        },
+      });
+      expect(JSON.parse(brotliDecompressSync(fitted).toString('utf8'))).toEqual(sample);
+      expect(fitted.length).toBeLessThanOrEqual(wide.length + 2);
+    }
+  });
+});
