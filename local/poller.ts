@@ -157,7 +157,7 @@ export const startPoller = (options: PollerOptions): Poller => {
 
   // One receive at a time, and up to `concurrency` batches running, as Lambda's pollers hand batches to concurrent
   // invocations. A receive loop per unit of concurrency kept that many long polls open on every queue, and each
-  // message woke all of them (the emulator answers every waiting poll): at the noisy bench's 8, some 540 empty
+  // message woke all of them (the emulator answers every waiting poll): at the noisy bench's 8, some 600 empty
   // receives a second went through this process's HTTP stack for 40 events a second (27 November 2026), CPU that a
   // deployment's pollers do not take from its functions.
   const limit = Math.max(1, options.concurrency ?? 2);

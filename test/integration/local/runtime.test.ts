@@ -200,7 +200,7 @@ describe('queue pollers', () => {
 
   it('wakes one receive per message, not one per unit of concurrency', async () => {
     // Each unit of concurrency used to keep a long poll of its own open, and a message woke all of them: at 8, eight
-    // receives per message went through the process's HTTP stack (the noisy bench's 540 empty receives a second).
+    // receives per message went through the process's HTTP stack (the noisy bench's ~600 empty receives a second).
     const queue = queueWithDlq(5);
     const { client, counts } = countingClient();
     const handled: string[] = [];
