@@ -5,8 +5,9 @@
  * trigger, compressing with the fitted window took 36–39 µs of CPU against 133–152 µs with the default window and the
  * size hint alone, decompressing 7–20 µs against 23, for the same size (27 November 2026, `node:zlib` on Node 24, a
  * loop of 2,000 calls on a machine running CI beside it). Any Brotli decoder reads either: the window is in the
- * stream's header. The event history's packs keep their own settings (`history-pack.ts`): a batch delivered again
- * across a deploy must pack to the same bytes.
+ * stream's header. The event history's packs (`history-pack.ts`) use the same quality and mode with the default
+ * window: fitting it showed no gain in the worker bench, and their items are named by their bytes (bench/README,
+ * `worker`).
  */
 import { constants } from 'node:zlib';
 
@@ -20,11 +21,16 @@ export const windowBitsFor = (bytes: number): number =>
     Math.max(constants.BROTLI_MIN_WINDOW_BITS, Math.ceil(Math.log2(bytes + 16))),
   );
 
-/** Options for `brotliCompress(Sync)` of `bytes` of JSON. */
+/** Quality 5 (most of Brotli's ratio on JSON for a fraction of the default's time, 11) and text mode. */
+export const BROTLI_JSON_PARAMS = {
+  [constants.BROTLI_PARAM_QUALITY]: 5,
+  [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+} as const;
+
+/** Options for `brotliCompress(Sync)` of `bytes` of JSON, with the window fitted to them. */
 export const brotliJsonOptions = (bytes: number) => ({
   params: {
-    [constants.BROTLI_PARAM_QUALITY]: 5,
-    [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+    ...BROTLI_JSON_PARAMS,
     [constants.BROTLI_PARAM_SIZE_HINT]: bytes,
     [constants.BROTLI_PARAM_LGWIN]: windowBitsFor(bytes),
   },

@@ -5,6 +5,7 @@
  */
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
+import { BROTLI_JSON_PARAMS } from '#shared/domain/brotli.ts';
 import type { HistoryEvent } from './model.ts';
 
 /** A pack's compressed size at most: the item's other attributes (keys, counts, TTL) fit in the rest of 400 KB. */
@@ -12,11 +13,6 @@ export const MAX_PACK_BYTES = 350_000;
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
-
-/** Quality 5: most of Brotli's ratio on JSON for a fraction of the default's (11) time. */
-const BROTLI = {
-  params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
-};
 
 /** Packs smaller than this are decompressed in place: handing them to libuv's pool costs more than it saves. */
 const SYNC_BELOW_BYTES = 16_384;
@@ -43,7 +39,7 @@ const serialized = (events: readonly HistoryEvent[]) => Buffer.from(JSON.stringi
  * batch's pack is mostly under 1 KB).
  */
 const brotliOptions = (json: Buffer) => ({
-  params: { ...BROTLI.params, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
+  params: { ...BROTLI_JSON_PARAMS, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
 });
 
 /** One event as it stands in a pack's JSON: what a packer that sizes its packs by their bytes counts (the compaction). */
