@@ -131,19 +131,12 @@ const sampleQueues = (runtime: LocalRuntime) => {
   };
 };
 
-/** This thread's event loop delay from now on (10 ms resolution). */
-const startDelayMonitor = () => {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
-  return histogram;
-};
-
 /**
- * What the runtime did so far: DynamoDB calls by operation, handler invocations and their wall ms by function, and the
- * process's CPU time (every thread: the runtime, its emulators and the load generator share this process).
+ * What the runtime did so far: DynamoDB calls by operation, handler invocations and their wall ms by function, the
+ * process's CPU time (every thread: the runtime, its emulators and the load generator share this process), and how
+ * long each of its two threads (the handlers', the local DynamoDB's) was busy.
  */
-const work = (runtime: LocalRuntime) => ({
-  delay: startDelayMonitor(),
+const counters = (runtime: LocalRuntime) => ({
   dynamodb: runtime.dynamodbCalls(),
   invocations: runtime.invocations(),
   cpu: process.cpuUsage(),
@@ -151,12 +144,19 @@ const work = (runtime: LocalRuntime) => ({
   dynamoLoop: runtime.dynamodbUtilization(),
 });
 
+/** `counters` at a phase's start, and this thread's event loop delay from then on (10 ms resolution). */
+const work = (runtime: LocalRuntime) => {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  return { ...counters(runtime), delay };
+};
+
 /**
  * What the runtime did during a phase's load seconds (not its drain): where phase B's extra time goes, e.g. which
  * functions the attacker's admitted work runs in, and how many more DynamoDB calls it makes.
  */
 const workSince = (runtime: LocalRuntime, before: ReturnType<typeof work>) => {
-  const now = work(runtime);
+  const now = counters(runtime);
   const functions: Record<string, { count: number; ms: number }> = {};
   for (const [name, { count, ms }] of Object.entries(now.invocations)) {
     const was = before.invocations[name] ?? { count: 0, ms: 0 };
@@ -167,7 +167,6 @@ const workSince = (runtime: LocalRuntime, before: ReturnType<typeof work>) => {
   const busy = (now: EventLoopUtilization, was: EventLoopUtilization) =>
     round(performance.eventLoopUtilization(now, was).utilization, 2);
   before.delay.disable();
-  now.delay.disable();
   const ms = (ns: number) => round(ns / 1e6, 1);
   return {
     dynamodb: countDelta(before.dynamodb, now.dynamodb),
@@ -311,8 +310,9 @@ const latencies = async (sent: readonly Sent[]) => {
     const row = bySecond[t.kind] as number[];
     row[second] = Math.max(row[second] ?? 0, t.ms);
   }
-  // The same without the phase's first STEADY_AFTER_MS: a start-of-load transient (seen in phase A, the system cold
-  // after the warm-up's drain) sets a p99 of 400 samples on its own; context beside the targets, which keep every sample.
+  // The same without the phase's first STEADY_AFTER_MS: a start-of-load transient sets a p99 of 400 samples on its own
+  // (phase A's was the local pollers' socket cap, fixed on 27 November 2026; phase B's first seconds carry the attack's
+  // first bulk send); context beside the targets, which keep every sample.
   const steadyOf = (kind: Timed['kind']) =>
     summarize(timed.filter((t) => t.kind === kind && t.at - first >= STEADY_AFTER_MS).map((t) => t.ms));
   const steady = { applied: steadyOf('applied'), emailed: steadyOf('emailed') };

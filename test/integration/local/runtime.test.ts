@@ -268,10 +268,11 @@ describe('queue pollers', () => {
     expect(most).toBe(3);
   });
 
-  it("holds every loop's long poll open at once: a receive never waits for another queue's idle poll to end", async () => {
-    // The runtime runs one receive loop per queue function and unit of concurrency (some 65 at the noisy bench's 8),
-    // each holding a long poll open. Behind the HTTP handler's default cap of 50 sockets, the 51st receive waited up to
-    // a second for another's to end. A server that holds every request counts how many arrive at once.
+  it("holds every poller's long poll open at once: a receive never waits for another queue's idle poll to end", async () => {
+    // Every poller holds a long poll open, besides its batches' gathering receives and deletes (there was one per queue
+    // function and unit of concurrency until 27 November 2026: some 65 at the noisy bench's 8). Behind the HTTP
+    // handler's default cap of 50 sockets, the 51st request waited up to a second for another to end. A server that
+    // holds every request counts how many arrive at once.
     const held = new Set<ServerResponse>();
     const server = createServer((_request, response) => {
       held.add(response);
