@@ -80,7 +80,8 @@ Options:
   --scenario-limit S stop a scenario that runs longer than S seconds and report it failed (default 300; with
                      several scenarios only, each runs in its own process)
   --concurrency N    concurrent clients / loops (default 32; bundles: fresh processes at a time, default one per core)
-  --stores N         stores to spread the load over (default 32: busy stores, ~20 requests/s each)
+  --stores N         stores to spread the load over (default 32: busy stores, ~20 requests/s each; ingest 128, so
+                     that its offer exceeds what the gateway takes)
   --client K         load generator's HTTP client: http (node:http keep-alive Agent, default) or fetch
   --same-thread      run the load generator in the runtime's thread (default: its own worker thread, as clients
                      outside the service would be)
