@@ -60,7 +60,8 @@ const customerEvent = (sourceId: string) => ({
   data: { id: sourceId, email: `${sourceId}@example.com`, created_at: 1_700_000_000 },
 });
 
-describe('npm run admin -- store', () => {
+// Each call starts a Node process (up to 20 s on a loaded machine); a test makes up to six, one after another.
+describe('npm run admin -- store', { timeout: 120_000 }, () => {
   it('issues a publishable key for the given origins, keeps it when only they change, and refuses a bad origin', async () => {
     const storeId = field((await admin('store', 'create', '--name', 'Storefront')).stdout, 'storeId');
     const issued = await admin('store', 'publishable-key', '--store', storeId, '--origin', 'https://Shop.Example');
