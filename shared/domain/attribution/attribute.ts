@@ -227,7 +227,10 @@ export const storeStats = async (
   deps: StatsDeps,
   storeId: string,
   query: { from?: string | undefined; to?: string | undefined },
-) => readStats(countsReader(deps.attribution, storeId), 'store', parseStatsRange(query, deps.clock.now()));
+) => {
+  const now = deps.clock.now();
+  return readStats(countsReader(deps.attribution, storeId, dayOf(now)), 'store', parseStatsRange(query, now));
+};
 
 /** `GET /api/v1/flows/{flowId}/stats?from&to`: one flow's, with each of its email steps' totals. */
 export const flowStats = async (
@@ -236,12 +239,13 @@ export const flowStats = async (
   flowId: string,
   query: { from?: string | undefined; to?: string | undefined },
 ) => {
-  const range = parseStatsRange(query, deps.clock.now());
+  const now = deps.clock.now();
+  const range = parseStatsRange(query, now);
   if (!possibleFlowId(flowId)) throw notFound('Flow not found');
   // The flow's counters hold its steps' (`stepCounter`): one read of counters, beside the flow's own.
   const [flow, counts] = await Promise.all([
     deps.flows.get(storeId, flowId),
-    countsReader(deps.attribution, storeId)(`flow#${flowId}`, range),
+    countsReader(deps.attribution, storeId, dayOf(now))(`flow#${flowId}`, range),
   ]);
   if (!flow) throw notFound('Flow not found');
   const steps = flatSteps(flow.steps)

@@ -181,7 +181,7 @@ export const campaignStats = async (
 ) => {
   const now = deps.clock.now();
   const range = { from: dayOf(Math.max(Math.min(campaign.sendAt, now), now - 365 * DAY_MS)), to: dayOf(now) };
-  const counts = await countsReader(deps.attribution, storeId)(campaignScope(campaign.id), range);
+  const counts = await countsReader(deps.attribution, storeId, range.to)(campaignScope(campaign.id), range);
   const totals = summarize(range.from, range.to, counts.totals);
   return {
     sent: campaign.progress.sent,

@@ -5,7 +5,7 @@
  * a few small reads, whatever the store's size.
  */
 import { parseStatsRange } from '#shared/domain/attribution/attribute.ts';
-import { type Stats, summarize } from '#shared/domain/attribution/model.ts';
+import { dayOf, type Stats, summarize } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import { countsReader } from '#shared/domain/attribution/read-counts.ts';
 import type { Clock } from '#shared/domain/clock.ts';
@@ -54,8 +54,9 @@ export const storeOverview = async (
   storeId: string,
   query: { from?: string | undefined; to?: string | undefined },
 ): Promise<StoreOverview> => {
-  const range = parseStatsRange(query, deps.clock.now());
-  const read = countsReader(deps.attribution, storeId);
+  const now = deps.clock.now();
+  const range = parseStatsRange(query, now);
+  const read = countsReader(deps.attribution, storeId, dayOf(now));
   // One read for the three scopes over the default range (their days by key); one each over a long one.
   const counts = await read.many(['store', ...ACTIVITY_SCOPES], range);
   const totals = counts.get('store')?.totals ?? new Map<string, number>();
@@ -68,8 +69,9 @@ export const flowsOverview = async (
   storeId: string,
   query: { from?: string | undefined; to?: string | undefined },
 ): Promise<FlowsOverview> => {
-  const range = parseStatsRange(query, deps.clock.now());
-  const read = countsReader(deps.attribution, storeId);
+  const now = deps.clock.now();
+  const range = parseStatsRange(query, now);
+  const read = countsReader(deps.attribution, storeId, dayOf(now));
   const flows = await deps.flows.list(storeId);
   const perFlow = await Promise.all(
     [...flows]

@@ -12,10 +12,10 @@ const DAY_MS = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const START = Date.parse('2025-01-01T00:00:00Z');
 
-/** Two years of counts: day i has i % 7 emails and, every third day, an order of i cents in EUR. */
-const seeded = async (options: { legacy?: boolean } = {}) => {
+/** Two years of counts (or `days`): day i has i % 7 emails and, every third day, an order of i cents in EUR. */
+const seeded = async (options: { legacy?: boolean; days?: number } = {}) => {
   const memory = memoryAttribution(options);
-  for (let i = 0; i < 730; i++) {
+  for (let i = 0; i < (options.days ?? 730); i++) {
     await memory.store.add('st_a', ['store'], day(START + i * DAY_MS), {
       emailed: i % 7,
       ...(i % 3 === 0 ? { recoveredOrders: 1, recoveredRevenue_EUR: i / 100 } : {}),
@@ -74,6 +74,26 @@ describe('splitRange', () => {
       months: { from: '2026-01', to: '2026-01' },
     });
   });
+
+  it('takes the last month whole when the range reaches today (its month item is its days so far)', () => {
+    expect(splitRange('2025-11-26', '2026-11-25', '2026-11-25')).toEqual({
+      days: [{ from: '2025-11-26', to: '2025-11-30' }],
+      months: { from: '2025-12', to: '2026-11' },
+    });
+    expect(splitRange('2025-11-26', '2026-12-10', '2026-11-25')).toEqual({
+      days: [{ from: '2025-11-26', to: '2025-11-30' }],
+      months: { from: '2025-12', to: '2026-12' },
+    });
+    expect(splitRange('2026-11-01', '2026-11-25', '2026-11-25')).toEqual({
+      days: [],
+      months: { from: '2026-11', to: '2026-11' },
+    });
+    // A range that ends before today, or within the month it starts in, splits as it did.
+    expect(splitRange('2025-11-26', '2026-11-24', '2026-11-25')).toEqual(splitRange('2025-11-26', '2026-11-24'));
+    expect(splitRange('2026-11-10', '2026-11-25', '2026-11-25')).toEqual({
+      days: [{ from: '2026-11-10', to: '2026-11-25' }],
+    });
+  });
 });
 
 describe('countsReader', () => {
@@ -113,6 +133,47 @@ describe('countsReader', () => {
       '2025-12',
       ...Array.from({ length: 11 }, (_, i) => `2026-${String(i + 1).padStart(2, '0')}`),
     ]);
+  });
+
+  it('answers the same for a range that reaches today, reading its last month from the month item', async () => {
+    // Counted up to today (day 600) and not after, as the service counts.
+    const today = START + 600 * DAY_MS;
+    const memory = await seeded({ days: 601 });
+    const keys: number[] = [];
+    const spied: AttributionStore = {
+      ...memory.store,
+      periods: (storeId, asks) => {
+        keys.push(asks.reduce((n, ask) => n + ask.days.length + ask.months.length, 0));
+        return memory.store.periods(storeId, asks);
+      },
+    };
+    const read = countsReader(spied, 'st_a', day(today));
+    const byDays = countsReader(memory.store, 'st_a');
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return seed % n;
+    };
+    for (let k = 0; k < 100; k++) {
+      const to = today + random(40) * DAY_MS;
+      const range = { from: day(to - (DAY_SERIES_MAX_DAYS + random(300)) * DAY_MS), to: day(to) };
+      const answer = await read('store', range);
+      expect(rounded(answer.totals), `${range.from}…${range.to}`).toEqual(
+        rounded(await bruteForce(memory.store, range.from, range.to)),
+      );
+      const expected = await byDays('store', range);
+      const points = (counts: typeof answer) =>
+        counts.series.points.map((p) => ({
+          at: 'day' in p ? p.day : p.month,
+          counts: rounded(new Map(Object.entries(p.counts))),
+        }));
+      expect(points(answer), `${range.from}…${range.to}`).toEqual(points(expected));
+    }
+    // A year to today: the 7 days before its first whole month and 12 months, not 7 + 11 months + 24 days.
+    keys.length = 0;
+    await read('store', { from: day(today - 364 * DAY_MS), to: day(today) });
+    expect(day(today)).toBe('2026-08-24');
+    expect(keys).toEqual([7 + 12]);
   });
 
   it('reads a store whose months are not kept from its days, and from its months once rebuilt', async () => {
