@@ -108,8 +108,17 @@ type Range = { readonly from: string; readonly to: string };
 /** Reads one scope's counters over a range; `many`, several scopes over the same range. */
 export interface CountsReader {
   (scope: string, range: Range): Promise<RangeCounts>;
-  /** Each scope's counters: one batch read by key when their days fit in one (`BATCH_KEYS`), else one read each. */
-  many(scopes: readonly string[], range: Range): Promise<Map<string, RangeCounts>>;
+  /**
+   * Each scope's counters: one batch read by key when their days fit in one (`BATCH_KEYS`), else one read each. The
+   * scopes in `totalsOnly` are wanted for their totals: kept per month, they are read as their whole months and the
+   * days around them whatever the range (the store's 30 days to today: 3 days and a month, not 30 days), and answer
+   * a per-month series.
+   */
+  many(
+    scopes: readonly string[],
+    range: Range,
+    options?: { readonly totalsOnly?: readonly string[] },
+  ): Promise<Map<string, RangeCounts>>;
 }
 
 /** Keys one batch read takes (DynamoDB's `BatchGetItem`). */
@@ -148,22 +157,42 @@ export const countsReader = (
     const points = [...byMonth(found.days), ...found.months].sort((a, b) => a.month.localeCompare(b.month));
     return { totals: sum(points), series: { grain: 'month', points } };
   };
-  const many = async (scopes: readonly string[], range: Range): Promise<Map<string, RangeCounts>> => {
+  const many: CountsReader['many'] = async (scopes, range, options = {}) => {
     const days = daysIn(range);
     if (days > DAY_SERIES_MAX_DAYS || days * scopes.length > BATCH_KEYS) {
       return new Map(await Promise.all(scopes.map(async (scope) => [scope, await read(scope, range)] as const)));
     }
     const every = eachDay(range);
-    const found = await store.periods(
-      storeId,
-      scopes.map((scope) => ({ scope, days: every, months: [] })),
+    const parts = splitRange(range.from, range.to, today);
+    const { months } = parts;
+    const byMonths = new Set(
+      months ? (options.totalsOnly ?? []).filter((scope) => scopes.includes(scope) && keepsMonths(scope)) : [],
     );
-    return new Map(
+    if (byMonths.size > 0) kept ??= store.monthsKept(storeId);
+    const [isKept, found] = await Promise.all([
+      byMonths.size > 0 ? kept : false,
+      store.periods(
+        storeId,
+        scopes.map((scope) =>
+          byMonths.has(scope) && months
+            ? { scope, days: parts.days.flatMap(eachDay), months: eachMonth(months) }
+            : { scope, days: every, months: [] },
+        ),
+      ),
+    ]);
+    const answers = new Map<string, RangeCounts>(
       scopes.map((scope) => {
-        const points = found.get(scope)?.days ?? [];
-        return [scope, { totals: sum(points), series: { grain: 'day', points } }] as const;
+        const { days: points = [], months: monthPoints = [] } = found.get(scope) ?? {};
+        if (!byMonths.has(scope)) return [scope, { totals: sum(points), series: { grain: 'day', points } }] as const;
+        const monthly = [...byMonth(points), ...monthPoints].sort((a, b) => a.month.localeCompare(b.month));
+        return [scope, { totals: sum(monthly), series: { grain: 'month', points: monthly } }] as const;
       }),
     );
+    // A store whose months are not known to be whole: those scopes from their days after all (`fromDays`).
+    if (!isKept) {
+      for (const scope of byMonths) answers.set(scope, await fromDays(scope, range, 'month'));
+    }
+    return answers;
   };
   return Object.assign(read, { many });
 };

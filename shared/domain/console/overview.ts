@@ -57,8 +57,9 @@ export const storeOverview = async (
   const now = deps.clock.now();
   const range = parseStatsRange(query, now);
   const read = countsReader(deps.attribution, storeId, dayOf(now));
-  // One read for the three scopes over the default range (their days by key); one each over a long one.
-  const counts = await read.many(['store', ...ACTIVITY_SCOPES], range);
+  // One read by key for the three scopes over the default range: the activity's days, and the store's whole months and
+  // the days around them (its totals only: to today, 30 days are a few days and a month); one each over a long one.
+  const counts = await read.many(['store', ...ACTIVITY_SCOPES], range, { totalsOnly: ['store'] });
   const totals = counts.get('store')?.totals ?? new Map<string, number>();
   return { ...range, totals: summarize(range.from, range.to, totals), activity: activityOf(counts) };
 };

@@ -176,6 +176,35 @@ describe('countsReader', () => {
     expect(keys).toEqual([7 + 12]);
   });
 
+  it('reads a scope wanted for its totals as its months and the days around them, beside the others', async () => {
+    const today = START + 600 * DAY_MS;
+    const memory = await seeded({ days: 601 });
+    await memory.store.add('st_a', ['events'], day(today - 3 * DAY_MS), { 'carts/create': 3 });
+    const keys: number[] = [];
+    const spied: AttributionStore = {
+      ...memory.store,
+      periods: (storeId, asks) => {
+        keys.push(asks.reduce((n, ask) => n + ask.days.length + ask.months.length, 0));
+        return memory.store.periods(storeId, asks);
+      },
+    };
+    const read = countsReader(spied, 'st_a', day(today));
+    for (let back = 0; back < 60; back++) {
+      const range = { from: day(today - back * DAY_MS), to: day(today) };
+      const many = await read.many(['store', 'events'], range, { totalsOnly: ['store'] });
+      expect(rounded(many.get('store')?.totals ?? new Map()), range.from).toEqual(
+        rounded(await bruteForce(memory.store, range.from, range.to)),
+      );
+      // The activity scope, kept per day only, keeps its day series.
+      expect(many.get('events')?.series.grain).toBe('day');
+      expect(many.get('events')?.totals.get('carts/create')).toBe(back >= 3 ? 3 : undefined);
+    }
+    // 30 days to 2026-08-24: the store's 6 days of July and August's month, and the events' 30 days, in one read.
+    keys.length = 0;
+    await read.many(['store', 'events'], { from: day(today - 29 * DAY_MS), to: day(today) }, { totalsOnly: ['store'] });
+    expect(keys).toEqual([6 + 1 + 30]);
+  });
+
   it('reads a store whose months are not kept from its days, and from its months once rebuilt', async () => {
     const memory = await seeded({ legacy: true });
     memory.upgrade();
@@ -187,6 +216,15 @@ describe('countsReader', () => {
     const before = counting(memory.store);
     expect(rounded((await countsReader(before.spied, 'st_a')('store', range)).totals)).toEqual(expected);
     expect(before.reads.days).toBe(1);
+
+    // Its totals over a short range to today (`many`'s `totalsOnly`) are read from its days too.
+    const short = { from: '2026-10-10', to: '2026-11-25' };
+    const legacyMany = await countsReader(memory.store, 'st_a', short.to).many(['store'], short, {
+      totalsOnly: ['store'],
+    });
+    expect(rounded(legacyMany.get('store')?.totals ?? new Map())).toEqual(
+      rounded(await bruteForce(memory.store, short.from, short.to)),
+    );
 
     await memory.store.rebuildMonths('st_a', ['store']);
     const after = counting(memory.store);
