@@ -41,6 +41,19 @@ const counting = (store: AttributionStore) => {
   return { spied, reads };
 };
 
+/** The store, noting how many keys (days and months) each of its reads by key asks for. */
+const keyCounting = (store: AttributionStore) => {
+  const keys: number[] = [];
+  const spied: AttributionStore = {
+    ...store,
+    periods: (storeId, asks) => {
+      keys.push(asks.reduce((n, ask) => n + ask.days.length + ask.months.length, 0));
+      return store.periods(storeId, asks);
+    },
+  };
+  return { spied, keys };
+};
+
 /** The brute-force answer: every day of the range summed. */
 const bruteForce = async (store: AttributionStore, from: string, to: string) => {
   const totals = new Map<string, number>();
@@ -139,14 +152,7 @@ describe('countsReader', () => {
     // Counted up to today (day 600) and not after, as the service counts.
     const today = START + 600 * DAY_MS;
     const memory = await seeded({ days: 601 });
-    const keys: number[] = [];
-    const spied: AttributionStore = {
-      ...memory.store,
-      periods: (storeId, asks) => {
-        keys.push(asks.reduce((n, ask) => n + ask.days.length + ask.months.length, 0));
-        return memory.store.periods(storeId, asks);
-      },
-    };
+    const { spied, keys } = keyCounting(memory.store);
     const read = countsReader(spied, 'st_a', day(today));
     const byDays = countsReader(memory.store, 'st_a');
     let seed = 11;
@@ -180,14 +186,7 @@ describe('countsReader', () => {
     const today = START + 600 * DAY_MS;
     const memory = await seeded({ days: 601 });
     await memory.store.add('st_a', ['events'], day(today - 3 * DAY_MS), { 'carts/create': 3 });
-    const keys: number[] = [];
-    const spied: AttributionStore = {
-      ...memory.store,
-      periods: (storeId, asks) => {
-        keys.push(asks.reduce((n, ask) => n + ask.days.length + ask.months.length, 0));
-        return memory.store.periods(storeId, asks);
-      },
-    };
+    const { spied, keys } = keyCounting(memory.store);
     const read = countsReader(spied, 'st_a', day(today));
     for (let back = 0; back < 60; back++) {
       const range = { from: day(today - back * DAY_MS), to: day(today) };
