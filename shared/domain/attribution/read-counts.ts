@@ -109,10 +109,10 @@ type Range = { readonly from: string; readonly to: string };
 export interface CountsReader {
   (scope: string, range: Range): Promise<RangeCounts>;
   /**
-   * Each scope's counters: one batch read by key when their days fit in one (`BATCH_KEYS`), else one read each. The
+   * Each scope's counters: one batch read by key when their keys fit in one (`BATCH_KEYS`), else one read each. The
    * scopes in `totalsOnly` are wanted for their totals: kept per month, they are read as their whole months and the
-   * days around them whatever the range (the store's 30 days to today: 3 days and a month, not 30 days), and answer
-   * a per-month series.
+   * days around them whatever the range (30 days to today: a few days and a month, not 30 days), and answer a
+   * per-month series.
    */
   many(
     scopes: readonly string[],
@@ -158,28 +158,24 @@ export const countsReader = (
     return { totals: sum(points), series: { grain: 'month', points } };
   };
   const many: CountsReader['many'] = async (scopes, range, options = {}) => {
-    const days = daysIn(range);
-    if (days > DAY_SERIES_MAX_DAYS || days * scopes.length > BATCH_KEYS) {
-      return new Map(await Promise.all(scopes.map(async (scope) => [scope, await read(scope, range)] as const)));
-    }
+    if (scopes.length === 0) return new Map();
+    const perScope = async () =>
+      new Map(await Promise.all(scopes.map(async (scope) => [scope, await read(scope, range)] as const)));
+    if (daysIn(range) > DAY_SERIES_MAX_DAYS) return perScope();
     const every = eachDay(range);
     const parts = splitRange(range.from, range.to, today);
     const { months } = parts;
     const byMonths = new Set(
       months ? (options.totalsOnly ?? []).filter((scope) => scopes.includes(scope) && keepsMonths(scope)) : [],
     );
+    const asks = scopes.map((scope) =>
+      byMonths.has(scope) && months
+        ? { scope, days: parts.days.flatMap(eachDay), months: eachMonth(months) }
+        : { scope, days: every, months: [] },
+    );
+    if (asks.reduce((n, ask) => n + ask.days.length + ask.months.length, 0) > BATCH_KEYS) return perScope();
     if (byMonths.size > 0) kept ??= store.monthsKept(storeId);
-    const [isKept, found] = await Promise.all([
-      byMonths.size > 0 ? kept : false,
-      store.periods(
-        storeId,
-        scopes.map((scope) =>
-          byMonths.has(scope) && months
-            ? { scope, days: parts.days.flatMap(eachDay), months: eachMonth(months) }
-            : { scope, days: every, months: [] },
-        ),
-      ),
-    ]);
+    const [isKept, found] = await Promise.all([byMonths.size > 0 ? kept : false, store.periods(storeId, asks)]);
     const answers = new Map<string, RangeCounts>(
       scopes.map((scope) => {
         const { days: points = [], months: monthPoints = [] } = found.get(scope) ?? {};
