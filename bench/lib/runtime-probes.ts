@@ -1,15 +1,41 @@
 /**
  * What a scenario reads from the local runtime besides its own timings: the depth of a queue, DynamoDB operation
- * counts (and their difference between two readings), the calls the in-repo Scheduler emulator served, and the stores
- * to send events to.
+ * counts (and their difference between two readings), how busy its two threads were, the calls the in-repo Scheduler
+ * emulator served, and the stores to send events to.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
-import { sleep } from './stats.ts';
+import { round, sleep } from './stats.ts';
+
+/** How busy the handlers' thread and the local DynamoDB's thread were (event loop utilization, 0–1). */
+export interface ThreadsBusy {
+  readonly main: number;
+  readonly dynamodb: number;
+}
+
+/**
+ * Starts measuring how busy the runtime's two threads are; the returned function reports it since the start. Near 1
+ * a thread's calls queue behind each other; well under it, a phase waits on round trips rather than on the CPU.
+ */
+export const threadsBusy = (runtime: { dynamodbUtilization(): EventLoopUtilization }): (() => ThreadsBusy) => {
+  const main = performance.eventLoopUtilization();
+  const dynamodb = runtime.dynamodbUtilization();
+  const since = (now: EventLoopUtilization, was: EventLoopUtilization) =>
+    round(performance.eventLoopUtilization(now, was).utilization, 2);
+  return () => ({
+    main: since(performance.eventLoopUtilization(), main),
+    dynamodb: since(runtime.dynamodbUtilization(), dynamodb),
+  });
+};
+
+/** A `ThreadsBusy` as the reports word it. */
+export const busyText = (busy: ThreadsBusy) =>
+  `busy share of the handlers' thread ${busy.main}, of the local DynamoDB's thread ${busy.dynamodb} (event loop utilization)`;
 
 export const WRITE_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
 export const READ_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];

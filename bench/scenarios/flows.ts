@@ -17,11 +17,18 @@
  *
  * Every run must end `completed` with one email: a run missing or in another state is reported and fails the check.
  */
-import { performance } from 'node:perf_hooks';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { capacityDelta, installCapacityMeter } from '#bench/lib/capacity-meter.ts';
 import { profiled } from '#bench/lib/profile.ts';
-import { countDelta, queueDepth, READ_OPERATIONS, sumOf, WRITE_OPERATIONS } from '#bench/lib/runtime-probes.ts';
+import {
+  busyText,
+  countDelta,
+  queueDepth,
+  READ_OPERATIONS,
+  sumOf,
+  threadsBusy,
+  WRITE_OPERATIONS,
+} from '#bench/lib/runtime-probes.ts';
 import {
   cpuMeter,
   cpuText,
@@ -262,24 +269,14 @@ export const flows: Scenario = {
       const resumedAt = Date.now();
       // How busy the process and its two threads were: the drain waits on DynamoDB round trips more than on the CPU.
       const drainCpu = cpuMeter();
-      const dynamoBusyBefore = runtime.dynamodbUtilization();
-      const mainBusyBefore = performance.eventLoopUtilization();
+      const drainBusy = threadsBusy(runtime);
       runtime.setPollersPaused(false);
       log('flows: draining (flow worker evaluates, starts and mails every run)');
       const drain = phaseResult(
         await profiled(options.profile, 'flows-drain', () => finishedRuns(sqs, runtime, drainFire.fired)),
       );
       const cpu = drainCpu();
-      const busy = {
-        main: round(
-          performance.eventLoopUtilization(performance.eventLoopUtilization(), mainBusyBefore).utilization,
-          2,
-        ),
-        dynamodb: round(
-          performance.eventLoopUtilization(runtime.dynamodbUtilization(), dynamoBusyBefore).utilization,
-          2,
-        ),
-      };
+      const busy = drainBusy();
       const calls = countDelta(callsBefore, runtime.dynamodbCalls());
       const capacity = capacityDelta(capacityBefore, meter.read());
       /** Per trigger, by operation and item kind (calls; a batch or transaction is one call), most first. */
@@ -346,7 +343,7 @@ export const flows: Scenario = {
       const notes = [
         `${count} triggers per phase over ${stores.length} stores, one recipient each; the order_paid preset (one LiquidJS-rendered email, List-Unsubscribe headers, SES tags).`,
         `Drain: ${formatNumber(drain.completed)} runs from resume to last email in ${formatNumber(round(drainMs))} ms; DynamoDB ${formatNumber(round(sumOf(calls, WRITE_OPERATIONS) / count, 1))} writes and ${formatNumber(round(sumOf(calls, READ_OPERATIONS) / count, 1))} reads per trigger.`,
-        `CPU, in cores, from the resume until the flows and email-events queues were empty: ${cpuText(cpu)}; busy share of the handlers' thread ${busy.main}, of the local DynamoDB's thread ${busy.dynamodb} (event loop utilization).`,
+        `CPU, in cores, from the resume until the flows and email-events queues were empty: ${cpuText(cpu)}; ${busyText(busy)}.`,
         `Live: triggers fired in ${formatNumber(round(liveFire.elapsedMs))} ms with ${options.concurrency} callers; the time includes waiting in the flows queue behind the other runs.`,
         `Idle: ${IDLE_SAMPLES} triggers one at a time (${idle.failures} not finished within ${IDLE_WAIT_MS / 1000} s).`,
         ...(allDone

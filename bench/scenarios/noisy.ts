@@ -15,12 +15,12 @@
  *    are read back; the metrics are the p99 ratios B ÷ A (target ≤ 1.5), and the attacker's own figures.
  */
 
-import { type EventLoopUtilization, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { apiCall, queuesDrained } from '#bench/lib/api.ts';
 import { profiled } from '#bench/lib/profile.ts';
-import { countDelta, queueDepth } from '#bench/lib/runtime-probes.ts';
+import { countDelta, queueDepth, threadsBusy } from '#bench/lib/runtime-probes.ts';
 import { type Stall, watchStalls } from '#bench/lib/stall-watch.ts';
 import { formatNumber, round, sleep, summarize } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
@@ -132,23 +132,23 @@ const sampleQueues = (runtime: LocalRuntime) => {
 };
 
 /**
- * What the runtime did so far: DynamoDB calls by operation, handler invocations and their wall ms by function, the
- * process's CPU time (every thread: the runtime, its emulators and the load generator share this process), and how
- * long each of its two threads (the handlers', the local DynamoDB's) was busy.
+ * What the runtime did so far: DynamoDB calls by operation, handler invocations and their wall ms by function, and the
+ * process's CPU time (every thread: the runtime, its emulators and the load generator share this process).
  */
 const counters = (runtime: LocalRuntime) => ({
   dynamodb: runtime.dynamodbCalls(),
   invocations: runtime.invocations(),
   cpu: process.cpuUsage(),
-  mainLoop: performance.eventLoopUtilization(),
-  dynamoLoop: runtime.dynamodbUtilization(),
 });
 
-/** `counters` at a phase's start, and this thread's event loop delay from then on (10 ms resolution). */
+/**
+ * `counters` at a phase's start, how busy the two threads are from then on, and this thread's event loop delay
+ * (10 ms resolution).
+ */
 const work = (runtime: LocalRuntime) => {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
-  return { ...counters(runtime), delay };
+  return { ...counters(runtime), busy: threadsBusy(runtime), delay };
 };
 
 /**
@@ -163,9 +163,6 @@ const workSince = (runtime: LocalRuntime, before: ReturnType<typeof work>) => {
     if (count > was.count) functions[name] = { count: count - was.count, ms: Math.round(ms - was.ms) };
   }
   const cpuMs = (now.cpu.user + now.cpu.system - before.cpu.user - before.cpu.system) / 1000;
-  // How busy the two threads were (0–1): near 1, calls queue behind each other and latencies climb.
-  const busy = (now: EventLoopUtilization, was: EventLoopUtilization) =>
-    round(performance.eventLoopUtilization(now, was).utilization, 2);
   before.delay.disable();
   const ms = (ns: number) => round(ns / 1e6, 1);
   return {
@@ -177,7 +174,7 @@ const workSince = (runtime: LocalRuntime, before: ReturnType<typeof work>) => {
       max: ms(before.delay.max),
     },
     cpuMs: Math.round(cpuMs),
-    busy: { main: busy(now.mainLoop, before.mainLoop), dynamodb: busy(now.dynamoLoop, before.dynamoLoop) },
+    busy: before.busy(),
   };
 };
 

@@ -15,17 +15,19 @@
  * No target: the issue sets none for the worker, its figures are context for the ingestion rate.
  */
 import { availableParallelism } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type CapacityTally, capacityDelta, installCapacityMeter } from '#bench/lib/capacity-meter.ts';
 import { profiled } from '#bench/lib/profile.ts';
 import {
+  busyText,
   createStores,
   pausePollers,
   type QueueDepth,
   queueDepth,
   READ_OPERATIONS,
   sumOf,
+  type ThreadsBusy,
+  threadsBusy,
   WRITE_OPERATIONS,
 } from '#bench/lib/runtime-probes.ts';
 import { cpuText, formatNumber, listText, round } from '#bench/lib/stats.ts';
@@ -62,8 +64,8 @@ const report = (
     depthAfterFill: QueueDepth;
     drained: Drain;
     capacity: CapacityTally;
-    /** How busy the handlers' thread and the local DynamoDB's were while it drained (event loop utilization, 0–1). */
-    busy: { main: number; dynamodb: number };
+    /** How busy the runtime's two threads were while it drained. */
+    busy: ThreadsBusy;
   },
 ): Result => {
   const { journeys, filled, drained } = m;
@@ -125,7 +127,7 @@ const report = (
     `DynamoDB operations per applied event: ${listText(perEvent(drained.dynamodbCalls, applied || 1), formatNumber)} (a transaction counts once).`,
     `DynamoDB calls per applied event by operation and item kind (the upper-case words of its partition key; a batch names every kind it holds): ${topText(perEvent(m.capacity.callsByKind, applied || 1))}; capacity units per applied event: ${formatNumber(per(m.capacity.writeUnits))} WRU (${topText(perEvent(writeUnitsOf(m.capacity), applied || 1))}), ${formatNumber(per(m.capacity.readUnits))} RRU.`,
     `Scheduler calls per applied event: ${schedulerCalls === 0 ? 'none' : listText(perEvent(drained.schedulerCalls, applied || 1), formatNumber)}; ${formatNumber(per(timerSetters))} of the events set a timer (carts/*, checkouts/create).`,
-    `CPU, in cores, while the worker drained: ${cpuText(drained.cpu)}; busy share of the handlers' thread ${m.busy.main}, of the local DynamoDB's thread ${m.busy.dynamodb} (event loop utilization).${
+    `CPU, in cores, while the worker drained: ${cpuText(drained.cpu)}; ${busyText(m.busy)}.${
       drained.cpu.otherCores >= 0.25
         ? ' Other processes took a noticeable share of the CPU: the rate is disturbed (the CPU per event much less); run again on a quiet machine.'
         : ''
@@ -227,15 +229,11 @@ export const worker: Scenario = {
       log(`worker: draining ${depthAfterFill.total} queued events (at most ${DRAIN_LIMIT_MS / 1000} s)`);
       const meter = installCapacityMeter();
       const before = meter.read();
-      const mainBefore = performance.eventLoopUtilization();
-      const dynamoBefore = runtime.dynamodbUtilization();
+      const drainBusy = threadsBusy(runtime);
       const drained = await profiled(options.profile, 'worker-drain', () =>
         drain(runtime, sqs, depthAfterFill.total, log),
       );
-      const busy = {
-        main: round(performance.eventLoopUtilization(performance.eventLoopUtilization(), mainBefore).utilization, 2),
-        dynamodb: round(performance.eventLoopUtilization(runtime.dynamodbUtilization(), dynamoBefore).utilization, 2),
-      };
+      const busy = drainBusy();
       const capacity = capacityDelta(before, meter.read());
       meter.remove();
       return report(options, { journeys, stores: apiKeys.length, filled, depthAfterFill, drained, capacity, busy });

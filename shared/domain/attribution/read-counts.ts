@@ -168,10 +168,10 @@ export const countsReader = (
     const byMonths = new Set(
       months ? (options.totalsOnly ?? []).filter((scope) => scopes.includes(scope) && keepsMonths(scope)) : [],
     );
+    // The same lists for every scope of a kind (the flows page asks for each of the store's flows).
+    const around = { days: parts.days.flatMap(eachDay), months: months ? eachMonth(months) : [] };
     const asks = scopes.map((scope) =>
-      byMonths.has(scope) && months
-        ? { scope, days: parts.days.flatMap(eachDay), months: eachMonth(months) }
-        : { scope, days: every, months: [] },
+      byMonths.has(scope) ? { scope, ...around } : { scope, days: every, months: [] as string[] },
     );
     if (asks.reduce((n, ask) => n + ask.days.length + ask.months.length, 0) > BATCH_KEYS) return perScope();
     if (byMonths.size > 0) kept ??= store.monthsKept(storeId);
@@ -186,7 +186,11 @@ export const countsReader = (
     );
     // A store whose months are not known to be whole: those scopes from their days after all (`fromDays`).
     if (!isKept) {
-      for (const scope of byMonths) answers.set(scope, await fromDays(scope, range, 'month'));
+      for (const [scope, counts] of await Promise.all(
+        [...byMonths].map(async (scope) => [scope, await fromDays(scope, range, 'month')] as const),
+      )) {
+        answers.set(scope, counts);
+      }
     }
     return answers;
   };
