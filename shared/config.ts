@@ -28,6 +28,7 @@ export const ENV = {
   flowQueueUrl: 'FLOW_QUEUE_URL',
   sendQueueUrl: 'SEND_QUEUE_URL',
   emailEventsQueueUrl: 'EMAIL_EVENTS_QUEUE_URL',
+  countersQueueUrl: 'COUNTERS_QUEUE_URL',
   segmentQueueUrl: 'SEGMENT_QUEUE_URL',
   campaignQueueUrl: 'CAMPAIGN_QUEUE_URL',
   backtestQueueUrl: 'BACKTEST_QUEUE_URL',
@@ -72,6 +73,7 @@ const ConfigSchema = v.object({
   [ENV.flowQueueUrl]: v.optional(v.string()),
   [ENV.sendQueueUrl]: v.optional(v.string()),
   [ENV.emailEventsQueueUrl]: v.optional(v.string()),
+  [ENV.countersQueueUrl]: v.optional(v.string()),
   [ENV.segmentQueueUrl]: v.optional(v.string()),
   [ENV.campaignQueueUrl]: v.optional(v.string()),
   [ENV.backtestQueueUrl]: v.optional(v.string()),
@@ -124,6 +126,8 @@ export interface Config {
   readonly sendQueueUrl: string | undefined;
   /** SES events (delivery, bounce, complaint, open, click, subscription) published by the configuration set. */
   readonly emailEventsQueueUrl: string | undefined;
+  /** Counter additions the queue workers' batches send, written summed by the counters worker (issue 16). */
+  readonly countersQueueUrl: string | undefined;
   /** Segment builds, purges and timed re-evaluations (issue 19). */
   readonly segmentQueueUrl: string | undefined;
   readonly campaignQueueUrl: string | undefined;
@@ -206,6 +210,7 @@ const parsedConfig = (): Config => {
     flowQueueUrl: env[ENV.flowQueueUrl],
     sendQueueUrl: env[ENV.sendQueueUrl],
     emailEventsQueueUrl: env[ENV.emailEventsQueueUrl],
+    countersQueueUrl: env[ENV.countersQueueUrl],
     segmentQueueUrl: env[ENV.segmentQueueUrl],
     campaignQueueUrl: env[ENV.campaignQueueUrl],
     backtestQueueUrl: env[ENV.backtestQueueUrl],

@@ -23,6 +23,7 @@ import { profiled } from '#bench/lib/profile.ts';
 import {
   busyText,
   countDelta,
+  countsWritten,
   queueDepth,
   READ_OPERATIONS,
   sumOf,
@@ -277,6 +278,8 @@ export const flows: Scenario = {
       );
       const cpu = drainCpu();
       const busy = drainBusy();
+      // The runs' and SES events' counts are written by the counters worker seconds later: its calls are theirs too.
+      await countsWritten(sqs, runtime);
       const calls = countDelta(callsBefore, runtime.dynamodbCalls());
       const capacity = capacityDelta(capacityBefore, meter.read());
       /** Per trigger, by operation and item kind (calls; a batch or transaction is one call), most first. */

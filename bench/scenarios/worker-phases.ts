@@ -1,5 +1,11 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { countDelta, countSchedulerCalls, type QueueDepth, queueDepth } from '#bench/lib/runtime-probes.ts';
+import {
+  countDelta,
+  countSchedulerCalls,
+  countsWritten,
+  type QueueDepth,
+  queueDepth,
+} from '#bench/lib/runtime-probes.ts';
 import { type CpuShare, cpuMeter, round, Samples, seeded, sleep, summarize } from '#bench/lib/stats.ts';
 import { storePacer } from '#bench/lib/store-windows.ts';
 import type { ScenarioOptions } from '#bench/scenario.ts';
@@ -302,6 +308,8 @@ const drain = async (runtime: LocalRuntime, sqs: SQSClient, queued: number, log:
     schedulerCalls = scheduler.stop();
   }
   const end = confirmed && emptyAt ? emptyAt : { ms: performance.now() - start, cpu: meter() };
+  // The events' counts are written by the counters worker seconds later: its calls are the events' too.
+  await countsWritten(sqs, runtime);
   const calls = countDelta(callsBefore, runtime.dynamodbCalls());
   const left = confirmed ? 0 : depth.total;
   const applied = queued - left;

@@ -79,6 +79,18 @@ export const QUEUES = {
     urlEnv: ENV.emailEventsQueueUrl,
   },
   /**
+   * Counter additions (issue 16): the stats' and the console's counts a queue worker's batch added (one message per
+   * batch, every store's), which the counters worker sums over a few seconds of batches and writes once per store,
+   * scope and period. Standard: additions commute, and each message is claimed once, so a redelivery counts nothing.
+   */
+  counters: {
+    fifo: false,
+    // Six times the worker's 30 s.
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    urlEnv: ENV.countersQueueUrl,
+  },
+  /**
    * Segments (issue 19): a segment's build and its continuations, a deleted segment's purge, and contacts whose time
    * window flipped (from the timer wheel).
    */

@@ -1,6 +1,5 @@
 /** Wiring of the ingestion use cases to their AWS adapters (built once per warm function). */
 
-import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import {
   dynamoCartRepository,
@@ -88,7 +87,8 @@ export const flushContactCounts = (): Promise<void> => contactCounts().flush();
 export const applyDeps = /* @__PURE__ */ lazy(
   (): ApplyDeps => ({
     customers: dynamoCustomerRepository(together().reads, contactCounts().adjust),
-    attribution: dynamoAttribution(),
+    // A paid order's recovered and influenced counts go with the batch's other counts (the counters queue).
+    attribution: ingestCounters().store,
     stores: batchStores().repository,
     products: dynamoProductRepository(together().reads),
     orders: dynamoOrderRepository(together().reads),

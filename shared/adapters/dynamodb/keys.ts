@@ -34,6 +34,7 @@
  * | stats    | STORE#<storeId>#STATS#<scope>        | <YYYY-MM-DD> |                                      |                                      |
  * | stats (month) | STORE#<storeId>#STATS#<scope>   | MONTH#<YYYY-MM> |                                   |                                      |
  * | stats (months kept) | STORE#<storeId>#STATS     | MONTHS    |                                         |                                      |
+ * | countsClaim | COUNTS#<messageId>                | CLAIM     | (TTL a week: a counts message counted, queued-counts.ts) |                |
  * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    | STORE#<storeId>#IMPORTS / <createdAt>#<jobId> |                                |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
  * | runBudget | STORE#<storeId>#RUN-BUDGET         | BUDGET    |                                         |                                      |
@@ -100,6 +101,7 @@ export type Entity =
   | 'contactCount'
   | 'attribution'
   | 'stats'
+  | 'countsClaim'
   | 'importJob'
   | 'importSlot'
   | 'runBudget'
@@ -222,6 +224,8 @@ export const keys = {
     pk: `STORE#${storeId}#EXPOSURE#${email.toLowerCase()}`,
     sk: flowId,
   }),
+  /** A counts message the counters worker counted (`queued-counts.ts`): not a store's, so no store in its key. */
+  countsClaim: (messageId: string) => ({ pk: `COUNTS#${messageId}`, sk: 'CLAIM' }),
   /** An occurrence counted once (a click event). */
   countedOnce: (storeId: string, key: string) => ({ pk: `STORE#${storeId}#COUNTED#${key}`, sk: 'ONCE' }),
   /**

@@ -41,7 +41,7 @@ export const EMAIL_FUNCTIONS = area('email', [
   consumer(
     'email-events-worker',
     'emailEvents',
-    { table: 'readWrite', sendTo: ['webhooks', 'flows'], scheduler: true },
+    { table: 'readWrite', sendTo: ['webhooks', 'flows', 'counters'], scheduler: true },
     { timeoutSeconds: 30, memoryMb: 256, batchSize: 100, maxConcurrency: 10, batchingWindowSeconds: 2 },
   ),
   // Public (the link in every email): the token is the credential. GET only shows a page, so it only reads.

@@ -23,7 +23,7 @@ export const EVENTS_FUNCTIONS = area('events', [
   consumer(
     'ingest-worker',
     'ingest',
-    { table: 'readWrite', scheduler: true, sendTo: ['webhooks', 'flows'] },
+    { table: 'readWrite', scheduler: true, sendTo: ['webhooks', 'flows', 'counters'] },
     { timeoutSeconds: 30, memoryMb: 512, batchSize: 10, maxConcurrency: 20 },
   ),
   consumer(

@@ -15,8 +15,17 @@ export const FLOWS_FUNCTIONS = area('flows', [
   consumer(
     'flow-worker',
     'flows',
-    { table: 'readWrite', sendTo: ['flows'], scheduler: true, mailer: true, masterKey: true },
+    { table: 'readWrite', sendTo: ['flows', 'counters'], scheduler: true, mailer: true, masterKey: true },
     { timeoutSeconds: 60, memoryMb: 512, batchSize: 10, maxConcurrency: 20 },
+  ),
+  // The counts the ingest, flow and email-events workers' batches queue (issue 16, docs/attribution.md "Counting"):
+  // Lambda gathers up to 2 s of messages, so a store's counter item is written once per batch, not once per worker
+  // batch that counted for it. Each message costs a claim (one put); the ADDs are the batch's distinct counters.
+  consumer(
+    'counters-worker',
+    'counters',
+    { table: 'readWrite' },
+    { timeoutSeconds: 30, memoryMb: 256, batchSize: 100, maxConcurrency: 5, batchingWindowSeconds: 2 },
   ),
   // Explain: reads, and the flows API's rate counters.
   route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], READ_ROUTE_USES),

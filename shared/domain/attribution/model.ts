@@ -171,3 +171,20 @@ export const summarize = (from: string, to: string, totals: ReadonlyMap<string, 
     influenced: { orders: totals.get('influencedOrders') ?? 0, revenue: revenue('influenced') },
   };
 };
+
+/**
+ * One addition of a counts message (`queued-counts.ts`): a store's to one scope's counters of one UTC day
+ * (`YYYY-MM-DD`); the counters worker adds its month too.
+ */
+export type CountAddition = readonly [
+  storeId: string,
+  scope: string,
+  day: string,
+  deltas: Readonly<Record<string, number>>,
+];
+
+export interface CountsMessage {
+  /** Claimed once by the counters worker. */
+  readonly id: string;
+  readonly counts: readonly CountAddition[];
+}

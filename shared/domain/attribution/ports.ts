@@ -1,5 +1,5 @@
 /** Ports of the attribution area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
-import type { DayCounts, Exposure, MonthCounts, OrderAttribution, Touch } from './model.ts';
+import type { CountsMessage, DayCounts, Exposure, MonthCounts, OrderAttribution, Touch } from './model.ts';
 
 export interface AttributionStore {
   /** Remembers that `touch` emailed about a cart or checkout (the latest email about it wins). */
@@ -57,4 +57,15 @@ export interface AttributionStore {
   deleteScope(storeId: string, scope: string): Promise<void>;
   /** Rewrites the month counters of each scope from its days, then marks the store's months kept. */
   rebuildMonths(storeId: string, scopes: readonly string[]): Promise<void>;
+}
+
+/** The counters queue (`queued-counts.ts`): where the hot paths' batches send their counts. */
+export interface CountsQueue {
+  send(message: CountsMessage): Promise<void>;
+}
+
+/** The counters worker's claims: one per counts message, so a message delivered or sent twice counts once. */
+export interface CountsClaims {
+  /** Records that the message `id` is being counted: false when it was before. */
+  claim(id: string): Promise<boolean>;
 }
