@@ -5,6 +5,7 @@
  */
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { applyCounts, parseCountsMessage } from '#shared/domain/attribution/queued-counts.ts';
+import { logger } from '#shared/observability.ts';
 import { queueWorker } from '#shared/queue/batch.ts';
 import { countsWorker } from '#shared/wiring/counters.ts';
 
@@ -12,6 +13,8 @@ export const handler = queueWorker({
   queue: QUEUES.counters,
   parse: parseCountsMessage,
   handle: async (message) => {
+    if (message.invalid > 0)
+      logger.warn('Counts message with additions left out', { id: message.id, invalid: message.invalid });
     await applyCounts(countsWorker().deps, message);
   },
   afterBatch: () => countsWorker().flush(),

@@ -85,8 +85,9 @@ export const QUEUES = {
    */
   counters: {
     fifo: false,
-    // Six times the worker's 30 s.
-    visibilityTimeoutSeconds: 180,
+    // Six times the worker's 10 s (a batch is a claim per message and an ADD per counter): a record that failed
+    // comes back within a minute, its counts that much late.
+    visibilityTimeoutSeconds: 60,
     maxReceiveCount: 5,
     urlEnv: ENV.countersQueueUrl,
   },

@@ -25,7 +25,7 @@ export const FLOWS_FUNCTIONS = area('flows', [
     'counters-worker',
     'counters',
     { table: 'readWrite' },
-    { timeoutSeconds: 30, memoryMb: 256, batchSize: 100, maxConcurrency: 5, batchingWindowSeconds: 2 },
+    { timeoutSeconds: 10, memoryMb: 256, batchSize: 100, maxConcurrency: 5, batchingWindowSeconds: 2 },
   ),
   // Explain: reads, and the flows API's rate counters.
   route('flow-runs', ['GET', 'main', '/api/v1/flows/{flowId}/runs'], READ_ROUTE_USES),

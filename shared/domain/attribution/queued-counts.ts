@@ -29,20 +29,28 @@ import type { AttributionStore, CountsClaims, CountsQueue } from './ports.ts';
  */
 export const MAX_COUNTS_PER_MESSAGE = 500;
 
-const CountsMessageSchema = v.object({
-  id: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
-  counts: v.array(
-    v.tuple([
-      v.pipe(v.string(), v.minLength(1)),
-      v.pipe(v.string(), v.minLength(1)),
-      v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/)),
-      v.record(v.string(), v.pipe(v.number(), v.finite())),
-    ]),
-  ),
-});
+/** One addition as the counters worker accepts it: ids, a UTC day, finite numbers. */
+const CountAdditionSchema = v.tuple([
+  v.pipe(v.string(), v.minLength(1)),
+  v.pipe(v.string(), v.minLength(1)),
+  v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/)),
+  v.record(v.string(), v.pipe(v.number(), v.finite())),
+]);
 
-/** Reads a message off the counters queue; a body that is not one is permanent (no retry can fix it). */
-export const parseCountsMessage: (body: string) => CountsMessage = queueMessage(CountsMessageSchema, 'counts message');
+const readCountsEnvelope = queueMessage(
+  v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(100)), counts: v.array(v.unknown()) }),
+  'counts message',
+);
+
+/**
+ * Reads a message off the counters queue: a body that is not one is permanent (no retry can fix it). An addition
+ * that is not one (`invalid`: how many) is left out rather than the message: the others are other stores' counts.
+ */
+export const parseCountsMessage = (body: string): CountsMessage & { readonly invalid: number } => {
+  const { id, counts } = readCountsEnvelope(body);
+  const valid = counts.filter((addition): addition is CountAddition => v.is(CountAdditionSchema, addition));
+  return { id, counts: valid, invalid: counts.length - valid.length };
+};
 
 /**
  * A counter buffer whose flush queues the batch's counts (`CountsMessage`s) instead of writing them: the hot paths'

@@ -206,8 +206,12 @@ describe('flow backtest over HTTP', () => {
     expect(result.skipped.map((s) => [s.email, s.reason])).toEqual(liveSkips);
     expect(liveSkips).toEqual([[cy, 'no_consent']]);
 
-    const stats = await api(runtime, liveStore.apiKey, 'GET', `/api/v1/flows/${live.id}/stats`);
-    const liveRecovered = (stats.body as { data: { recovered: unknown } }).data.recovered;
+    // The live order's count reaches the stats through the counters queue, seconds after the order applied.
+    const liveRecovered = await eventually('the live recovered order counted', async () => {
+      const stats = await api(runtime, liveStore.apiKey, 'GET', `/api/v1/flows/${live.id}/stats`);
+      const recovered = (stats.body as { data: { recovered: { orders: number } } }).data.recovered;
+      return recovered.orders > 0 ? recovered : undefined;
+    });
     expect(result.summary.recovered).toEqual(liveRecovered);
     expect(result.summary.recovered).toEqual({ orders: 1, revenue: { EUR: '39.80' } });
     expect(result.summary).toMatchObject({ entered: 2, emails: 3, skipped: { no_consent: 1 }, exited: { exit_if: 1 } });

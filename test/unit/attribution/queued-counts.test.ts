@@ -27,7 +27,9 @@ const memoryQueue = () => {
       async send(message: CountsMessage) {
         if (state.refusing) throw new Error('SQS unavailable');
         // What goes on the queue is JSON: the worker reads back exactly that.
-        sent.push(parseCountsMessage(JSON.stringify(message)));
+        const { invalid, ...read } = parseCountsMessage(JSON.stringify(message));
+        expect(invalid).toBe(0);
+        sent.push(read);
       },
     },
   };
@@ -157,13 +159,22 @@ describe('applyCounts (the counters worker)', () => {
     ]);
   });
 
-  it('refuses a body that is not a counts message as permanent', () => {
+  it('refuses a body that is not a counts message as permanent, and leaves out only the additions that are not ones', () => {
     expect(() => parseCountsMessage('{')).toThrow(PermanentError);
-    expect(() =>
-      parseCountsMessage(JSON.stringify({ id: 'x', counts: [['st_a', 'store', '25/11/2026', {}]] })),
-    ).toThrow(PermanentError);
-    expect(() =>
-      parseCountsMessage(JSON.stringify({ id: 'x', counts: [['st_a', 'store', '2026-11-25', { emailed: 'one' }]] })),
-    ).toThrow(PermanentError);
+    expect(() => parseCountsMessage(JSON.stringify({ counts: [] }))).toThrow(PermanentError);
+    const good = ['st_b', 'store', '2026-11-25', { emailed: 1 }];
+    const parsed = parseCountsMessage(
+      JSON.stringify({
+        id: 'x',
+        counts: [
+          ['st_a', 'store', '25/11/2026', { emailed: 1 }],
+          ['st_a', 'store', '2026-11-25', { emailed: 'one' }],
+          ['st_a', 'store', '2026-11-25', { emailed: null }],
+          ['', 'store', '2026-11-25', { emailed: 1 }],
+          good,
+        ],
+      }),
+    );
+    expect(parsed).toEqual({ id: 'x', counts: [good], invalid: 4 });
   });
 });
