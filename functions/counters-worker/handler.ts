@@ -1,7 +1,7 @@
 /**
- * Consumes the counters queue (`shared/domain/attribution/queued-counts.ts`): the counts the ingest, flow and
- * email-events workers' batches sent, each message claimed once, summed over the batch (Lambda gathers up to 2 s of
- * messages) and written at its end: one `ADD` per store, scope and day, and per month.
+ * Consumes the counters queue (`shared/domain/attribution/queued-counts.ts`): the counts the ingest, flow,
+ * email-events and webhook-delivery workers' batches sent, each message claimed once, summed over the batch (Lambda
+ * gathers up to 2 s of messages) and written at its end: one `ADD` per store, scope and day, and per month.
  */
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { applyCounts, parseCountsMessage } from '#shared/domain/attribution/queued-counts.ts';

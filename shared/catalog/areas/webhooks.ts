@@ -16,7 +16,8 @@ export const WEBHOOKS_FUNCTIONS = area('webhooks', [
   consumer(
     'webhook-delivery-worker',
     'webhooks',
-    { table: 'readWrite', masterKey: true },
+    // Its attempts' counts (the console's overview) go to the counters queue at each batch's end.
+    { table: 'readWrite', masterKey: true, sendTo: ['counters'] },
     { timeoutSeconds: 110, memoryMb: 256, batchSize: 10, maxConcurrency: 20 },
   ),
 ]);
