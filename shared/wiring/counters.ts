@@ -4,11 +4,12 @@
  * `lazy`), and the counters worker writes them, summed over many batches (`countsWorker`).
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { dynamoCountsClaims } from '#shared/adapters/dynamodb/counts-claims.ts';
 import { sqsCountsQueue } from '#shared/adapters/sqs/counts-queue.ts';
-import { type CounterBuffer, counterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
+import { type CounterBuffer, counterBuffer, flushPersistently } from '#shared/domain/attribution/counter-buffer.ts';
 import { type CountsDeps, queuedCounters } from '#shared/domain/attribution/queued-counts.ts';
 import { lazy } from '#shared/lazy.ts';
 import { logger } from '#shared/observability.ts';
@@ -39,6 +40,10 @@ export const countsWorker = /* @__PURE__ */ lazy((): { deps: CountsDeps; flush: 
   );
   return {
     deps: { claims: { claim: (id) => atOnce(() => claims.claim(id)) }, counters: buffer.store },
-    flush: () => buffer.flush(),
+    // Its claims are taken: what it fails to write would wait for this worker's next batch, which an idle queue may
+    // not bring soon, so it tries again within the invocation first (its 10 s leave ample room).
+    flush: async () => {
+      await flushPersistently(buffer, [200, 800], setTimeout);
+    },
   };
 });

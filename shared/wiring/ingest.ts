@@ -43,7 +43,9 @@ import { emitDeps } from './webhooks.ts';
 /** Events applied and failed, per store and day (the console's overview), written at the end of each worker batch. */
 const ingestCounters = /* @__PURE__ */ lazy(() => batchCounters('Event'));
 export const eventCounters = (): CounterBuffer['store'] => ingestCounters().store;
-export const flushEventCounters = (): Promise<void> => ingestCounters().flush();
+export const flushEventCounters = async (): Promise<void> => {
+  await ingestCounters().flush();
+};
 
 export const ingestDeps = /* @__PURE__ */ lazy(
   (): AcceptDeps => ({

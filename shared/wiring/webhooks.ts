@@ -16,7 +16,9 @@ import { batchCounters } from './counters.ts';
 /** Delivery attempts by outcome, per store and day (the console's overview), written at the end of each batch. */
 const deliveryCounters = /* @__PURE__ */ lazy(() => batchCounters('Webhook delivery'));
 export const attemptCounters = (): CounterBuffer['store'] => deliveryCounters().store;
-export const flushAttemptCounters = (): Promise<void> => deliveryCounters().flush();
+export const flushAttemptCounters = async (): Promise<void> => {
+  await deliveryCounters().flush();
+};
 
 export const manageWebhookDeps = /* @__PURE__ */ lazy(
   (): ManageWebhookDeps => ({

@@ -17,8 +17,11 @@ import type { AttributionStore } from './ports.ts';
 export interface CounterBuffer {
   /** The store with `add` kept in memory; every other method goes straight through. */
   readonly store: AttributionStore;
-  /** Writes what was added since the last flush: one write per store, scope and day, and per month. */
-  flush(): Promise<void>;
+  /**
+   * Writes what was added since the last flush: one write per store, scope and day, and per month. Answers how many
+   * writes failed (their additions kept for the next flush).
+   */
+  flush(): Promise<number>;
 }
 
 export const counterBuffer = (
@@ -42,6 +45,25 @@ export const counterBuffer = (
     async flush() {
       const { failed, error } = await sums.flush();
       if (failed > 0) onFlushFailed(error, failed);
+      return failed;
     },
   };
+};
+
+/**
+ * Flushes `buffer` until nothing is kept, pausing `pausesMs` between tries (then leaving what is still kept for the
+ * next flush): for a worker whose next batch may not come soon, such as the counters worker, whose claims are taken.
+ */
+export const flushPersistently = async (
+  buffer: Pick<CounterBuffer, 'flush'>,
+  pausesMs: readonly number[],
+  pause: (ms: number) => Promise<unknown>,
+): Promise<number> => {
+  let kept = await buffer.flush();
+  for (const ms of pausesMs) {
+    if (kept === 0) break;
+    await pause(ms);
+    kept = await buffer.flush();
+  }
+  return kept;
 };

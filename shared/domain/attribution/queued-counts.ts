@@ -13,7 +13,7 @@
  * delivered twice, or sent again after a send that failed but had reached the queue, counts once. A send that fails
  * keeps its message, id and all, for the next flush of the same warm worker. What it changes: a count shows in the
  * stats seconds later (the counters worker gathers messages for up to 2 s), not as its batch ends. The gap it keeps
- * (docs/attribution.md, "Known gaps"): a worker that dies holding counts it has not sent, or the counters worker dying
+ * (docs/attribution.md, "Limits of the counting"): a worker that dies holding counts it has not sent, or the counters worker dying
  * between a message's claim and its `ADD`s, loses them, as a crash between the once-only write and the `ADD` always
  * could.
  */
@@ -24,10 +24,11 @@ import type { CountAddition, CountsMessage } from './model.ts';
 import type { AttributionStore, CountsClaims, CountsQueue } from './ports.ts';
 
 /**
- * Additions per message: a batch's counts fit one message as a rule (an SES batch of 100 over 100 stores holds ~300);
- * a larger flush is split, each part well under SQS's 256 KiB.
+ * Additions per message: a batch's counts fit one message as a rule (a flow batch of ten emails holds at most 40); a
+ * larger flush (an SES batch of 100 over 100 stores holds ~300) is split, each part well under SQS's 256 KiB even
+ * with a flow's step counters in every addition.
  */
-export const MAX_COUNTS_PER_MESSAGE = 500;
+export const MAX_COUNTS_PER_MESSAGE = 200;
 
 /** One addition as the counters worker accepts it: ids, a UTC day, finite numbers. */
 const CountAdditionSchema = v.tuple([
@@ -88,7 +89,7 @@ export const queuedCounters = (
       for (let i = 0; i < counts.length; i += MAX_COUNTS_PER_MESSAGE) {
         messages.push({ id: newId(), counts: counts.slice(i, i + MAX_COUNTS_PER_MESSAGE) });
       }
-      if (messages.length === 0) return;
+      if (messages.length === 0) return 0;
       const results = await Promise.allSettled(messages.map((message) => queue.send(message)));
       let error: unknown;
       results.forEach((result, i) => {
@@ -96,11 +97,9 @@ export const queuedCounters = (
         error ??= result.reason;
         unsent.push(messages[i] as CountsMessage);
       });
-      if (unsent.length > 0)
-        onFlushFailed(
-          error,
-          unsent.reduce((n, m) => n + m.counts.length, 0),
-        );
+      const kept = unsent.reduce((n, m) => n + m.counts.length, 0);
+      if (kept > 0) onFlushFailed(error, kept);
+      return kept;
     },
   };
 };

@@ -3,7 +3,7 @@
  * store, scope and day, one `add` each at the flush, and a failed flush keeps them for the next one.
  */
 import { describe, expect, it } from 'vitest';
-import { counterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
+import { counterBuffer, flushPersistently } from '#shared/domain/attribution/counter-buffer.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import { memoryAttribution } from '#test/support/memory/attribution.ts';
 
@@ -106,5 +106,39 @@ describe('counterBuffer', () => {
     const buffer = counterBuffer(target);
     expect(await buffer.store.claimOnce('st_a', 'clicked#e1')).toBe(true);
     expect(await target.claimOnce('st_a', 'clicked#e1')).toBe(false);
+  });
+});
+
+describe('flushPersistently', () => {
+  it('tries again after each pause while writes fail, and stops once everything is written', async () => {
+    const { store, target, calls, failWhen } = counted();
+    const buffer = counterBuffer(target);
+    await buffer.store.add('st_a', ['store'], '2026-11-25', { emailed: 2 });
+    let failures = 2;
+    failWhen(() => failures-- > 0);
+    const pauses: number[] = [];
+    const kept = await flushPersistently(buffer, [200, 800, 3200], async (ms) => pauses.push(ms));
+    expect(kept).toBe(0);
+    // Day and month fail at the first try; both are written at the second, after the first pause only.
+    expect(pauses).toEqual([200]);
+    expect(calls).toHaveLength(4);
+    expect(await store.days('st_a', 'store', '2026-11-25', '2026-11-25')).toEqual([
+      { day: '2026-11-25', counts: { emailed: 2 } },
+    ]);
+  });
+
+  it('leaves what still fails after its last pause kept for the next flush', async () => {
+    const { store, target, failWhen } = counted();
+    const buffer = counterBuffer(target);
+    await buffer.store.add('st_a', ['store'], '2026-11-25', { emailed: 1 });
+    failWhen(() => true);
+    const pauses: number[] = [];
+    expect(await flushPersistently(buffer, [200, 800], async (ms) => pauses.push(ms))).toBe(2);
+    expect(pauses).toEqual([200, 800]);
+    failWhen(() => false);
+    expect(await buffer.flush()).toBe(0);
+    expect(await store.months('st_a', 'store', '2026-11', '2026-11')).toEqual([
+      { month: '2026-11', counts: { emailed: 1 } },
+    ]);
   });
 });
