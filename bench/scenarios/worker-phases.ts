@@ -271,7 +271,14 @@ const fill = async (
 export // ---- The measured phase -------------------------------------------------------------------------------------------
 
 /** Resumes the pollers and times the worker until the ingest queue is read empty twice in a row (bounded). */
-const drain = async (runtime: LocalRuntime, sqs: SQSClient, queued: number, log: (line: string) => void) => {
+const drain = async (
+  runtime: LocalRuntime,
+  sqs: SQSClient,
+  queued: number,
+  log: (line: string) => void,
+  /** Called once the ingest queue is read empty, before the wait for the counts: where the caller's meters stop. */
+  onEmpty: () => void = () => undefined,
+) => {
   const callsBefore = runtime.dynamodbCalls();
   const scheduler = countSchedulerCalls(runtime.urls.emulators);
   const meter = cpuMeter();
@@ -308,6 +315,7 @@ const drain = async (runtime: LocalRuntime, sqs: SQSClient, queued: number, log:
     schedulerCalls = scheduler.stop();
   }
   const end = confirmed && emptyAt ? emptyAt : { ms: performance.now() - start, cpu: meter() };
+  onEmpty();
   // The events' counts are written by the counters worker seconds later: its calls are the events' too.
   await countsWritten(sqs, runtime);
   const calls = countDelta(callsBefore, runtime.dynamodbCalls());

@@ -230,10 +230,13 @@ export const worker: Scenario = {
       const meter = installCapacityMeter();
       const before = meter.read();
       const drainBusy = threadsBusy(runtime);
+      let busy: ReturnType<typeof drainBusy> | undefined;
       const drained = await profiled(options.profile, 'worker-drain', () =>
-        drain(runtime, sqs, depthAfterFill.total, log),
+        drain(runtime, sqs, depthAfterFill.total, log, () => {
+          busy = drainBusy();
+        }),
       );
-      const busy = drainBusy();
+      busy ??= drainBusy();
       const capacity = capacityDelta(before, meter.read());
       meter.remove();
       return report(options, { journeys, stores: apiKeys.length, filled, depthAfterFill, drained, capacity, busy });
