@@ -84,23 +84,6 @@ export const queueDepth = async (sqs: SQSClient, queueUrl: string): Promise<Queu
   return { visible, inFlight, total: visible + inFlight };
 };
 
-/**
- * Waits (at most `limitMs`) until the counters queue is read empty twice, 100 ms apart: the counts a phase's batches
- * queued are written (the counters worker gathers up to 2 s of them), so the DynamoDB calls read next include its.
- */
-export const countsWritten = async (
-  sqs: SQSClient,
-  runtime: { readonly queueUrls: { readonly counters: string } },
-  limitMs = 15_000,
-): Promise<void> => {
-  const deadline = Date.now() + limitMs;
-  let empty = 0;
-  while (empty < 2 && Date.now() < deadline) {
-    empty = (await queueDepth(sqs, runtime.queueUrls.counters)).total === 0 ? empty + 1 : 0;
-    await sleep(100);
-  }
-};
-
 /** Creates `count` direct-API stores with a little parallelism; returns their API keys. */
 export const createStores = async (count: number, name = 'Bench store'): Promise<string[]> => {
   const deps = storeAdminDeps();

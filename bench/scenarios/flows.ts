@@ -18,12 +18,12 @@
  * Every run must end `completed` with one email: a run missing or in another state is reported and fails the check.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { queuesDrained } from '#bench/lib/api.ts';
 import { capacityDelta, installCapacityMeter } from '#bench/lib/capacity-meter.ts';
 import { profiled } from '#bench/lib/profile.ts';
 import {
   busyText,
   countDelta,
-  countsWritten,
   queueDepth,
   READ_OPERATIONS,
   sumOf,
@@ -279,7 +279,7 @@ export const flows: Scenario = {
       const cpu = drainCpu();
       const busy = drainBusy();
       // The runs' and SES events' counts are written by the counters worker seconds later: its calls are theirs too.
-      await countsWritten(sqs, runtime);
+      await queuesDrained(runtime, ['counters'], 15_000);
       const calls = countDelta(callsBefore, runtime.dynamodbCalls());
       const capacity = capacityDelta(capacityBefore, meter.read());
       /** Per trigger, by operation and item kind (calls; a batch or transaction is one call), most first. */

@@ -1,11 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import {
-  countDelta,
-  countSchedulerCalls,
-  countsWritten,
-  type QueueDepth,
-  queueDepth,
-} from '#bench/lib/runtime-probes.ts';
+import { queuesDrained } from '#bench/lib/api.ts';
+import { countDelta, countSchedulerCalls, type QueueDepth, queueDepth } from '#bench/lib/runtime-probes.ts';
 import { type CpuShare, cpuMeter, round, Samples, seeded, sleep, summarize } from '#bench/lib/stats.ts';
 import { storePacer } from '#bench/lib/store-windows.ts';
 import type { ScenarioOptions } from '#bench/scenario.ts';
@@ -317,7 +312,7 @@ const drain = async (
   const end = confirmed && emptyAt ? emptyAt : { ms: performance.now() - start, cpu: meter() };
   onEmpty();
   // The events' counts are written by the counters worker seconds later: its calls are the events' too.
-  await countsWritten(sqs, runtime);
+  await queuesDrained(runtime, ['counters'], 15_000);
   const calls = countDelta(callsBefore, runtime.dynamodbCalls());
   const left = confirmed ? 0 : depth.total;
   const applied = queued - left;

@@ -9,6 +9,8 @@ export interface BatchSums<K extends readonly string[]> {
   add(key: K, deltas: Readonly<Record<string, number>>): void;
   /** Writes every key's sums; answers how many writes failed (kept) and the first error. */
   flush(): Promise<{ readonly failed: number; readonly error?: unknown }>;
+  /** Every key's sums, taken out (nothing is kept): for a caller that writes them all at once itself. */
+  take(): { readonly key: K; readonly sums: Readonly<Record<string, number>> }[];
 }
 
 export const batchSums = <K extends readonly string[]>(
@@ -24,12 +26,17 @@ export const batchSums = <K extends readonly string[]>(
     }
     for (const [name, n] of Object.entries(deltas)) entry.sums[name] = (entry.sums[name] ?? 0) + n;
   };
+  const take = () => {
+    const taken = [...pending.values()];
+    pending = new Map();
+    return taken;
+  };
   return {
     add,
+    take,
     async flush() {
       if (pending.size === 0) return { failed: 0 };
-      const taken = [...pending.values()];
-      pending = new Map();
+      const taken = take();
       const results = await Promise.allSettled(taken.map((entry) => write(entry.key, entry.sums)));
       let failed = 0;
       let error: unknown;

@@ -40,7 +40,7 @@ import { batchCounters } from './counters.ts';
 import { segmentRechecks } from './segments.ts';
 import { emitDeps } from './webhooks.ts';
 
-/** Events applied and failed, per store and day (the console's overview), written at the end of each worker batch. */
+/** Events applied and failed, per store and day (the console's overview), queued at the end of each worker batch. */
 const ingestCounters = /* @__PURE__ */ lazy(() => batchCounters('Event'));
 export const eventCounters = (): CounterBuffer['store'] => ingestCounters().store;
 export const flushEventCounters = async (): Promise<void> => {

@@ -13,7 +13,7 @@ import { lazy } from '#shared/lazy.ts';
 import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
 
-/** Delivery attempts by outcome, per store and day (the console's overview), written at the end of each batch. */
+/** Delivery attempts by outcome, per store and day (the console's overview), queued at the end of each batch. */
 const deliveryCounters = /* @__PURE__ */ lazy(() => batchCounters('Webhook delivery'));
 export const attemptCounters = (): CounterBuffer['store'] => deliveryCounters().store;
 export const flushAttemptCounters = async (): Promise<void> => {

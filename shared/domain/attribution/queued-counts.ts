@@ -18,6 +18,7 @@
  * could.
  */
 import * as v from 'valibot';
+import { batchSums } from '#shared/domain/batch-sums.ts';
 import { queueMessage } from '#shared/queue/message.ts';
 import type { CounterBuffer } from './counter-buffer.ts';
 import type { CountAddition, CountsMessage } from './model.ts';
@@ -63,27 +64,21 @@ export const queuedCounters = (
   newId: () => string,
   onFlushFailed: (error: unknown, kept: number) => void = () => undefined,
 ): CounterBuffer => {
-  let sums = new Map<string, { storeId: string; scope: string; day: string; deltas: Record<string, number> }>();
+  // Summed per store, scope and day; taken whole at the flush, which sends them (`write` is never called).
+  const sums = batchSums<readonly [storeId: string, scope: string, day: string]>(async () => undefined);
   /** Messages whose send failed, kept whole (their ids too) for the next flush. */
   let unsent: CountsMessage[] = [];
   return {
     store: {
       ...target,
       async add(storeId, scopes, day, deltas) {
-        for (const scope of scopes) {
-          const id = JSON.stringify([storeId, scope, day]);
-          let entry = sums.get(id);
-          if (!entry) {
-            entry = { storeId, scope, day, deltas: {} };
-            sums.set(id, entry);
-          }
-          for (const [name, n] of Object.entries(deltas)) entry.deltas[name] = (entry.deltas[name] ?? 0) + n;
-        }
+        for (const scope of scopes) sums.add([storeId, scope, day], deltas);
       },
     },
     async flush() {
-      const counts: CountAddition[] = [...sums.values()].map((e) => [e.storeId, e.scope, e.day, e.deltas]);
-      sums = new Map();
+      const counts: CountAddition[] = sums
+        .take()
+        .map(({ key: [storeId, scope, day], sums: deltas }) => [storeId, scope, day, deltas]);
       const messages = [...unsent];
       unsent = [];
       for (let i = 0; i < counts.length; i += MAX_COUNTS_PER_MESSAGE) {
