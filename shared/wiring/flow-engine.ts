@@ -1,6 +1,6 @@
 /** Wiring of the flow engine and the explain views to their AWS adapters (built once per warm function). */
 
-import { coalescedRunBudget, dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
+import { coalescedRunBudget, dynamoRunBudget, leasedRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
 import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesced.ts';
 import { dynamoCartRepository, dynamoCheckoutRepository } from '#shared/adapters/dynamodb/commerce.repositories.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
@@ -89,8 +89,13 @@ const flowSenderDeps = /* @__PURE__ */ lazy(() => ({ ...senderDeps(), senders: d
 
 export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: TriggerLog; flowQueue: FlowQueue } => ({
   // One store's run starts are bounded (an operator setting); a trigger over it waits for its reserved time. A batch's
-  // triggers of one store reserve together: one conditional write per store and turn of the event loop.
-  admission: budgetAdmission(coalescedRunBudget(dynamoRunBudget()), systemClock, config().storeFlowRunsPerSecond),
+  // triggers of one store reserve together, from slots this worker leased ahead: a few conditional writes per store
+  // and second, not one per batch.
+  admission: budgetAdmission(
+    coalescedRunBudget(leasedRunBudget(dynamoRunBudget())),
+    systemClock,
+    config().storeFlowRunsPerSecond,
+  ),
   flowQueue: sqsFlowQueue(),
   flows: batchFlows().repository,
   triggers: dynamoTriggerLog(together().reads),
@@ -121,8 +126,13 @@ export const flowEngineDeps = /* @__PURE__ */ lazy((): EngineDeps & { triggers: 
     requireVerified: (storeId, fromEmail) => requireVerifiedSender(flowSenderDeps(), storeId, fromEmail),
   },
   // One pacer for bulk and flow mail: the account's SES rate, transactional first, a fair share per store. A batch's
-  // emails of one store and class reserve their slots together (two conditional writes per turn, not per email).
-  pacer: dynamoSendPacer(systemClock, { horizonSeconds: PACING_HORIZON_SECONDS, gatherPerTurn: true }),
+  // emails reserve their slots together (one conditional write per turn for the account), each store's from slots of
+  // the second this worker leased (a write or two per store and second).
+  pacer: dynamoSendPacer(systemClock, {
+    horizonSeconds: PACING_HORIZON_SECONDS,
+    gatherPerTurn: true,
+    leaseStoreSlots: true,
+  }),
   sendRatePerSecond: config().sesSendRatePerSecond,
   dailySends: dynamoDailySends(),
   dailySendCap: storeDailySendCap(),

@@ -36,6 +36,15 @@ export interface PacerOptions {
    * order asked; when the whole does not fit within the horizon, each reserves alone, as without gathering.
    */
   readonly gatherPerTurn?: boolean;
+  /**
+   * A store's slots of the current second are leased (issue 16, the flow worker): a take this pacer cannot serve from
+   * what it holds takes twice what it used of the store's counter in this second or the one before (at least what it
+   * asked for, at most a quarter of the store's share) and keeps the rest for its next emails of the second, so a
+   * store mailing steadily costs a write or two a second per worker instead of one per turn. Slots held and not used
+   * in their second are lost to the store's own mail on other workers (never to another store's, never past the
+   * store's share): the account's counter is not leased, so no store's lease takes another's room.
+   */
+  readonly leaseStoreSlots?: boolean;
 }
 
 /** Slots a reservation took: how many in each second (ascending), or how long to put the work off. */
@@ -68,8 +77,62 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
     if ((fullThrough.get(id) ?? 0) >= second) fullThrough.set(id, second - 1);
   };
 
+  /** A store counter's slots of one second this pacer holds (`leaseStoreSlots`), and what it used of it. */
+  interface Lease {
+    second: number;
+    held: number;
+    used: number;
+    usedBefore: number;
+  }
+  const leases = new Map<string, Lease>();
+  /** The lease of `key` at `limit` for `second`, when that counter is leased and `second` is the current one. */
+  const leaseOf = (key: string, limit: number, second: number): Lease | undefined => {
+    if (!options.leaseStoreSlots || key === ACCOUNT || second !== Math.floor(clock.now() / 1000)) return undefined;
+    const id = `${key}|${limit}`;
+    const known = leases.get(id);
+    if (known?.second === second) return known;
+    if (leases.size > 10_000) leases.clear();
+    const fresh = { second, held: 0, used: 0, usedBefore: known?.second === second - 1 ? known.used : 0 };
+    leases.set(id, fresh);
+    return fresh;
+  };
+
   /** Takes up to `want` slots of one counter's second: what it got (0 when the second is full). */
   const take = async (key: string, second: number, want: number, limit: number): Promise<number> => {
+    const lease = leaseOf(key, limit, second);
+    if (!lease) return takeShared(key, second, want, limit);
+    const fromLease = Math.min(lease.held, want);
+    lease.held -= fromLease;
+    const need = want - fromLease;
+    let got = 0;
+    if (need > 0) {
+      const size = Math.min(
+        limit,
+        Math.max(need, Math.min(Math.ceil(limit / 4), 2 * Math.max(lease.used, lease.usedBefore))),
+      );
+      // What the counter has room for, up to the lease (near the share's end, the room left rather than one by one).
+      const leased = await takeShared(key, second, size, limit);
+      got = Math.min(leased, need);
+      lease.held += leased - got;
+    }
+    lease.used += fromLease + got;
+    return fromLease + got;
+  };
+
+  /** Slots of `key`'s `second` taken and not used: kept in its lease when it has one, else given back to the counter. */
+  const giveBack = async (key: string, limit: number, second: number, count: number): Promise<void> => {
+    const lease = leaseOf(key, limit, second);
+    if (lease) {
+      lease.held += count;
+      lease.used -= count;
+      return;
+    }
+    reopen(key, limit, second);
+    await add(key, second, -count, 0);
+  };
+
+  /** Takes up to `want` slots of one counter's second from the shared counter: what it got (0 when it is full). */
+  const takeShared = async (key: string, second: number, want: number, limit: number): Promise<number> => {
     if (knownFull(key, limit, second)) return 0;
     if (await add(key, second, want, limit)) {
       if (want === limit) markFull(key, limit, second);
@@ -106,7 +169,7 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
       const fromStore = await take(storeKey, second, Math.min(remaining, limits.store), limits.store);
       if (fromStore > 0) {
         const fromAccount = await take(ACCOUNT, second, fromStore, limits.account);
-        if (fromAccount < fromStore) await add(storeKey, second, fromAccount - fromStore, 0);
+        if (fromAccount < fromStore) await giveBack(storeKey, limits.store, second, fromStore - fromAccount);
         if (fromAccount > 0) {
           taken.push([storeKey, second, fromAccount, limits.store], [ACCOUNT, second, fromAccount, limits.account]);
           spread.push([second, fromAccount]);
@@ -202,16 +265,10 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
           served += 1;
         }
         // Slots taken and not handed out (short of the account, or too few for the next ask whole): given back.
-        const giveBack: Promise<unknown>[] = [];
-        if ((got[s] ?? 0) > used) {
-          reopen(storeKey, limits.store, second);
-          giveBack.push(add(storeKey, second, used - (got[s] ?? 0), 0));
-        }
-        if (mine > used) {
-          reopen(ACCOUNT, limits.account, second);
-          giveBack.push(add(ACCOUNT, second, used - mine, 0));
-        }
-        await Promise.all(giveBack);
+        const giveBacks: Promise<unknown>[] = [];
+        if ((got[s] ?? 0) > used) giveBacks.push(giveBack(storeKey, limits.store, second, (got[s] ?? 0) - used));
+        if (mine > used) giveBacks.push(giveBack(ACCOUNT, limits.account, second, mine - used));
+        await Promise.all(giveBacks);
         const rest = indices.slice(served);
         if (rest.length === 0) return;
         const later = await reserveTogether(rest.map((i) => asks[i] as Ask));

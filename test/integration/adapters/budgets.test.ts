@@ -6,7 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { coalescedRunBudget, dynamoBulkBudget, dynamoRunBudget } from '#shared/adapters/dynamodb/budgets.ts';
+import {
+  coalescedRunBudget,
+  dynamoBulkBudget,
+  dynamoRunBudget,
+  leasedRunBudget,
+} from '#shared/adapters/dynamodb/budgets.ts';
 import { budgetAdmission } from '#shared/domain/flows/admission.ts';
 
 let runtime: LocalRuntime;
@@ -70,6 +75,55 @@ describe('the flow-run budget gathered per turn', () => {
     const storeId = newStore();
     const admission = budgetAdmission(coalescedRunBudget(dynamoRunBudget()), { now: () => now }, 50);
     // Triggers of 50 flows: one second each; two start now (the burst), the third a second later, the fourth two.
+    const at = await Promise.all([1, 2, 3, 4].map(() => admission.admit(storeId, 50)));
+    expect(at).toEqual([now, now, now + 1000, now + 2000]);
+  });
+});
+
+describe('the flow-run budget leased per worker', () => {
+  it('hands out each slot once and never before its asker, in a few writes a second per worker', async () => {
+    const start = 1_700_000_000_000;
+    const storeId = newStore();
+    // Two workers, each leasing; one trigger of one run every 10 ms for two seconds, alternately (50 runs a second:
+    // 20 ms of budget each, so the store is at its budget half of the time and the workers' leases interleave).
+    const workers = [leasedRunBudget(dynamoRunBudget()), leasedRunBudget(dynamoRunBudget())];
+    const cost = 20;
+    const before = runtime.dynamodbCalls();
+    const slots: { now: number; end: number }[] = [];
+    for (let i = 0; i < 200; i++) {
+      const now = start + i * 10;
+      const worker = workers[i % 2] ?? workers[0];
+      slots.push({ now, end: (await worker?.reserve(storeId, cost, now)) ?? 0 });
+    }
+    const after = runtime.dynamodbCalls();
+    const writes = (after.PutItem ?? 0) + (after.UpdateItem ?? 0) - (before.PutItem ?? 0) - (before.UpdateItem ?? 0);
+    // Never a slot that starts before its asker's now (a lease's passed slots are not handed out).
+    for (const slot of slots) expect(slot.end - cost).toBeGreaterThanOrEqual(slot.now);
+    // Each slot once: the 200 ranges do not overlap, across both workers.
+    const sorted = slots.map((slot) => slot.end).sort((a, b) => a - b);
+    for (let i = 1; i < sorted.length; i++)
+      expect((sorted[i] ?? 0) - (sorted[i - 1] ?? 0)).toBeGreaterThanOrEqual(cost);
+    // Unleased, this is 200 writes (one per reservation); leased, a few per worker and second.
+    expect(writes).toBeGreaterThan(0);
+    expect(writes).toBeLessThan(40);
+  });
+
+  it("answers one worker's asks made while its lease is being taken from that lease, in order", async () => {
+    const now = 1_700_000_000_000;
+    const storeId = newStore();
+    const budget = leasedRunBudget(dynamoRunBudget());
+    // Warm the worker up: it used 100 ms of this store's budget in this second.
+    await budget.reserve(storeId, 100, now);
+    const ends = await Promise.all([20, 20, 20].map((cost) => budget.reserve(storeId, cost, now)));
+    expect(ends).toEqual([now + 120, now + 140, now + 160]);
+    // The lease holds what is left of twice the used 100 ms: another worker's reservation comes after it.
+    expect(await dynamoRunBudget().reserve(storeId, 20, now)).toBe(now + 320);
+  });
+
+  it('admits triggers over the budget at their reserved times, as unleased', async () => {
+    const now = 1_700_000_000_000;
+    const storeId = newStore();
+    const admission = budgetAdmission(coalescedRunBudget(leasedRunBudget(dynamoRunBudget())), { now: () => now }, 50);
     const at = await Promise.all([1, 2, 3, 4].map(() => admission.admit(storeId, 50)));
     expect(at).toEqual([now, now, now + 1000, now + 2000]);
   });

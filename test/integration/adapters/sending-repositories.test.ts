@@ -146,6 +146,37 @@ describe('send pacer (shared counters per second)', () => {
     expect(await counted('ses-send#st_across_c', 1)).toBe(6);
   });
 
+  it("leases a store's slots of the second: a steady store's counter takes a few writes, never past its share", async () => {
+    const base = 2_000_001_100;
+    const clock = manualClock(base * 1000);
+    const pacer = dynamoSendPacer(clock, { horizonSeconds: 20, gatherPerTurn: true, leaseStoreSlots: true });
+    const owner = { storeId: 'st_leased', sendClass: 'transactional' as const };
+    const counted = async (key: string, s: number) => {
+      const { Item } = await dynamo().send(
+        new GetCommand({ TableName: TABLE_NAME, Key: keys.rate(key, base + s), ConsistentRead: true }),
+      );
+      return Number(Item?.hits ?? 0);
+    };
+    const at = (answer: Awaited<ReturnType<typeof pacer.reserve>>) => ('at' in answer ? answer.at / 1000 - base : -1);
+    // Second 0: ten emails one at a time (each its own turn) at 100 a second (the store's share: 50).
+    for (let i = 0; i < 10; i++) expect(at(await pacer.reserve(1, 100, owner))).toBe(0);
+    // Second 1: sixty, one at a time: fifty fit the store's share in second 1, the rest go to second 2.
+    clock.set((base + 1) * 1000);
+    const before = runtime.dynamodbCalls();
+    const answers = [];
+    for (let i = 0; i < 50; i++) answers.push(at(await pacer.reserve(1, 100, owner)));
+    const after = runtime.dynamodbCalls();
+    for (let i = 0; i < 10; i++) answers.push(at(await pacer.reserve(1, 100, owner)));
+    expect(answers).toEqual([...Array.from({ length: 50 }, () => 1), ...Array.from({ length: 10 }, () => 2)]);
+    // The account's counter is not leased: exactly what was sent. The store's never passes its share.
+    expect(await counted('ses-send', 1)).toBe(50);
+    expect(await counted('ses-send#st_leased', 1)).toBe(50);
+    // Unleased, the store's counter took one write per email of second 1 (50) beside the account's 50.
+    const writes = (after.UpdateItem ?? 0) - (before.UpdateItem ?? 0);
+    expect(writes - 50).toBeGreaterThan(0);
+    expect(writes - 50).toBeLessThan(8);
+  });
+
   it('reserves each gathered caller alone when the whole does not fit the horizon: what fits still goes', async () => {
     const clock = manualClock(2_000_000_700_000);
     const pacer = dynamoSendPacer(clock, { horizonSeconds: 1, gatherPerTurn: true });
