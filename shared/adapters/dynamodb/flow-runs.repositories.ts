@@ -84,7 +84,11 @@ export const dynamoFlowRuns = (reads: ItemReader = directReads, puts: ItemWriter
     await puts.put([runItem(run)]);
     return true;
   },
-  save: (run, expectedRevision) => putRevisioned(runItem(run), expectedRevision, `flow run ${run.id}`),
+  async save(run, expectedRevision, options) {
+    // Its fresh send claim makes this caller the run's only writer: a plain put, in the batch's BatchWriteItem.
+    if (options?.claimed) return puts.put([runItem(run)]);
+    await putRevisioned(runItem(run), expectedRevision, `flow run ${run.id}`);
+  },
   async getMany(storeId, runIds) {
     if (runIds.length === 0) return [];
     const unique = [...new Set(runIds)].map((runId) => keys.flowRun(storeId, runId));

@@ -312,7 +312,7 @@ export const sendEmailStep = async (
 
   const sentAt = deps.clock.now();
   // SES has the email: retry the record before anything could give the claim back and send it again.
-  await persistAfterSend(() =>
+  const recorded = persistAfterSend(() =>
     deps.sent.record([
       {
         messageId,
@@ -328,25 +328,39 @@ export const sendEmailStep = async (
       },
     ]),
   );
-  // Counted for the flow's stats, and remembered for its cart or checkout (a recovered order names it).
-  await persistAfterSend(() =>
-    flowEmailed(deps.attribution, storeId, run.trigger.subject, {
-      kind: 'flow',
-      flowId: run.flowId,
-      stepId: step.id,
-      runId: run.id,
-      at: sentAt,
-    }),
-  );
   const emailed: Omit<RunEvent, 'at'> = { type: 'emailed', stepId: step.id, messageId };
-  // The claim is ours: a conflict here can only be a concurrent no-op write; re-read and record on the fresh state.
+  /** The run emailed: completed in the same write when this was its last step. */
+  const done = (from: FlowRun) =>
+    after.change.nextStepId === undefined
+      ? finished(from, sentAt, 'completed', undefined, undefined, [emailed])
+      : next(from, sentAt, after.change, ['sending', ...after.drop], [emailed]);
+  /** Counted for the flow's stats, and remembered for its cart or checkout (a recovered order names it). */
+  const count = () =>
+    persistAfterSend(() =>
+      flowEmailed(deps.attribution, storeId, run.trigger.subject, {
+        kind: 'flow',
+        flowId: run.flowId,
+        stepId: step.id,
+        runId: run.id,
+        at: sentAt,
+      }),
+    );
+  // The claim is this worker's and fresh (half the time after which another worker may take it over, itself longer
+  // than the worker's timeout): no other worker writes the run, so it moves on without a revision check, written with
+  // the batch's sent-message records (issue 16: a conditional write of its own per email).
+  const claimed = run.sending;
+  if (claimed?.stepId === step.id && sentAt - claimed.claimedAt < SEND_CLAIM_MS / 2) {
+    const moved = done(run);
+    await Promise.all([recorded, persistAfterSend(() => deps.runs.save(moved, run.revision, { claimed: true }))]);
+    await count();
+    return { run: moved };
+  }
+  await recorded;
+  await count();
+  // A claim this old: a conflict here can only be a concurrent no-op write; re-read and record on the fresh state.
   for (let attempt = 0; ; attempt++) {
-    // The last step: emailed and completed in one write.
-    const done =
-      after.change.nextStepId === undefined
-        ? finished(run, sentAt, 'completed', undefined, undefined, [emailed])
-        : next(run, sentAt, after.change, ['sending', ...after.drop], [emailed]);
-    if (await persistAfterSend(() => saveRun(deps.runs, run, done))) return { run: done };
+    const moved = done(run);
+    if (await persistAfterSend(() => saveRun(deps.runs, run, moved))) return { run: moved };
     const fresh = await persistAfterSend(() => deps.runs.get(storeId, run.id));
     if (!fresh || fresh.sending?.stepId !== step.id || attempt >= 3) return { run: undefined };
     run = fresh;

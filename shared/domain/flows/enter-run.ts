@@ -7,6 +7,7 @@ import { SEND_CLAIM_MS } from './email-step.ts';
 import { factsFor } from './facts.ts';
 import type { Flow, ReentryPolicy } from './flow.ts';
 import type {
+  ContactActivityEntry,
   FlowEntries,
   FlowEvaluationRepository,
   FlowRepository,
@@ -136,20 +137,27 @@ export const handleTrigger = async (
   const contact =
     'none' in candidates && given ? undefined : await findContact(deps, trigger.storeId, trigger.contact, given);
   const email = given ?? normalEmail(contact?.email);
-  // Once per trigger: its first step records the activity.
-  if (email && after === undefined) {
-    await deps.activity.record({
-      storeId: trigger.storeId,
-      email,
-      triggerId: trigger.id,
-      kind: trigger.kind,
-      subject: trigger.subject,
-      ...(typeof trigger.context.order === 'object' && trigger.context.order !== null
-        ? { status: String((trigger.context.order as Record<string, unknown>).status ?? '') }
-        : {}),
-      at: trigger.at,
-    });
-  }
+  // Once per trigger: its first step records the activity, written with the pass's first evaluation records (one
+  // batch write with them, issue 16: alone in its turn it was a write of its own) and before any run moves on.
+  const activity: ContactActivityEntry | undefined =
+    email && after === undefined
+      ? {
+          storeId: trigger.storeId,
+          email,
+          triggerId: trigger.id,
+          kind: trigger.kind,
+          subject: trigger.subject,
+          ...(typeof trigger.context.order === 'object' && trigger.context.order !== null
+            ? { status: String((trigger.context.order as Record<string, unknown>).status ?? '') }
+            : {}),
+          at: trigger.at,
+        }
+      : undefined;
+  let recording: Promise<void> | undefined;
+  const recordActivity = async () => {
+    if (activity) recording ??= deps.activity.record(activity);
+    await recording;
+  };
 
   const evaluation = (flowId: string | undefined, fields: Partial<FlowEvaluation>): FlowEvaluation => ({
     storeId: trigger.storeId,
@@ -167,7 +175,10 @@ export const handleTrigger = async (
   const ignored = trigger.context.ignore_flow === 'Y';
   if ('none' in candidates) {
     const reason: SkipReason = ignored ? 'ignore_flow' : 'no_matching_flow';
-    await deps.evaluations.record(evaluation(candidates.none.flowId, { reason }), candidates.none.partition);
+    await Promise.all([
+      deps.evaluations.record(evaluation(candidates.none.flowId, { reason }), candidates.none.partition),
+      recordActivity(),
+    ]);
     return {
       entered: [],
       skipped: [{ reason, ...(candidates.none.flowId ? { flowId: candidates.none.flowId } : {}) }],
@@ -179,7 +190,7 @@ export const handleTrigger = async (
     suppressed ??= deps.suppressions.suppressedAmong(trigger.storeId, [address]).then((set) => set.has(address));
     return suppressed;
   };
-  const facts = factsFor(deps, trigger, email, contact);
+  const facts = factsFor(deps, trigger, email, contact, activity);
 
   /**
    * The trigger's run of a flow whose guard another delivery of the same trigger holds, fresh: that delivery writes
@@ -201,7 +212,10 @@ export const handleTrigger = async (
     // A redelivered trigger: its run exists, continue it rather than evaluate again.
     if (await deps.runs.get(trigger.storeId, runId)) return { runId };
     const skip = async (reason: SkipReason, detail?: Record<string, unknown>) => {
-      await deps.evaluations.record(evaluation(flow.id, { reason, ...(detail ? { detail } : {}) }), flow.id);
+      await Promise.all([
+        deps.evaluations.record(evaluation(flow.id, { reason, ...(detail ? { detail } : {}) }), flow.id),
+        recordActivity(),
+      ]);
       return { reason };
     };
     if (ignored) return skip('ignore_flow');
@@ -258,6 +272,7 @@ export const handleTrigger = async (
     const [created] = await Promise.all([
       deps.runs.create(run, claim.reclaimed ? {} : { guarded: true }),
       deps.evaluations.record(evaluation(flow.id, { outcome: 'entered', runId }), flow.id),
+      recordActivity(),
     ]);
     if (created) {
       // The funnel's first count, once per run (only the pass that created it), with its group's.
@@ -271,6 +286,8 @@ export const handleTrigger = async (
   };
 
   const results = await Promise.all(candidates.flows.map(async (flow) => ({ flow, result: await enter(flow) })));
+  // Written by now unless every run was there already (a redelivered trigger): then on its own, before they go on.
+  await recordActivity();
   const entered: string[] = [];
   const advances: Promise<unknown>[] = [];
   const skipped: { flowId: string; reason: SkipReason }[] = [];

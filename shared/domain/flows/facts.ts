@@ -166,6 +166,12 @@ export const factsFor = (
   trigger: FlowTrigger,
   email: string | undefined,
   contact: Customer | undefined,
+  /**
+   * The trigger's own activity entry when it is being written alongside this evaluation (the trigger's first pass
+   * writes it with the evaluation's records, `enter-run.ts`): counted in the history whether or not the write has
+   * landed when it is read.
+   */
+  own?: ContactActivityEntry,
 ): Facts => {
   const memo = new Map<string, Promise<unknown>>();
   const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
@@ -176,7 +182,13 @@ export const factsFor = (
     }
     return hit as Promise<T>;
   };
-  const history = () => once('history', async () => (email ? deps.activity.since(trigger.storeId, email, 0) : []));
+  const history = () =>
+    once('history', async () => {
+      const entries = email ? await deps.activity.since(trigger.storeId, email, 0) : [];
+      if (!own || entries.some((entry) => entry.triggerId === own.triggerId)) return entries;
+      // Oldest first, as read (the key orders by time, then trigger id).
+      return [...entries, own].sort((a, b) => a.at - b.at || (a.triggerId < b.triggerId ? -1 : 1));
+    });
   const sinceTrigger = async () =>
     (await history()).filter((entry) => entry.at >= trigger.at && entry.triggerId !== trigger.id);
   const cart = () =>

@@ -20,8 +20,12 @@ export interface FlowRunRepository {
    * other puts (issue 16), and answers true.
    */
   create(run: FlowRun, options?: { readonly guarded?: boolean }): Promise<boolean>;
-  /** Writes if the stored revision is still `expectedRevision`; else `RevisionConflict`. */
-  save(run: FlowRun, expectedRevision: number): Promise<void>;
+  /**
+   * Writes if the stored revision is still `expectedRevision`; else `RevisionConflict`. `claimed`: the caller holds
+   * the run's send claim, fresh (`email-step.ts`), so no other worker writes the run: the adapter may write it without
+   * a condition, gathered with the batch's other puts (issue 16).
+   */
+  save(run: FlowRun, expectedRevision: number, options?: { readonly claimed?: boolean }): Promise<void>;
   /** Several runs by id (the explain views join evaluations to their runs); missing ones are left out. */
   getMany(storeId: string, runIds: readonly string[]): Promise<FlowRun[]>;
 }

@@ -173,10 +173,13 @@ export const fakes = (): Fakes => {
         runs.set(run.id, copy(run));
         return true;
       },
-      async save(run, expectedRevision) {
+      async save(run, expectedRevision, options) {
         await tick();
-        runWrites.push(`save ${run.status}${run.sending ? ' sending' : ''}`);
-        if ((runs.get(run.id)?.revision ?? 0) !== expectedRevision) throw new RevisionConflict(`run ${run.id}`);
+        runWrites.push(`save ${run.status}${run.sending ? ' sending' : ''}${options?.claimed ? ' claimed' : ''}`);
+        // Claimed: a plain put, as the table's adapter writes it.
+        if (!options?.claimed && (runs.get(run.id)?.revision ?? 0) !== expectedRevision) {
+          throw new RevisionConflict(`run ${run.id}`);
+        }
         runs.set(run.id, copy(run));
       },
       getMany: async (_storeId, ids) => ids.map((id) => runs.get(id)).filter((run) => run !== undefined),

@@ -65,7 +65,8 @@ describe('entering flows', () => {
     const trigger = triggerOf('order_paid');
     await handleTrigger(f.deps, trigger);
     expect(f.sent).toHaveLength(1);
-    expect(f.runWrites.sort()).toEqual(['create active sending', 'create waiting', 'save completed']);
+    // The email's run is completed without a revision check: its fresh send claim makes this pass its only writer.
+    expect(f.runWrites.sort()).toEqual(['create active sending', 'create waiting', 'save completed claimed']);
     const waiting = runIdOf(STORE, 'fl_wait', trigger.id);
     expect(f.runs.get(waiting)?.events.map((e) => e.type)).toEqual(['entered', 'waiting']);
     expect(f.timers.map((t) => t.payload)).toEqual([expect.objectContaining({ runId: waiting, step: 'w' })]);
@@ -125,6 +126,37 @@ describe('entering flows', () => {
     await handleTrigger(h.deps, trigger);
     expect(h.sent).toHaveLength(0);
     expect(skipsOf(h)).toEqual(['reentry']);
+  });
+
+  it("counts the trigger's own activity in its conditions though it is written with the evaluation, once", async () => {
+    const f = fakes();
+    // The activity write lands only after the pass's other writes (it goes out with the evaluation's records).
+    const writes: string[] = [];
+    const record = f.deps.activity.record;
+    const slowActivity = {
+      ...f.deps.activity,
+      record: async (entry: Parameters<typeof record>[0]) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        writes.push(`activity ${entry.triggerId}`);
+        await record(entry);
+      },
+    };
+    f.flows.set(
+      'fl_first',
+      flowOf('fl_first', 'order_paid', {
+        entry: { match: 'all', conditions: [{ field: 'contact.order_count', op: 'equals', value: 1 }] },
+      }),
+    );
+    const trigger = triggerOf('order_paid', { subject: { type: 'order', id: 'o-1' } });
+    const outcome = await handleTrigger({ ...f.deps, activity: slowActivity }, trigger);
+    // The contact's first order: its own trigger counts, though not yet readable when the condition was evaluated.
+    expect(outcome.entered).toEqual([runIdOf(STORE, 'fl_first', trigger.id)]);
+    expect(f.sent).toHaveLength(1);
+    expect(writes).toEqual([`activity ${trigger.id}`]);
+    // Again (a redelivery): recorded once, and not counted twice.
+    await handleTrigger({ ...f.deps, activity: slowActivity }, trigger);
+    expect(f.activity.filter((entry) => entry.triggerId === trigger.id)).toHaveLength(1);
+    expect(f.sent).toHaveLength(1);
   });
 
   it('records why a trigger entered no flow: disabled, none of the kind, ignore_flow, no email', async () => {
@@ -463,6 +495,44 @@ describe('runs', () => {
     expect(g.sent).toHaveLength(1);
     // Counted: how often the window between SES's answer and its record could have been hit.
     expect(retaken).toBe(1);
+  });
+
+  it('moves a run on after its email with a revision check once its claim is no longer surely fresh', async () => {
+    const f = fakes();
+    f.flows.set('fl_slow', flowOf('fl_slow', 'order_paid'));
+    // SES answers only after half the claim's lifetime: another worker may take the claim over soon.
+    const send = f.deps.mailer.send;
+    const slowMailer = {
+      send: async (message: Parameters<typeof send>[0]) => {
+        f.clock.now += SEND_CLAIM_MS / 2;
+        return send(message);
+      },
+    };
+    const trigger = triggerOf('order_paid');
+    await handleTrigger({ ...f.deps, mailer: slowMailer }, trigger);
+    expect(f.runWrites.sort()).toEqual(['create active sending', 'save completed']);
+    expect(f.runs.get(runIdOf(STORE, 'fl_slow', trigger.id))?.status).toBe('completed');
+
+    // And a conditional write that another worker's write overtook does not overwrite it.
+    const g = fakes();
+    g.flows.set('fl_slow', flowOf('fl_slow', 'order_paid'));
+    const other = triggerOf('order_paid');
+    const runId = runIdOf(STORE, 'fl_slow', other.id);
+    const overtaking = {
+      send: async (message: Parameters<typeof send>[0]) => {
+        g.clock.now += SEND_CLAIM_MS / 2;
+        // Meanwhile another worker ended the run (it found the flow disabled, say).
+        const run = g.runs.get(runId);
+        if (run) {
+          const { sending: _claim, ...rest } = run;
+          g.runs.set(runId, { ...rest, status: 'exited', revision: run.revision + 1 });
+        }
+        return g.deps.mailer.send(message);
+      },
+    };
+    await handleTrigger({ ...g.deps, mailer: overtaking }, other);
+    expect(g.sent).toHaveLength(1);
+    expect(g.runs.get(runId)?.status).toBe('exited');
   });
 
   it('keeps browse and cart recovery from both mailing one person about one product within the cool-down', async () => {
