@@ -41,6 +41,15 @@ const STARTED_ELSEWHERE_PAUSE_MS = 100;
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A read started before it is awaited: its failure is the awaiter's (it rejects there as it would have), not an
+ * unhandled rejection in between, nor when the path that would have awaited it ends before.
+ */
+const started = <T>(read: Promise<T>): Promise<T> => {
+  read.catch(() => undefined);
+  return read;
+};
+
 /** Evaluations recorded for a trigger of a kind with no flow at all are kept under this pseudo flow id. */
 export const noFlowPartition = (kind: FlowKind) => `-none-${kind}`;
 
@@ -133,6 +142,24 @@ export const handleTrigger = async (
     if (step.length < pending.length) continueAfter = step.at(-1)?.id;
     candidates = { flows: step };
   }
+  const ignored = trigger.context.ignore_flow === 'Y';
+  let suppressed: Promise<boolean> | undefined;
+  const isSuppressed = (address: string) => {
+    suppressed ??= deps.suppressions.suppressedAmong(trigger.storeId, [address]).then((set) => set.has(address));
+    return suppressed;
+  };
+  // The reads a flow's entry takes, started beside the contact's (issue 16: one after the other, they were three of
+  // the trigger's round trips): each flow's run (a redelivered trigger continues it) and, when the trigger names its
+  // address and a flow may be entered, that address's suppression. Each is awaited where it is needed, as before.
+  const runsFound = new Map(
+    ('flows' in candidates ? candidates.flows : []).map((flow) => [
+      flow.id,
+      started(deps.runs.get(trigger.storeId, runIdOf(trigger.storeId, flow.id, trigger.id))),
+    ]),
+  );
+  if (given && !ignored && 'flows' in candidates && candidates.flows.some((flow) => flow.enabled)) {
+    started(isSuppressed(given));
+  }
   // With no flow to evaluate, the contact is read only to learn an address the trigger did not give.
   const contact =
     'none' in candidates && given ? undefined : await findContact(deps, trigger.storeId, trigger.contact, given);
@@ -172,7 +199,6 @@ export const handleTrigger = async (
     ...fields,
   });
 
-  const ignored = trigger.context.ignore_flow === 'Y';
   if ('none' in candidates) {
     const reason: SkipReason = ignored ? 'ignore_flow' : 'no_matching_flow';
     await Promise.all([
@@ -185,11 +211,6 @@ export const handleTrigger = async (
     };
   }
 
-  let suppressed: Promise<boolean> | undefined;
-  const isSuppressed = (address: string) => {
-    suppressed ??= deps.suppressions.suppressedAmong(trigger.storeId, [address]).then((set) => set.has(address));
-    return suppressed;
-  };
   const facts = factsFor(deps, trigger, email, contact, activity);
 
   /**
@@ -210,7 +231,7 @@ export const handleTrigger = async (
   const enter = async (flow: Flow): Promise<{ runId: string; fresh?: FlowRun } | { reason: SkipReason }> => {
     const runId = runIdOf(trigger.storeId, flow.id, trigger.id);
     // A redelivered trigger: its run exists, continue it rather than evaluate again.
-    if (await deps.runs.get(trigger.storeId, runId)) return { runId };
+    if (await (runsFound.get(flow.id) ?? deps.runs.get(trigger.storeId, runId))) return { runId };
     const skip = async (reason: SkipReason, detail?: Record<string, unknown>) => {
       await Promise.all([
         deps.evaluations.record(evaluation(flow.id, { reason, ...(detail ? { detail } : {}) }), flow.id),

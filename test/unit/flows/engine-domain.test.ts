@@ -159,6 +159,54 @@ describe('entering flows', () => {
     expect(f.sent).toHaveLength(1);
   });
 
+  it("reads the flows' runs and the address's suppression while the contact is being read, not after", async () => {
+    const f = fakes();
+    f.flows.set('fl_a', flowOf('fl_a', 'order_paid'));
+    f.flows.set('fl_b', flowOf('fl_b', 'order_paid'));
+    const asked: string[] = [];
+    let contactRead = (): void => undefined;
+    const held = new Promise<void>((resolve) => {
+      contactRead = resolve;
+    });
+    const deps = {
+      ...f.deps,
+      contacts: {
+        find: async (storeId: string, email: string) => {
+          asked.push('contact');
+          await held;
+          return f.deps.contacts.find(storeId, email);
+        },
+      },
+      customers: {
+        get: async (storeId: string, id: string) => {
+          asked.push('contact');
+          await held;
+          return f.deps.customers.get(storeId, id);
+        },
+      },
+      runs: {
+        ...f.deps.runs,
+        get: async (storeId: string, id: string) => {
+          asked.push('run');
+          return f.deps.runs.get(storeId, id);
+        },
+      },
+      suppressions: {
+        suppressedAmong: async (storeId: string, emails: readonly string[]) => {
+          asked.push('suppression');
+          return f.deps.suppressions.suppressedAmong(storeId, emails);
+        },
+      },
+    };
+    const handled = handleTrigger(deps, triggerOf('order_paid'));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Before the contact's read answered: both flows' runs and the suppression were asked for.
+    expect(asked.filter((what) => what !== 'contact').sort()).toEqual(['run', 'run', 'suppression']);
+    contactRead();
+    expect((await handled).entered).toHaveLength(2);
+    expect(f.sent).toHaveLength(2);
+  });
+
   it('records why a trigger entered no flow: disabled, none of the kind, ignore_flow, no email', async () => {
     const f = fakes();
     f.flows.set('fl_off', flowOf('fl_off', 'order_paid', { enabled: false }));
