@@ -20,7 +20,8 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { queuesDrained } from '#bench/lib/api.ts';
 import { capacityDelta, installCapacityMeter } from '#bench/lib/capacity-meter.ts';
-import { profiled } from '#bench/lib/profile.ts';
+import { captureProfile, profiled } from '#bench/lib/profile.ts';
+import { profileLine, profileTimes } from '#bench/lib/profile-analysis.ts';
 import {
   busyText,
   countDelta,
@@ -54,6 +55,8 @@ const DEFAULT_COUNT = 1_000;
 const MAX_STORES = 8;
 const FINISH_LIMIT_MS = 300_000;
 const POLL_MS = 100;
+/** Triggers of the profiled drain whose summary the report carries (a second drain, after the measured ones). */
+const PROFILE_COUNT = 500;
 /** Triggers fired one at a time in the idle phase (nearest-rank p99 of 50 samples is the slowest but one). */
 const IDLE_SAMPLES = 50;
 const IDLE_WAIT_MS = 30_000;
@@ -297,13 +300,27 @@ export const flows: Scenario = {
       const live = phaseResult(await finishedRuns(sqs, runtime, liveFire.fired));
       log(`flows: idle phase, ${IDLE_SAMPLES} triggers one at a time`);
       const idle = await idleSamples(stores, IDLE_SAMPLES);
+      // For the report, a profile of a second, smaller drain: not the measured one, which the profiler would slow.
+      log(`flows: profiling a drain of ${PROFILE_COUNT} more triggers (not measured)`);
+      runtime.setPollersPaused(true);
+      await sleep(1_200);
+      const profileFire = await fireAll(stores, 'fp', PROFILE_COUNT, options.concurrency);
+      const profiledDrain = await captureProfile('flows-profile', async () => {
+        runtime.setPollersPaused(false);
+        return phaseResult(await finishedRuns(sqs, runtime, profileFire.fired));
+      });
+      const profile = profileLine(profileTimes(profiledDrain.profile), { per: profiledDrain.result.completed || 1 });
       const [flowsDlq, timersDlq] = await Promise.all([
         queueDepth(sqs, runtime.dlqUrls.flows),
         queueDepth(sqs, runtime.dlqUrls.timers),
       ]);
 
       const allDone =
-        drain.completed === count && live.completed === count && idle.failures === 0 && flowsDlq.total === 0;
+        drain.completed === count &&
+        live.completed === count &&
+        profiledDrain.result.completed === PROFILE_COUNT &&
+        idle.failures === 0 &&
+        flowsDlq.total === 0;
       const metrics: Metric[] = [
         {
           key: 'triggersPerSecond',
@@ -349,10 +366,11 @@ export const flows: Scenario = {
         `CPU, in cores, from the resume until the flows and email-events queues were empty: ${cpuText(cpu)}; ${busyText(busy)}.`,
         `Live: triggers fired in ${formatNumber(round(liveFire.elapsedMs))} ms with ${options.concurrency} callers; the time includes waiting in the flows queue behind the other runs.`,
         `Idle: ${IDLE_SAMPLES} triggers one at a time (${idle.failures} not finished within ${IDLE_WAIT_MS / 1000} s).`,
+        `Profile of the handlers' thread in a second drain of ${PROFILE_COUNT} triggers (not measured; ${profiledDrain.file.split('/').pop()}): ${profile}.`,
         ...(allDone
           ? []
           : [
-              `Problems: drain ${listText(drain.problems)}; live ${listText(live.problems)}; flows DLQ ${flowsDlq.total}.`,
+              `Problems: drain ${listText(drain.problems)}; live ${listText(live.problems)}; profiled ${listText(profiledDrain.result.problems)}; flows DLQ ${flowsDlq.total}.`,
             ]),
       ];
       return {
@@ -380,6 +398,7 @@ export const flows: Scenario = {
           },
           live: { ...live, fireMs: round(liveFire.elapsedMs) },
           idle,
+          profile: { triggers: profiledDrain.result.completed, summary: profile },
           dlq: { flows: flowsDlq.total, timers: timersDlq.total },
         },
       };

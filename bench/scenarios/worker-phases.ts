@@ -51,7 +51,7 @@ export const JOURNEY_WEIGHTS: readonly (readonly [JourneyKind, number])[] = [
 ];
 
 /** The events of `count` journeys' worth of traffic over `stores` stores, cut to exactly `count` events. */
-export const plan = (count: number, stores: number): Journey[] => {
+export const plan = (count: number, stores: number, sourcePrefix = 'w'): Journey[] => {
   const random = seeded(SEED);
   const int = (below: number) => Math.floor(random() * below);
   const pick = (): JourneyKind => {
@@ -72,7 +72,7 @@ export const plan = (count: number, stores: number): Journey[] => {
     const kind = pick();
     const events: PlannedEvent[] = [];
     const add = (endpoint: string, data: Record<string, unknown>) =>
-      events.push({ endpoint, source_id: `w-${planned + events.length}`, data });
+      events.push({ endpoint, source_id: `${sourcePrefix}-${planned + events.length}`, data });
 
     const email = `shopper${j}@example.com`;
     const customerId = `c-${j}`;

@@ -17,7 +17,8 @@
 import { availableParallelism } from 'node:os';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { type CapacityTally, capacityDelta, installCapacityMeter } from '#bench/lib/capacity-meter.ts';
-import { profiled } from '#bench/lib/profile.ts';
+import { captureProfile, profiled } from '#bench/lib/profile.ts';
+import { profileLine, profileTimes } from '#bench/lib/profile-analysis.ts';
 import {
   busyText,
   createStores,
@@ -33,7 +34,7 @@ import {
 import { cpuText, formatNumber, listText, round } from '#bench/lib/stats.ts';
 import type { Metric, Result, Scenario, ScenarioOptions } from '#bench/scenario.ts';
 import { REGION } from '#local/resources.ts';
-import { startLocalRuntime } from '#local/runtime.ts';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
 import {
   countBy,
@@ -55,6 +56,38 @@ import {
   SEED,
 } from './worker-phases.ts';
 
+/** Events of the profiled drain whose summary the report carries (a second drain, after the measured one). */
+const PROFILE_COUNT = 1_000;
+
+/**
+ * For the report, a profile of the handlers' thread in a second, smaller drain of the same mix (new source ids, the
+ * same shoppers): not of the measured drain, which the profiler would slow.
+ */
+const profilePass = async (
+  runtime: LocalRuntime,
+  sqs: SQSClient,
+  apiKeys: readonly string[],
+  options: ScenarioOptions,
+): Promise<{ events: number; file: string; summary: string }> => {
+  options.log(`worker: profiling a drain of ${PROFILE_COUNT} more events (not measured)`);
+  await pausePollers(runtime)();
+  const refilled = await fill(runtime, apiKeys, plan(PROFILE_COUNT, apiKeys.length, 'wp'), options.concurrency);
+  const queued = (await queueDepth(sqs, runtime.queueUrls.ingest)).total;
+  const { result, profile, file } = await captureProfile('worker-profile', () =>
+    drain(runtime, sqs, queued, options.log),
+  );
+  const events = result.applied;
+  const accepted = refilled.outcomes.accepted ?? 0;
+  if (accepted !== PROFILE_COUNT || !result.complete) {
+    options.log(`worker: the profiled drain took ${accepted} of ${PROFILE_COUNT} events and applied ${events}`);
+  }
+  return {
+    events,
+    file: file.split('/').pop() ?? file,
+    summary: profileLine(profileTimes(profile), { per: events || 1 }),
+  };
+};
+
 const report = (
   options: ScenarioOptions,
   m: {
@@ -66,6 +99,8 @@ const report = (
     capacity: CapacityTally;
     /** How busy the runtime's two threads were while it drained. */
     busy: ThreadsBusy;
+    /** The profile of a second drain, summarised. */
+    profile: { events: number; file: string; summary: string };
   },
 ): Result => {
   const { journeys, filled, drained } = m;
@@ -132,6 +167,7 @@ const report = (
         ? ' Other processes took a noticeable share of the CPU: the rate is disturbed (the CPU per event much less); run again on a quiet machine.'
         : ''
     }`,
+    `Profile of the handlers' thread in a second drain of ${m.profile.events} events (not measured; ${m.profile.file}): ${m.profile.summary}.`,
   ];
   if (ingestRate !== undefined) {
     notes.push(
@@ -150,6 +186,7 @@ const report = (
     notes,
     details: {
       plan: { seed: SEED, stores: m.stores, journeys: countBy(journeys, (j) => j.kind), sent },
+      profile: { events: m.profile.events, summary: m.profile.summary },
       fill: {
         elapsedMs: round(filled.elapsedMs),
         requests: filled.requests,
@@ -239,7 +276,17 @@ export const worker: Scenario = {
       busy ??= drainBusy();
       const capacity = capacityDelta(before, meter.read());
       meter.remove();
-      return report(options, { journeys, stores: apiKeys.length, filled, depthAfterFill, drained, capacity, busy });
+      const profile = await profilePass(runtime, sqs, apiKeys, options);
+      return report(options, {
+        journeys,
+        stores: apiKeys.length,
+        filled,
+        depthAfterFill,
+        drained,
+        capacity,
+        busy,
+        profile,
+      });
     } finally {
       sqs.destroy();
       await runtime.stop();
