@@ -25,6 +25,7 @@ import { profileLine, profileTimes } from '#bench/lib/profile-analysis.ts';
 import {
   busyText,
   countDelta,
+  pausePollers,
   queueDepth,
   READ_OPERATIONS,
   sumOf,
@@ -263,9 +264,8 @@ export const flows: Scenario = {
       log(`flows: ${storeCount} stores, each with the order_paid preset flow`);
       const stores = await createFlowStores(runtime, storeCount);
 
-      runtime.setPollersPaused(true);
-      // A receive already waiting when the pollers paused may still take a message: let it time out (1 s poll).
-      await sleep(1_200);
+      // A receive already waiting when the pollers paused may still take a message: it times out first (1 s poll).
+      await pausePollers(runtime)();
       log(`flows: firing ${count} order_paid triggers (pollers paused)`);
       const drainFire = await fireAll(stores, 'fd', count, options.concurrency);
       const callsBefore = runtime.dynamodbCalls();
@@ -302,8 +302,7 @@ export const flows: Scenario = {
       const idle = await idleSamples(stores, IDLE_SAMPLES);
       // For the report, a profile of a second, smaller drain: not the measured one, which the profiler would slow.
       log(`flows: profiling a drain of ${PROFILE_COUNT} more triggers (not measured)`);
-      runtime.setPollersPaused(true);
-      await sleep(1_200);
+      await pausePollers(runtime)();
       const profileFire = await fireAll(stores, 'fp', PROFILE_COUNT, options.concurrency);
       const profiledDrain = await captureProfile('flows-profile', async () => {
         runtime.setPollersPaused(false);

@@ -17,6 +17,7 @@ import type { RateBudget } from '#shared/domain/email/recipient-budget.ts';
 import type { RunBudget } from '#shared/domain/flows/admission.ts';
 import { gatheredPerTurn } from './coalesced.ts';
 import { itemMeta, keys } from './keys.ts';
+import { leaseSize, type SecondUsage, usageAt } from './lease-demand.ts';
 import { isConditionFailure, tableName } from './table.ts';
 
 type Key = { readonly pk: string; readonly sk: string };
@@ -127,14 +128,11 @@ const MAX_LEASE_MS = 250;
  * of once per batch; a quiet one as before, once per trigger.
  */
 export const leasedRunBudget = (budget: RunBudget): RunBudget => {
-  interface Lease {
+  /** `used` and `usedBefore`: the ms of budget this worker handed out in this second and the one before. */
+  interface Lease extends SecondUsage {
     /** The part of the store's reservations this worker holds and has not handed out: `[from, to)`. */
     from: number;
     to: number;
-    /** The second `used` counts in, and what this worker handed out in it and in the one before (ms of budget). */
-    second: number;
-    used: number;
-    usedBefore: number;
     /** A reservation in flight, which this worker's other asks of the store wait for instead of reserving too. */
     claiming?: Promise<void> | undefined;
   }
@@ -146,10 +144,8 @@ export const leasedRunBudget = (budget: RunBudget): RunBudget => {
       if (leases.size > 10_000) leases.clear();
       lease = { from: 0, to: 0, second, used: 0, usedBefore: 0 };
       leases.set(storeId, lease);
-    } else if (lease.second !== second) {
-      lease.usedBefore = lease.second === second - 1 ? lease.used : 0;
-      lease.used = 0;
-      lease.second = second;
+    } else {
+      Object.assign(lease, usageAt(lease, second));
     }
     return lease;
   };
@@ -167,7 +163,7 @@ export const leasedRunBudget = (budget: RunBudget): RunBudget => {
           await lease.claiming;
           continue;
         }
-        const size = Math.max(costMs, Math.min(MAX_LEASE_MS, 2 * Math.max(lease.used, lease.usedBefore)));
+        const size = leaseSize(lease, costMs, MAX_LEASE_MS);
         let end = 0;
         lease.claiming = budget
           .reserve(storeId, size, now)

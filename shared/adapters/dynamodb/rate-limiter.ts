@@ -3,6 +3,7 @@ import { UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { RateLimiter } from '#shared/domain/stores/ports.ts';
 import { keys } from './keys.ts';
+import { leaseSize, type SecondUsage, usageAt } from './lease-demand.ts';
 import { isConditionFailure, tableName } from './table.ts';
 
 /**
@@ -44,15 +45,13 @@ export const addToRateCounter = async (
   }
 };
 
-/** What one instance knows about one key in the current second. */
-interface Window {
-  second: number;
+/**
+ * What one instance knows about one key in the current second; `used` and `usedBefore` are the requests it let through
+ * in this second and the one before (`lease-demand.ts`).
+ */
+interface Window extends SecondUsage {
   /** Tokens claimed from the shared counter and not used yet. */
   leased: number;
-  /** Requests this instance let through in this second. */
-  used: number;
-  /** Requests it let through in the previous second: the expected demand of this one. */
-  usedBefore: number;
   /** The shared counter refused: the window is full. */
   full: boolean;
   /** A claim in flight, which concurrent requests wait for instead of claiming too. */
@@ -83,19 +82,13 @@ export const dynamoRateLimiter = (clock: Clock): RateLimiter => {
     const known = windows.get(key);
     if (known?.second === second) return known;
     if (windows.size > 10_000) windows.clear();
-    const fresh: Window = {
-      second,
-      leased: 0,
-      used: 0,
-      usedBefore: known?.second === second - 1 ? known.used : 0,
-      full: false,
-    };
+    const fresh: Window = { ...usageAt(known, second), leased: 0, full: false };
     windows.set(key, fresh);
     return fresh;
   };
 
   const refill = async (key: string, window: Window, limit: number) => {
-    const lease = Math.max(1, Math.min(Math.ceil(limit / 4), 2 * Math.max(window.used, window.usedBefore)));
+    const lease = leaseSize(window, 1, Math.ceil(limit / 4));
     if (await addToRateCounter(key, window.second, lease, limit)) {
       window.leased += lease;
     } else if (lease > 1 && (await addToRateCounter(key, window.second, 1, limit))) {

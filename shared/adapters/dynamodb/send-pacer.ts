@@ -21,6 +21,7 @@ import { slotLimits } from '#shared/domain/email/pacing.ts';
 import type { DailySends, SendPacer } from '#shared/domain/email/ports.ts';
 import { gatheredPerTurn } from './coalesced.ts';
 import { keys } from './keys.ts';
+import { leaseSize, type SecondUsage, usageAt } from './lease-demand.ts';
 import { addToRateCounter } from './rate-limiter.ts';
 import { getItem, isConditionFailure, tableName } from './table.ts';
 
@@ -78,11 +79,8 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
   };
 
   /** A store counter's slots of one second this pacer holds (`leaseStoreSlots`), and what it used of it. */
-  interface Lease {
-    second: number;
+  interface Lease extends SecondUsage {
     held: number;
-    used: number;
-    usedBefore: number;
   }
   const leases = new Map<string, Lease>();
   /** The lease of `key` at `limit` for `second`, when that counter is leased and `second` is the current one. */
@@ -92,7 +90,7 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
     const known = leases.get(id);
     if (known?.second === second) return known;
     if (leases.size > 10_000) leases.clear();
-    const fresh = { second, held: 0, used: 0, usedBefore: known?.second === second - 1 ? known.used : 0 };
+    const fresh = { ...usageAt(known, second), held: 0 };
     leases.set(id, fresh);
     return fresh;
   };
@@ -106,10 +104,7 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
     const need = want - fromLease;
     let got = 0;
     if (need > 0) {
-      const size = Math.min(
-        limit,
-        Math.max(need, Math.min(Math.ceil(limit / 4), 2 * Math.max(lease.used, lease.usedBefore))),
-      );
+      const size = Math.min(limit, leaseSize(lease, need, Math.ceil(limit / 4)));
       // What the counter has room for, up to the lease (near the share's end, the room left rather than one by one).
       const leased = await takeShared(key, second, size, limit);
       got = Math.min(leased, need);
