@@ -51,9 +51,9 @@ import { HttpRequest, type HttpResponse } from '@smithy/core/transport';
 import {
   type Args,
   addRetryAndSigning,
-  binaryAsBase64,
   type Json,
   type JsonClientConfig,
+  jsonBody,
   serviceError as jsonServiceError,
   type MiddlewareContext,
   MiddlewareStack,
@@ -206,15 +206,6 @@ export const BatchWriteCommand = commandOf<BatchWriteCommandInput, BatchWriteCom
 // ---------------------------------------------------------------------------------------------------------------
 // JSON with binary values (the SDK's JSON codec: blobs as base64).
 
-/**
- * The request body. A Uint8Array stringifies as `{"0":…}` (a Buffer as `{"type":"Buffer",…}`): only a body where a
- * `B` or `BS` member is an object is written again with the base64 replacer (rare: the common body costs one pass).
- */
-const bodyOf = (input: Json): string => {
-  const body = JSON.stringify(input);
-  return body.includes('"B":{') || body.includes('"BS":[{') ? JSON.stringify(input, binaryAsBase64) : body;
-};
-
 /** A parsed answer, its base64 `B`/`BS` attribute values decoded (only when its text has any). */
 const parseBody = (text: string): Json => parseJsonAnswer(text, 'B', 'BS');
 
@@ -314,7 +305,7 @@ export class DynamoDBDocumentClient {
         ? marshallValues
         : (value: unknown) => (value === undefined || value === null ? value : marshall(value as Json, options));
     const input = convertMembers(args.input, operation.input, convert);
-    const body = bodyOf(input);
+    const body = jsonBody(input);
     const request = new HttpRequest({
       protocol: this.config.endpoint.protocol,
       hostname: this.#host,

@@ -51,11 +51,47 @@ export const parseJsonAnswer = (text: string, single: string, list: string): Jso
   return parsed;
 };
 
-/** A `JSON.stringify` replacer: Uint8Arrays (binary values) as base64; used only when a body has any. */
-export function binaryAsBase64(this: Json, key: string, value: unknown): unknown {
-  const raw = this[key];
-  return raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') : value;
-}
+const base64 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+
+/**
+ * `value` with every Uint8Array (a binary value) as its base64 text, copied only along the paths that hold one (the
+ * input given and its other members are not touched).
+ */
+const withBinaryAsBase64 = (value: unknown): unknown => {
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Uint8Array) return base64(value);
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const written = withBinaryAsBase64(item);
+      if (written !== item) {
+        out ??= value.slice();
+        out[i] = written;
+      }
+    }
+    return out ?? value;
+  }
+  const object = value as Json;
+  let out: Json | undefined;
+  for (const key in object) {
+    const member = object[key];
+    const written = withBinaryAsBase64(member);
+    if (written !== member) {
+      out ??= { ...object };
+      out[key] = written;
+    }
+  }
+  return out ?? value;
+};
+
+/**
+ * A request's JSON body, binary values as base64 (the SDK's JSON codec). One walk and one `JSON.stringify`: writing
+ * the body and, when it held a binary value (a Uint8Array stringifies as `{"0":…}`), writing it again with a replacer
+ * took 120 µs for a ten-item batch write holding four history packs, against 17 µs so (issue 16, the worker's profile).
+ */
+export const jsonBody = (input: object): string => JSON.stringify(withBinaryAsBase64(input));
 
 export const fromBase64 = (text: string): Uint8Array => {
   const bytes = Buffer.from(text, 'base64');

@@ -52,10 +52,10 @@ import type { AwsCredentialIdentity } from '@smithy/types';
 import {
   type Args,
   addRetryAndSigning,
-  binaryAsBase64,
   errorCode,
   type Json,
   type JsonClientConfig,
+  jsonBody,
   type Middleware,
   type MiddlewareContext,
   MiddlewareStack,
@@ -113,14 +113,6 @@ export class ChangeMessageVisibilityCommand extends SqsCommand<
 
 // ---------------------------------------------------------------------------------------------------------------
 // JSON with binary message attributes (the SDK's JSON codec: blobs as base64).
-
-/** The request body: written again with the base64 replacer only when a binary attribute value is there (rare). */
-const bodyOf = (input: object): string => {
-  const body = JSON.stringify(input);
-  return body.includes('"BinaryValue":{') || body.includes('"BinaryListValues":[{')
-    ? JSON.stringify(input, binaryAsBase64)
-    : body;
-};
 
 /** A parsed answer, its message attributes' base64 binary values decoded (only when its text has any). */
 const parseBody = (text: string): Json => parseJsonAnswer(text, 'BinaryValue', 'BinaryListValues');
@@ -330,7 +322,7 @@ export class SQSClient {
 
   /** The `serialize` step: the request. */
   readonly #serialized = (args: Args, context: MiddlewareContext): Args => {
-    const body = bodyOf(args.input);
+    const body = jsonBody(args.input);
     const origin = this.#originFor(args.input.QueueUrl);
     const request = new HttpRequest({
       protocol: origin.protocol,

@@ -35,3 +35,29 @@ export const brotliJsonOptions = (bytes: number) => ({
     [constants.BROTLI_PARAM_LGWIN]: windowBitsFor(bytes),
   },
 });
+
+/** The most {@link brotliStored} takes. */
+export const STORED_MAX_BYTES = 65_536;
+
+/**
+ * `bytes` as a Brotli stream that stores them as they are (RFC 7932: a 16-bit window, one uncompressed meta-block,
+ * then an empty last one): what every Brotli decoder reads back, for the price of a copy. For input too small for
+ * compression to save a write unit (the event history's small packs, `history-pack.ts`). At most 65,536 bytes: the
+ * meta-block's length is written in four nibbles.
+ */
+export const brotliStored = (bytes: Uint8Array): Uint8Array => {
+  const length = bytes.length;
+  if (length < 1 || length > STORED_MAX_BYTES)
+    throw new RangeError(`brotliStored takes 1 to ${STORED_MAX_BYTES} bytes`);
+  // Bits from the lowest: WBITS 0 (a 16-bit window), ISLAST 0, MNIBBLES 0 (four nibbles), MLEN − 1 in 16 bits,
+  // ISUNCOMPRESSED 1, then zeros to the byte's end.
+  const header = ((length - 1) << 4) | (1 << 20);
+  const out = new Uint8Array(length + 4);
+  out[0] = header & 0xff;
+  out[1] = (header >>> 8) & 0xff;
+  out[2] = header >>> 16;
+  out.set(bytes, 3);
+  // ISLAST 1, ISLASTEMPTY 1.
+  out[length + 3] = 0b11;
+  return out;
+};

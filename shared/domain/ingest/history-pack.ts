@@ -2,10 +2,11 @@
  * The event history's packing (docs/backtest.md "The event history"): a group of applied events of one store and UTC
  * day, as one compressed binary value (Brotli over a JSON array of tuples), at most `MAX_PACK_BYTES` so that the item
  * holding it stays under DynamoDB's 400 KB. A group that compresses larger is split in halves until each half fits.
+ * A small pack (at most `STORED_PACK_JSON` of JSON) is a Brotli stream that stores its JSON uncompressed: read the same.
  */
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
-import { BROTLI_JSON_PARAMS } from '#shared/domain/brotli.ts';
+import { BROTLI_JSON_PARAMS, brotliStored } from '#shared/domain/brotli.ts';
 import type { HistoryEvent } from './model.ts';
 
 /** A pack's compressed size at most: the item's other attributes (keys, counts, TTL) fit in the rest of 400 KB. */
@@ -13,6 +14,15 @@ export const MAX_PACK_BYTES = 350_000;
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
+
+/**
+ * A pack of at most this much JSON is stored, not compressed (`brotliStored`: four bytes more than its JSON, read by any
+ * Brotli decoder). Its item (keys, TTL and the pack; about 150 bytes beside the pack) stays under 1 KB, one write unit,
+ * as it would compressed; compressing it cost the ingest worker about a tenth of its CPU per event, a worker batch's
+ * packs being mostly one or two events of a store (issue 16, bench/README `worker`). Retention is not made dearer: the
+ * day's compaction packs them again, compressed.
+ */
+export const STORED_PACK_JSON = 640;
 
 /** Packs smaller than this are decompressed in place: handing them to libuv's pool costs more than it saves. */
 const SYNC_BELOW_BYTES = 16_384;
@@ -56,10 +66,13 @@ const packRange = async (
   end: number,
   maxBytes: number,
 ): Promise<Pack[]> => {
+  const input = json(start, end);
   // Off the event loop, in libuv's pool: compressed in place, the worker's packs took more of the main thread than the
   // pool's round trip (issue 16, the worker bench's profile).
-  const input = json(start, end);
-  const bytes = new Uint8Array(await compress(input, brotliOptions(input)));
+  const bytes =
+    input.length <= STORED_PACK_JSON
+      ? brotliStored(input)
+      : new Uint8Array(await compress(input, brotliOptions(input)));
   if (bytes.length > maxBytes && end - start > 1) {
     const half = start + Math.ceil((end - start) / 2);
     return [
@@ -76,7 +89,8 @@ const packRange = async (
 
 /**
  * Packs events of one store and day (given in acceptance order) into as few packs as fit `maxBytes`. The same events
- * give the same packs (a redelivered batch writes the same items again).
+ * give the same packs (a redelivered batch writes the same items again; a batch delivered again across the deploy that
+ * began storing small packs wrote a second item of the same events, which the readers keep once).
  */
 export const packEvents = async (events: readonly HistoryEvent[], maxBytes = MAX_PACK_BYTES): Promise<Pack[]> =>
   events.length === 0

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { brotliStored } from '#shared/domain/brotli.ts';
 import { type EventHistory, HistoryBuffer, readHistory } from '#shared/domain/ingest/event-history.ts';
-import { packEvents, unpackEvents } from '#shared/domain/ingest/history-pack.ts';
+import { packEvents, STORED_PACK_JSON, unpackEvents } from '#shared/domain/ingest/history-pack.ts';
 import type { IngestMessage } from '#shared/domain/ingest/model.ts';
 
 const DAY = Date.UTC(2026, 10, 1);
@@ -49,15 +50,23 @@ const read = async (history: EventHistory, storeId: string, from: number, to: nu
 };
 
 describe('packEvents bytes', () => {
-  it('are the bytes packs had before (Brotli quality 5, text mode, no size hint), small and large', async () => {
+  const packed = (count: number) => {
+    const events = Array.from({ length: count }, (_, n) => {
+      const { v: _v, ...event } = message(n, DAY + n);
+      return event;
+    });
+    const json = Buffer.from(
+      JSON.stringify(events.map((e) => [e.acceptedAt, e.sourceId, e.endpoint, e.interface, 0, e.data])),
+    );
+    return { events, json };
+  };
+
+  it('are, over STORED_PACK_JSON of JSON, the bytes packs had before (Brotli quality 5, text mode, no size hint)', async () => {
     // A batch delivered again across a deploy must pack to the same bytes, hence the same item.
-    for (const count of [1, 10, 200]) {
-      const events = Array.from({ length: count }, (_, n) => {
-        const { v: _v, ...event } = message(n, DAY + n);
-        return event;
-      });
-      const json = JSON.stringify(events.map((e) => [e.acceptedAt, e.sourceId, e.endpoint, e.interface, 0, e.data]));
-      const before = brotliCompressSync(Buffer.from(json), {
+    for (const count of [10, 200]) {
+      const { events, json } = packed(count);
+      expect(json.length).toBeGreaterThan(STORED_PACK_JSON);
+      const before = brotliCompressSync(json, {
         params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
       });
       const [pack] = await packEvents(events);
@@ -66,6 +75,48 @@ describe('packEvents bytes', () => {
         events.map((e) => e.sourceId),
       );
     }
+  });
+
+  it('are, up to STORED_PACK_JSON of JSON, the JSON in a stored Brotli stream (what any Brotli decoder reads)', async () => {
+    for (const count of [1, 2]) {
+      const { events, json } = packed(count);
+      expect(json.length).toBeLessThanOrEqual(STORED_PACK_JSON);
+      const [pack] = await packEvents(events);
+      expect(Buffer.from(pack?.bytes ?? []).equals(brotliStored(json)), `${count} events`).toBe(true);
+      expect(await unpackEvents('st_a', pack?.bytes ?? new Uint8Array())).toEqual(events);
+    }
+  });
+
+  it('reads each event once when a batch packed before small packs were stored is delivered again after', async () => {
+    // The deploy that began storing small packs: the same events, written before it compressed and after it stored,
+    // are two items of the day; the reader keeps each source id once, as for an event applied in two batches.
+    const table = tableHistory();
+    const batch = [0, 1].map((n) => message(n, DAY + n * 100));
+    const { v: _v, ...first } = batch[0] as IngestMessage;
+    const { v: _w, ...second } = batch[1] as IngestMessage;
+    const json = Buffer.from(
+      JSON.stringify([first, second].map((e) => [e.acceptedAt, e.sourceId, e.endpoint, e.interface, 0, e.data])),
+    );
+    const compressed = brotliCompressSync(json, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+    });
+    await table.history.put(
+      'st_a',
+      {
+        bytes: compressed,
+        count: 2,
+        firstAt: first.acceptedAt,
+        firstSourceId: first.sourceId,
+        lastAt: second.acceptedAt,
+      },
+      0,
+    );
+    const buffer = new HistoryBuffer();
+    for (const m of batch) buffer.add(m);
+    await buffer.flush({ history: table.history, keepDays: 90 });
+    expect(table.items.size).toBe(2);
+    const events = await read(table.history, 'st_a', DAY, DAY + 86_400_000);
+    expect(events).toEqual([first, second]);
   });
 });
 

@@ -1,7 +1,11 @@
-/** The Brotli settings for small stored JSON (shared/domain/brotli.ts, a run's trigger): a window fitted to the input, no worse a result. */
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+/**
+ * The Brotli settings for small stored JSON (shared/domain/brotli.ts, a run's trigger): a window fitted to the input, no
+ * worse a result; and the stored stream of the event history's small packs, read back by any Brotli decoder.
+ */
+import { randomBytes } from 'node:crypto';
+import { brotliCompressSync, brotliDecompress, brotliDecompressSync, constants } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { brotliJsonOptions, windowBitsFor } from '#shared/domain/brotli.ts';
+import { brotliJsonOptions, brotliStored, STORED_MAX_BYTES, windowBitsFor } from '#shared/domain/brotli.ts';
 
 describe('brotliJsonOptions', () => {
   it('fits the window to the input, between Brotli’s smallest and its default', () => {
@@ -37,5 +41,27 @@ describe('brotliJsonOptions', () => {
       expect(JSON.parse(brotliDecompressSync(fitted).toString('utf8'))).toEqual(sample);
       expect(fitted.length).toBeLessThanOrEqual(wide.length + 2);
     }
+  });
+});
+
+describe('brotliStored', () => {
+  it('is a Brotli stream of the bytes as they are, four bytes longer, that node:zlib decodes (in place and in the pool)', async () => {
+    // Every length where the four-nibble length field changes digits, and both ends.
+    for (const length of [1, 2, 15, 16, 17, 255, 256, 257, 640, 4_096, 65_535, STORED_MAX_BYTES]) {
+      const bytes = randomBytes(length);
+      const stored = brotliStored(bytes);
+      expect(stored.length).toBe(length + 4);
+      expect(Buffer.from(stored.subarray(3, 3 + length)).equals(bytes)).toBe(true);
+      expect(brotliDecompressSync(stored).equals(bytes), `${length} bytes`).toBe(true);
+      const pooled = await new Promise<Buffer>((resolve, reject) =>
+        brotliDecompress(stored, (error, out) => (error ? reject(error) : resolve(out))),
+      );
+      expect(pooled.equals(bytes)).toBe(true);
+    }
+  });
+
+  it('refuses what four nibbles cannot hold, and nothing', () => {
+    expect(() => brotliStored(new Uint8Array(0))).toThrow(RangeError);
+    expect(() => brotliStored(new Uint8Array(STORED_MAX_BYTES + 1))).toThrow(RangeError);
   });
 });
