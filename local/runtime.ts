@@ -78,8 +78,9 @@ export interface LocalRuntimeOptions {
   /**
    * Batches each queue's consumer handles at once (default 2), within its catalog `maxConcurrency`: deployed, Lambda
    * runs up to that many; the noisy-neighbour bench runs more than the default so one slow batch does not hold a queue.
+   * `'catalog'`: each consumer its catalog `maxConcurrency`, as deployed (the worker and flows benches' drains).
    */
-  readonly pollerConcurrency?: number;
+  readonly pollerConcurrency?: number | 'catalog';
   /** Powertools log level for the handlers (default WARN: the runtime prints its own summary). */
   readonly logLevel?: string;
   /**
@@ -346,7 +347,10 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
           queueArn: queues.arns[fn.queue],
           batchSize: fn.batchSize,
           ...(fn.batchingWindowSeconds ? { batchingWindowSeconds: fn.batchingWindowSeconds } : {}),
-          concurrency: Math.min(fn.maxConcurrency, options.pollerConcurrency ?? 2),
+          concurrency:
+            options.pollerConcurrency === 'catalog'
+              ? fn.maxConcurrency
+              : Math.min(fn.maxConcurrency, options.pollerConcurrency ?? 2),
           invoke: handlerOf<QueueLambda>(fn, (handler) => timed(fn.name, handler)),
           context: () => lambdaContext(fn.name, fn.timeoutSeconds),
           onError: (error) => console.error(`[poller ${fn.name}]`, error),

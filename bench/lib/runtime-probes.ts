@@ -52,6 +52,27 @@ export const pausePollers = (runtime: { setPollersPaused(paused: boolean): void 
   return () => sleep(Math.max(0, pausedAt + 1_200 - performance.now()));
 };
 
+/**
+ * How many batches each queue's consumer handles at once in the drains the `worker` and `flows` scenarios time: its
+ * catalog `maxConcurrency` (the ingest and flow workers: 20), as Lambda runs it deployed, unless `BENCH_POLLERS` gives
+ * a number (`BENCH_POLLERS=2`: the local runtime's default, what these drains ran at before 28 November 2026). At 2,
+ * neither the handlers' thread nor DynamoDB's was kept busy (0.74 and 0.66 in the worker's drain): the drains timed
+ * round trips more than work, while the raw-put reference they are divided by runs 32 loops at once.
+ */
+export const drainPollers = (): number | 'catalog' => {
+  const given = process.env.BENCH_POLLERS;
+  if (given === undefined || given === '') return 'catalog';
+  const count = Number(given);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`BENCH_POLLERS must be a positive integer, not ${given}`);
+  return count;
+};
+
+/** {@link drainPollers} as the reports word it. */
+export const pollersText = (pollers: number | 'catalog') =>
+  pollers === 'catalog'
+    ? 'each consumer handling as many batches at once as its catalog maxConcurrency lets it deployed (BENCH_POLLERS=N: N)'
+    : `each consumer handling up to ${pollers} batches at once (BENCH_POLLERS; its catalog maxConcurrency at most)`;
+
 /** Total of the named operations in a count by operation. */
 export const sumOf = (counts: Record<string, number>, names: readonly string[]): number =>
   names.reduce((total, name) => total + (counts[name] ?? 0), 0);

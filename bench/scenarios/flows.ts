@@ -25,7 +25,9 @@ import { profileLine, profileTimes } from '#bench/lib/profile-analysis.ts';
 import {
   busyText,
   countDelta,
+  drainPollers,
   pausePollers,
+  pollersText,
   queueDepth,
   READ_OPERATIONS,
   sumOf,
@@ -257,7 +259,7 @@ export const flows: Scenario = {
     const count = options.count ?? DEFAULT_COUNT;
     const storeCount = Math.min(MAX_STORES, options.stores);
     log('flows: starting the local runtime (in memory)');
-    const runtime = await startLocalRuntime({ logLevel: LOG_LEVEL });
+    const runtime = await startLocalRuntime({ logLevel: LOG_LEVEL, pollerConcurrency: drainPollers() });
     const sqs = new SQSClient({ region: REGION, credentials, endpoint: runtime.urls.sqs });
     const meter = installCapacityMeter();
     try {
@@ -361,7 +363,7 @@ export const flows: Scenario = {
       ];
       const notes = [
         `${count} triggers per phase over ${stores.length} stores, one recipient each; the order_paid preset (one LiquidJS-rendered email, List-Unsubscribe headers, SES tags).`,
-        `Drain: ${formatNumber(drain.completed)} runs from resume to last email in ${formatNumber(round(drainMs))} ms; DynamoDB ${formatNumber(round(sumOf(calls, WRITE_OPERATIONS) / count, 1))} writes and ${formatNumber(round(sumOf(calls, READ_OPERATIONS) / count, 1))} reads per trigger.`,
+        `Drain: ${formatNumber(drain.completed)} runs from resume to last email in ${formatNumber(round(drainMs))} ms, ${pollersText(drainPollers())}; DynamoDB ${formatNumber(round(sumOf(calls, WRITE_OPERATIONS) / count, 1))} writes and ${formatNumber(round(sumOf(calls, READ_OPERATIONS) / count, 1))} reads per trigger.`,
         `CPU, in cores, from the resume until the flows and email-events queues were empty: ${cpuText(cpu)}; ${busyText(busy)}.`,
         `Live: triggers fired in ${formatNumber(round(liveFire.elapsedMs))} ms with ${options.concurrency} callers; the time includes waiting in the flows queue behind the other runs.`,
         `Idle: ${IDLE_SAMPLES} triggers one at a time (${idle.failures} not finished within ${IDLE_WAIT_MS / 1000} s).`,

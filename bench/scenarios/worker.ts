@@ -22,7 +22,9 @@ import { profileLine, profileTimes } from '#bench/lib/profile-analysis.ts';
 import {
   busyText,
   createStores,
+  drainPollers,
   pausePollers,
+  pollersText,
   type QueueDepth,
   queueDepth,
   READ_OPERATIONS,
@@ -153,7 +155,7 @@ const report = (
   }
 
   const notes = [
-    `Local runtime in memory, one process on ${availableParallelism()} cores: the worker, dynalite, fauxqs and the Scheduler emulator share one event loop; the ingest poller runs its default receive loops with batches of ${INGEST_BATCH_SIZE ?? '?'} (FIFO, one group per store + entity).`,
+    `Local runtime in memory, one process on ${availableParallelism()} cores: the worker, dynalite, fauxqs and the Scheduler emulator share one event loop; the ingest poller hands batches of ${INGEST_BATCH_SIZE ?? '?'} (FIFO, one group per store + entity) to concurrent invocations, ${pollersText(drainPollers())}.`,
     `Sent ${events.length} events as ${journeys.length} seeded journeys (${listText(countBy(journeys, (j) => j.kind))}) over ${m.stores} stores, all accepted: ${listText(sent)}.`,
     `Fill (not measured, pollers paused): ${options.concurrency} journeys at a time over fetch, each journey's events in order, at most ${PER_STORE_BUDGET} requests per store per second; ${round(filled.elapsedMs / 1000, 1)} s (${formatNumber(events.length / (filled.elapsedMs / 1000))} events/s), ingest queue depth after: ${m.depthAfterFill.total}.`,
     drained.complete
@@ -239,7 +241,7 @@ export const worker: Scenario = {
     const { log } = options;
     const count = options.count ?? DEFAULT_COUNT;
     log('worker: starting the local runtime (in memory)');
-    const runtime = await startLocalRuntime({ logLevel: LOG_LEVEL });
+    const runtime = await startLocalRuntime({ logLevel: LOG_LEVEL, pollerConcurrency: drainPollers() });
     // The queue is filled first, then the worker measured alone.
     const pollsOver = pausePollers(runtime);
     const sqs = new SQSClient({ region: REGION, credentials, endpoint: runtime.urls.sqs });
