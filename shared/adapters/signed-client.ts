@@ -1,7 +1,8 @@
 /**
  * A small AWS client made of the parts the SDK's own clients are made of: `@smithy/core`'s client, command and
  * middleware stack with the SDK's standard retries, `@smithy/signature-v4`, `@smithy/node-http-handler` and the default
- * credential chain. The S3 client (`s3/client.ts`) and the SES mailer's client (`ses/mail-client.ts`) are built on it.
+ * credential chain. The S3 client (`s3/client.ts`), the SES client (`ses/client.ts`) and the Scheduler client
+ * (`scheduler/client.ts`) are built on it; the last two with `jsonOperation` (REST with JSON bodies).
  *
  * Why (issue 16, cold starts): an SDK client brings its service's whole model into the bundle whatever commands a
  * function sends (the schema of every shape and error, endpoint rules, service-specific middlewares): ~140 kB for S3,
@@ -103,6 +104,64 @@ export const requestAt = (
     headers: { host: port === undefined ? hostname : `${hostname}:${port}` },
   });
 };
+
+// ---------------------------------------------------------------------------------------------------------------
+// REST with JSON bodies (AWS's restJson1: SESv2, Scheduler).
+
+/** `x-amzn-errortype` or a body's `code` / `__type` as the SDK reads it: `ns#Name:extra` → `Name`. */
+const sanitizeErrorCode = (raw: unknown): string | undefined => {
+  if (raw === undefined || raw === null) return undefined;
+  let code = String(raw);
+  if (code.includes(',')) code = code.split(',')[0] ?? code;
+  if (code.includes(':')) code = code.split(':')[0] ?? code;
+  if (code.includes('#')) code = code.split('#')[1] ?? code;
+  return code || undefined;
+};
+
+const fieldOf = (data: Record<string, unknown>, name: string): unknown =>
+  Object.entries(data).find(([key]) => key.toLowerCase() === name)?.[1];
+
+const jsonError = async (response: HttpResponse) => {
+  const text = await readText(response).catch(() => '');
+  let data: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object') data = parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON (a proxy's or an emulator's plain answer): the status names it.
+  }
+  const header = Object.entries(response.headers).find(([key]) => key.toLowerCase() === 'x-amzn-errortype')?.[1];
+  const message = fieldOf(data, 'message');
+  return serviceError(response, {
+    name: sanitizeErrorCode(header) ?? sanitizeErrorCode(fieldOf(data, 'code')) ?? sanitizeErrorCode(data.__type),
+    message: typeof message === 'string' ? message : undefined,
+  });
+};
+
+/** An operation whose request is `method path` with `body` as JSON (if any), and whose output is the JSON answer. */
+export const jsonOperation = <I, O extends object>(
+  name: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: (input: I) => string,
+  body?: (input: I) => unknown,
+): Operation<I, O> => ({
+  name,
+  request: (settings, input) => {
+    const request = requestAt(settings.endpoint, { method, path: path(input) });
+    if (body) {
+      const json = JSON.stringify(body(input));
+      request.headers['content-type'] = 'application/json';
+      request.headers['content-length'] = String(Buffer.byteLength(json));
+      request.body = json;
+    }
+    return request;
+  },
+  output: async (response) => {
+    const text = await readText(response);
+    return (text ? JSON.parse(text) : {}) as O;
+  },
+  error: jsonError,
+});
 
 /** One call: the SDK's `Command`, so the middleware context names client and command as the SDK's does. */
 export class OperationCommand<I, O extends object> extends Command<I, O, SignedClientConfig> {

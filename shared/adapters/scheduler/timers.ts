@@ -5,19 +5,11 @@
  * failed delivery for up to a day, then puts the timer in the timers queue's DLQ (alarmed), so no timer is dropped
  * silently.
  */
-import {
-  CreateScheduleCommand,
-  type CreateScheduleCommandInput,
-  SchedulerClient,
-  UpdateScheduleCommand,
-} from '@aws-sdk/client-scheduler';
-import { observed } from '#shared/adapters/client-observers.ts';
+import type { CreateScheduleCommandInput } from '@aws-sdk/client-scheduler';
 import { config, required } from '#shared/config.ts';
 import type { Timer } from '#shared/domain/timers/model.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
-import { processWide } from '#shared/lazy.ts';
-
-const scheduler = /* @__PURE__ */ processWide(() => observed('scheduler', new SchedulerClient({})));
+import { createSchedule, scheduler, updateSchedule } from './client.ts';
 
 /** `at()` takes local date-time without zone or milliseconds; the zone is UTC. */
 const atExpression = (epochMs: number) => `at(${new Date(epochMs).toISOString().slice(0, 19)})`;
@@ -49,12 +41,12 @@ export const schedulerTimers = (): Timers => ({
     // Cart timers are mostly re-set (every cart write), checkout timers set once: try the likely call first.
     const updateFirst = timer.payload.kind === 'cart' && timer.payload.revision > 1;
     try {
-      await scheduler().send(updateFirst ? new UpdateScheduleCommand(input) : new CreateScheduleCommand(input));
+      await scheduler().send(updateFirst ? updateSchedule(input) : createSchedule(input));
     } catch (error) {
       if (updateFirst && named(error, 'ResourceNotFoundException')) {
-        await scheduler().send(new CreateScheduleCommand(input));
+        await scheduler().send(createSchedule(input));
       } else if (!updateFirst && named(error, 'ConflictException')) {
-        await scheduler().send(new UpdateScheduleCommand(input));
+        await scheduler().send(updateSchedule(input));
       } else {
         throw error;
       }

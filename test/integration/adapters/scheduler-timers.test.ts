@@ -42,4 +42,37 @@ describe('schedulerTimers', () => {
       DeadLetterConfig: { Arn: dlq },
     });
   });
+
+  const scheduleOf = (name: string) =>
+    scheduler.send(new GetScheduleCommand({ Name: name, GroupName: config().scheduleGroup }));
+  const atOf = (epochMs: number) => `at(${new Date(epochMs).toISOString().slice(0, 19)})`;
+
+  it('creates a cart timer that an update found missing, and moves it on the next write', async () => {
+    const at = Date.now() + 7_200_000;
+    const name = 'cart-st_sched-tok2';
+    // Revision 2 tries an update first: the schedule is not there, so it is created.
+    await schedulerTimers().set({
+      name,
+      at,
+      payload: { v: 1, kind: 'cart', storeId: 'st_sched', token: 'tok2', revision: 2 },
+    });
+    expect((await scheduleOf(name)).ScheduleExpression).toBe(atOf(at));
+    await schedulerTimers().set({
+      name,
+      at: at + 60_000,
+      payload: { v: 1, kind: 'cart', storeId: 'st_sched', token: 'tok2', revision: 3 },
+    });
+    const moved = await scheduleOf(name);
+    expect(moved.ScheduleExpression).toBe(atOf(at + 60_000));
+    expect(JSON.parse(moved.Target?.Input ?? '{}')).toMatchObject({ revision: 3 });
+  });
+
+  it('updates a checkout timer that a create found already there', async () => {
+    const at = Date.now() + 3_600_000;
+    const name = 'checkout-st_sched-tok3';
+    const payload = { v: 1, kind: 'checkout', storeId: 'st_sched', token: 'tok3' } as const;
+    await schedulerTimers().set({ name, at, payload });
+    await schedulerTimers().set({ name, at: at + 120_000, payload });
+    expect((await scheduleOf(name)).ScheduleExpression).toBe(atOf(at + 120_000));
+  });
 });

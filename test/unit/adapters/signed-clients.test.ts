@@ -1,5 +1,6 @@
 /**
- * The service's S3 and SESv2 clients (shared/adapters/s3/client.ts, shared/adapters/ses/client.ts), built from the
+ * The service's S3, SESv2 and Scheduler clients (shared/adapters/s3/client.ts, shared/adapters/ses/client.ts,
+ * shared/adapters/scheduler/client.ts), built from the
  * SDK's parts (shared/adapters/signed-client.ts) instead of the SDK's clients (issue 16, cold starts): they must sign
  * and presign as the SDK does, and answer and fail as the SDK's clients did.
  */
@@ -7,9 +8,11 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateScheduleCommand, SchedulerClient, UpdateScheduleCommand } from '@aws-sdk/client-scheduler';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { getObject, headObject, putObject, S3 } from '#shared/adapters/s3/client.ts';
+import { createSchedule, scheduler, updateSchedule } from '#shared/adapters/scheduler/client.ts';
 import { getEmailIdentity, sendEmail, ses } from '#shared/adapters/ses/client.ts';
 
 interface Seen {
@@ -212,5 +215,72 @@ describe('the SESv2 client', () => {
       message: 'No identity',
     });
     expect(seen[1]).toMatchObject({ method: 'GET', url: '/v2/email/identities/mail.example' });
+  });
+});
+
+describe('the Scheduler client', () => {
+  const schedulerClient = () => {
+    vi.stubEnv('AWS_REGION', 'us-east-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+    vi.stubEnv('AWS_ENDPOINT_URL_SCHEDULER', url);
+    return scheduler();
+  };
+  const INPUT = {
+    Name: 'cart-st_1-tok.1',
+    GroupName: 'storeflow-timers',
+    ScheduleExpression: 'at(2026-11-28T10:00:00)',
+    ScheduleExpressionTimezone: 'UTC',
+    FlexibleTimeWindow: { Mode: 'OFF' as const },
+    ActionAfterCompletion: 'DELETE' as const,
+    Target: {
+      Arn: 'arn:aws:sqs:us-east-1:000000000000:timers',
+      RoleArn: 'arn:aws:iam::000000000000:role/scheduler',
+      Input: '{"v":1,"kind":"cart"}',
+      RetryPolicy: { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 },
+      DeadLetterConfig: { Arn: 'arn:aws:sqs:us-east-1:000000000000:timers-dlq' },
+    },
+  };
+
+  it('creates and updates as the SDK does: method, path, JSON body with an idempotency token, signed for scheduler', async () => {
+    const sdk = new SchedulerClient({
+      endpoint: url,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    });
+    for (const [ours, theirs] of [
+      [createSchedule(INPUT), new CreateScheduleCommand(INPUT)],
+      [updateSchedule(INPUT), new UpdateScheduleCommand(INPUT)],
+    ] as const) {
+      answers.push({ status: 200, body: '{"ScheduleArn":"arn:s"}', headers: { 'content-type': 'application/json' } });
+      answers.push({ status: 200, body: '{"ScheduleArn":"arn:s"}', headers: { 'content-type': 'application/json' } });
+      expect(await schedulerClient().send(ours as never)).toMatchObject({ ScheduleArn: 'arn:s' });
+      await sdk.send(theirs as never);
+      const [mine, sdks] = seen.splice(0, 2) as [Seen, Seen];
+      expect({ method: mine.method, url: mine.url }).toEqual({ method: sdks.method, url: sdks.url });
+      expect(mine.headers['content-type']).toBe(sdks.headers['content-type']);
+      const { ClientToken: token, ...body } = JSON.parse(mine.body) as Record<string, unknown>;
+      const { ClientToken: sdkToken, ...sdkBody } = JSON.parse(sdks.body) as Record<string, unknown>;
+      expect(body).toEqual(sdkBody);
+      expect(token).toMatch(/^[0-9a-f-]{36}$/);
+      expect(sdkToken).toMatch(/^[0-9a-f-]{36}$/);
+      expect(mine.headers.authorization).toMatch(/Credential=AKIDEXAMPLE\/\d{8}\/us-east-1\/scheduler\/aws4_request/);
+    }
+    sdk.destroy();
+  });
+
+  it('names errors as the SDK does (the fallbacks of schedulerTimers read them)', async () => {
+    answers.push({
+      status: 404,
+      body: '{"Message":"Schedule cart-st_1-tok.1 does not exist."}',
+      headers: { 'x-amzn-errortype': 'ResourceNotFoundException' },
+    });
+    await expect(schedulerClient().send(updateSchedule(INPUT))).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+      message: 'Schedule cart-st_1-tok.1 does not exist.',
+      $metadata: { httpStatusCode: 404 },
+    });
+    answers.push({ status: 409, body: '{"Message":"exists"}', headers: { 'x-amzn-errortype': 'ConflictException' } });
+    await expect(schedulerClient().send(createSchedule(INPUT))).rejects.toMatchObject({ name: 'ConflictException' });
   });
 });
