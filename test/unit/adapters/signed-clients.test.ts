@@ -64,14 +64,15 @@ const client = (endpoint: string | undefined, forcePathStyle = true) => {
   return new S3({ forcePathStyle });
 };
 
-/** The process's SESv2 client, sent to the test server (built on first use, so the variables are read then). */
-const sesClient = () => {
+/** A process-wide client, sent to the test server (built on first use, so the variables are read then). */
+const toTestServer = <C>(endpointId: string, client: () => C): C => {
   vi.stubEnv('AWS_REGION', 'us-east-1');
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
-  vi.stubEnv('AWS_ENDPOINT_URL_SESV2', url);
-  return ses();
+  vi.stubEnv(`AWS_ENDPOINT_URL_${endpointId}`, url);
+  return client();
 };
+const sesClient = () => toTestServer('SESV2', ses);
 
 const ADDRESS = { Bucket: 'storeflow-imports', Key: 'imports/st_1/a b+c.jsonl' };
 
@@ -219,13 +220,7 @@ describe('the SESv2 client', () => {
 });
 
 describe('the Scheduler client', () => {
-  const schedulerClient = () => {
-    vi.stubEnv('AWS_REGION', 'us-east-1');
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
-    vi.stubEnv('AWS_ENDPOINT_URL_SCHEDULER', url);
-    return scheduler();
-  };
+  const schedulerClient = () => toTestServer('SCHEDULER', scheduler);
   const INPUT = {
     Name: 'cart-st_1-tok.1',
     GroupName: 'storeflow-timers',
