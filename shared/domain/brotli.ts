@@ -7,7 +7,7 @@
  * loop of 2,000 calls on a machine running CI beside it). Any Brotli decoder reads either: the window is in the
  * stream's header. The event history's packs (`history-pack.ts`) use the same quality and mode with the default
  * window: fitting it showed no gain in the worker bench, and their items are named by their bytes (bench/README,
- * `worker`).
+ * `worker`); a pack too small for compression to save a write unit is stored instead (`brotliStored`).
  */
 import { constants } from 'node:zlib';
 
