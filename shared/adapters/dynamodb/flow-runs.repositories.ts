@@ -150,8 +150,9 @@ export const dynamoFlowEntries = (): FlowEntries => ({
             ...(expired ? { expiresAt: expiresAfter(entry.at, Math.ceil((entry.at - expiredBefore) / 1000)) } : {}),
           },
           // Held by this run: taken back only from a delivery that died (its claim stale), or from a guard written
-          // before claims carried their time (`claimedAt`), whose run's create is conditional anyway.
-          ConditionExpression: `attribute_not_exists(pk) OR (runId = :runId AND (attribute_not_exists(claimedAt) OR claimedAt < :stale))${expired ? ' OR enteredAt < :expired' : ''}`,
+          // before claims carried their time (`claimedAt`), whose run's create is conditional anyway. Written
+          // without grouping parentheses (AND binds tighter than OR): docs/decisions.md, "Condition expressions".
+          ConditionExpression: `attribute_not_exists(pk) OR runId = :runId AND attribute_not_exists(claimedAt) OR runId = :runId AND claimedAt < :stale${expired ? ' OR enteredAt < :expired' : ''}`,
           ExpressionAttributeValues: {
             ':runId': entry.runId,
             ':stale': entry.staleBefore,

@@ -293,7 +293,11 @@ export const dynamoDailySends = (): DailySends => ({
             'ADD sends :count' +
             (takenBy ? ', takenBy :takenBy' : '') +
             ' SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
-          ConditionExpression: `(attribute_not_exists(sends) OR sends <= :room)${takenBy ? ' AND NOT contains(takenBy, :key)' : ''}`,
+          // (no room taken yet OR room left) AND not yet taken by this page, written without grouping parentheses
+          // (docs/decisions.md, "Condition expressions").
+          ConditionExpression: takenBy
+            ? 'attribute_not_exists(sends) AND NOT contains(takenBy, :key) OR sends <= :room AND NOT contains(takenBy, :key)'
+            : 'attribute_not_exists(sends) OR sends <= :room',
           ExpressionAttributeValues: {
             ':count': count,
             ':room': cap - count,

@@ -281,7 +281,8 @@ export const dynamoSendBatches = (clock: { now(): number }): SendBatchRepository
               Key: key,
               UpdateExpression:
                 'SET #status = :sending, lease = :lease, leaseUntil = :until, entity = :entity, expiresAt = :ttl',
-              ConditionExpression: 'attribute_not_exists(pk) OR (#status = :sending AND leaseUntil < :now)',
+              // AND binds tighter than OR (no grouping parentheses: docs/decisions.md, "Condition expressions").
+              ConditionExpression: 'attribute_not_exists(pk) OR #status = :sending AND leaseUntil < :now',
               ExpressionAttributeNames: STATUS,
               ExpressionAttributeValues: {
                 ':sending': 'sending',
