@@ -24,6 +24,8 @@ import { HttpRequest, type HttpResponse } from '@smithy/core/transport';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity } from '@smithy/types';
+import { type ClientService, observed } from '#shared/adapters/client-observers.ts';
+import { processWide } from '#shared/lazy.ts';
 
 export { HttpRequest, type HttpResponse };
 
@@ -270,3 +272,16 @@ export class SignedClient {
     return this.#client.send(command as never) as Promise<O>;
   }
 }
+
+/**
+ * The process's client of a REST-JSON service (SESv2, Scheduler), observed as `service`, made on first use: its path
+ * signed escaped and no payload checksum, as the SDK's clients of those services do.
+ */
+export const restJsonClient = (
+  service: ClientService,
+  settings: Pick<
+    ConstructorParameters<typeof SignedClient>[0],
+    'endpointId' | 'signingName' | 'apiVersion' | 'defaultEndpoint'
+  >,
+): (() => SignedClient) =>
+  processWide(() => observed(service, new SignedClient({ ...settings, uriEscapePath: true, applyChecksum: false })));

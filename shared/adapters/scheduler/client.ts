@@ -17,9 +17,7 @@ import type {
   UpdateScheduleCommandInput,
   UpdateScheduleCommandOutput,
 } from '@aws-sdk/client-scheduler';
-import { observed } from '#shared/adapters/client-observers.ts';
-import { escapeUri, jsonOperation, OperationCommand, SignedClient } from '#shared/adapters/signed-client.ts';
-import { processWide } from '#shared/lazy.ts';
+import { escapeUri, jsonOperation, OperationCommand, restJsonClient } from '#shared/adapters/signed-client.ts';
 
 type Output<T> = Omit<T, '$metadata'>;
 
@@ -50,16 +48,9 @@ export const createSchedule = (input: CreateScheduleCommandInput) =>
 export const updateSchedule = (input: UpdateScheduleCommandInput) =>
   new OperationCommand(CLIENT_NAME, UPDATE_SCHEDULE, input);
 
-export const scheduler = /* @__PURE__ */ processWide(() =>
-  observed(
-    'scheduler',
-    new SignedClient({
-      endpointId: 'SCHEDULER',
-      signingName: 'scheduler',
-      apiVersion: '2021-06-30',
-      defaultEndpoint: (region) => `https://scheduler.${region}.amazonaws.com`,
-      uriEscapePath: true,
-      applyChecksum: false,
-    }),
-  ),
-);
+export const scheduler = /* @__PURE__ */ restJsonClient('scheduler', {
+  endpointId: 'SCHEDULER',
+  signingName: 'scheduler',
+  apiVersion: '2021-06-30',
+  defaultEndpoint: (region) => `https://scheduler.${region}.amazonaws.com`,
+});

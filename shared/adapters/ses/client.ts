@@ -22,9 +22,7 @@ import type {
   SendEmailCommandInput,
   SendEmailCommandOutput,
 } from '@aws-sdk/client-sesv2';
-import { observed } from '#shared/adapters/client-observers.ts';
-import { escapeUri, jsonOperation, OperationCommand, SignedClient } from '#shared/adapters/signed-client.ts';
-import { processWide } from '#shared/lazy.ts';
+import { escapeUri, jsonOperation, OperationCommand, restJsonClient } from '#shared/adapters/signed-client.ts';
 
 type Output<T> = Omit<T, '$metadata'>;
 
@@ -71,16 +69,9 @@ export const createEmailIdentity = (input: CreateEmailIdentityCommandInput) =>
 export const deleteEmailIdentity = (input: DeleteEmailIdentityCommandInput) =>
   new OperationCommand(CLIENT_NAME, DELETE_EMAIL_IDENTITY, input);
 
-export const ses = /* @__PURE__ */ processWide(() =>
-  observed(
-    'sesv2',
-    new SignedClient({
-      endpointId: 'SESV2',
-      signingName: 'ses',
-      apiVersion: '2019-09-27',
-      defaultEndpoint: (region) => `https://email.${region}.amazonaws.com`,
-      uriEscapePath: true,
-      applyChecksum: false,
-    }),
-  ),
-);
+export const ses = /* @__PURE__ */ restJsonClient('sesv2', {
+  endpointId: 'SESV2',
+  signingName: 'ses',
+  apiVersion: '2019-09-27',
+  defaultEndpoint: (region) => `https://email.${region}.amazonaws.com`,
+});
