@@ -12,7 +12,7 @@ import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { HOSTS, type Host } from '#shared/catalog/hosts.ts';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
 import { ENV } from '#shared/config.ts';
-import { processWide } from '#shared/lazy.ts';
+import { resetProcessState } from '#shared/lazy.ts';
 import { applyLogLevel } from '#shared/observability.ts';
 import { systemClock } from '#shared/wiring/clock.ts';
 import { LocalClock } from './clock.ts';
@@ -149,8 +149,11 @@ const handlerOf = <T extends (...args: never[]) => Promise<unknown>>(
     if (!recorder) return wrap(handler);
     return wrap(((...args: Parameters<T>) => recorder.run(fn.name, () => handler(...args))) as unknown as T);
   };
-  const loaded = processWide(load);
-  return (async (...args: Parameters<T>) => (await loaded())(...args)) as unknown as T;
+  let loaded: Promise<T> | undefined;
+  return (async (...args: Parameters<T>) => {
+    loaded ??= load();
+    return (await loaded)(...args);
+  }) as unknown as T;
 };
 
 const loadHandler = async <T>(entry: string): Promise<T> => {
@@ -168,9 +171,14 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
 
+  // What an earlier runtime of this process built from its environment (clients on its ports, the parsed settings, the
+  // master key) is forgotten: a test worker starts one runtime per file, each with new emulators.
+  resetProcessState();
   // The emulators check no signature and read no user agent: the process's clients skip both (local/lean-clients.ts).
-  leanClients();
-  inProcessDynamoClients();
+  const unobserve = [leanClients(), inProcessDynamoClients()];
+  stops.push(async () => {
+    for (const stop of unobserve) stop();
+  });
   try {
     // DynamoDB (dynalite, on a thread of its own): on disk under the state directory, else in memory. Its operation
     // counts (e.g. `PutItem`) are read by the benchmarks to report writes per accepted event.

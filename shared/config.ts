@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { OPERATOR_SETTINGS } from '#shared/catalog/settings.ts';
+import { onReset } from '#shared/lazy.ts';
 
 export const ENV = {
   stage: 'STAGE',
@@ -154,6 +155,10 @@ export interface Config {
 let cached: Config | undefined;
 let observedConfig: Config | undefined;
 let configObserver: ((key: keyof Config) => void) | undefined;
+onReset(() => {
+  cached = undefined;
+  observedConfig = undefined;
+});
 
 /**
  * Sees every setting read through `config()` (the local runtime's contract recorder attributes each to the function

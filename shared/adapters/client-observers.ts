@@ -4,6 +4,7 @@
  * and the fault-injection tests (`test/support/aws-faults.ts`) add failing middlewares. Production registers no
  * observer, and then this costs one array entry per client (one per service and process, two for SESv2).
  */
+import { onReset } from '#shared/lazy.ts';
 
 export type ClientService = 'dynamodb' | 'sqs' | 'secretsManager' | 'sesv2' | 's3' | 'scheduler';
 
@@ -13,6 +14,10 @@ export type ClientObserver = (service: ClientService, client: { readonly middlew
 /** Every client made, in order (a service may have two: the SES mailer's own and the SDK's for identities). */
 const created: [ClientService, { readonly middlewareStack: unknown }][] = [];
 const observers = new Set<ClientObserver>();
+// Clients forgotten by the process's reset are made again: the old ones are no longer shown to new observers.
+onReset(() => {
+  created.length = 0;
+});
 
 /** Starts observing the clients; returns a function that stops. */
 export const observeClients = (observer: ClientObserver): (() => void) => {

@@ -8,10 +8,12 @@ import { hashApiKey, looksLikeApiKey, looksLikePublishableKey } from '#shared/do
 import type { AuthenticatedStore } from '#shared/domain/stores/model.ts';
 import type { StoreRepository } from '#shared/domain/stores/ports.ts';
 import { unauthorized } from '#shared/errors.ts';
+import { onReset } from '#shared/lazy.ts';
 
 const MAX_CACHED_KEYS = 10_000;
 
 const cache = new Map<string, { store: AuthenticatedStore; until: number }>();
+onReset(() => cache.clear());
 
 export const authenticate = async (
   stores: StoreRepository,

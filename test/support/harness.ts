@@ -15,6 +15,7 @@ import { timerName } from '#shared/domain/timers/model.ts';
 import type { Delivery } from '#shared/domain/webhooks/delivery.ts';
 import type { WebhookTopic } from '#shared/domain/webhooks/topics.ts';
 import type { Webhook } from '#shared/domain/webhooks/webhook.ts';
+import { processWide } from '#shared/lazy.ts';
 import { type Answer, eventually, newStore, postEvent, queueIsEmpty, type TestStore } from './local.ts';
 
 export { eventually, newStore, type TestStore };
@@ -82,12 +83,8 @@ export const acceptedHeadless = async (
   return source_id;
 };
 
-// Created on first use: the runtime sets the endpoints and the region in process.env when it starts.
-let schedulerClient: SchedulerClient | undefined;
-const scheduler = (): SchedulerClient => {
-  schedulerClient ??= new SchedulerClient({});
-  return schedulerClient;
-};
+// Made on first use after each runtime start: the runtime sets the endpoints and the region in process.env.
+const scheduler = processWide(() => new SchedulerClient({}));
 
 /**
  * Waits until the queue holds no message, visible or in flight: every accepted event (ingest) or fired timer

@@ -2,6 +2,7 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalRuntime } from '#local/runtime.ts';
 import { createStore } from '#shared/domain/stores/manage-stores.ts';
+import { processWide } from '#shared/lazy.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
 export interface TestStore {
@@ -54,12 +55,8 @@ export const eventually = async <T>(
   }
 };
 
-// Created on first use: the runtime sets the SQS endpoint and the region in process.env when it starts.
-let sqsClient: SQSClient | undefined;
-export const sqs = (): SQSClient => {
-  sqsClient ??= new SQSClient({});
-  return sqsClient;
-};
+// Made on first use after each runtime start: the runtime sets the SQS endpoint and the region in process.env.
+export const sqs = processWide(() => new SQSClient({}));
 
 /** True when the queue holds no message: visible, in flight or delayed. */
 export const queueIsEmpty = async (queueUrl: string): Promise<boolean> => {

@@ -11,11 +11,15 @@ import {
   type UnsubscribeClaim,
   verifyUnsubscribeToken,
 } from '#shared/domain/email/unsubscribe-token.ts';
+import { onReset } from '#shared/lazy.ts';
 
 /** Path of the public unsubscribe endpoint on the sending host. */
 export const UNSUBSCRIBE_PATH = '/unsubscribe';
 
 let secret: Promise<Buffer> | undefined;
+onReset(() => {
+  secret = undefined;
+});
 const unsubscribeSecret = (): Promise<Buffer> => {
   secret ??= masterKey()
     .then((key) => createHmac('sha256', key).update('storeflow/unsubscribe-token/v1').digest())

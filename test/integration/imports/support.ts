@@ -11,6 +11,7 @@ import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import { ScanCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { ContactRecord } from '#shared/domain/contacts/model.ts';
 import type { ImportJob } from '#shared/domain/imports/model.ts';
+import { processWide } from '#shared/lazy.ts';
 import { importDeps } from '#shared/wiring/imports.ts';
 import { eventually } from '#test/support/local.ts';
 
@@ -178,11 +179,11 @@ export const storedJobs = async (storeId: string): Promise<Record<string, unknow
   return items;
 };
 
-let s3Client: S3Client | undefined;
+// Made on first use after each runtime start (the S3 endpoint is the runtime's).
+const s3Client = processWide(() => new S3Client({ forcePathStyle: true }));
 /** The keys of the store's files in the imports bucket. */
 export const storedFiles = async (storeId: string): Promise<string[]> => {
-  s3Client ??= new S3Client({ forcePathStyle: true });
-  const { Contents = [] } = await s3Client.send(
+  const { Contents = [] } = await s3Client().send(
     new ListObjectsV2Command({ Bucket: IMPORTS_BUCKET, Prefix: `${storeId}/` }),
   );
   return Contents.map((object) => object.Key ?? '');
