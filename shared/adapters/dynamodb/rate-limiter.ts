@@ -15,7 +15,9 @@ const COUNTER_TTL_SECONDS = 120;
 /**
  * Adds `count` to the shared counter of `key` in `second` (`keys.rate`) with one `ADD`. With a `limit` the add only
  * happens if the counter stays within it (false when it would not); without, it always happens (a negative count gives
- * slots back).
+ * slots back). A count over the limit is refused without a write: the condition lets the second's first `ADD` through
+ * whatever it adds (its item does not exist yet), and the send pacer asks the account counter for several stores'
+ * slots at once, which can be more than the account's rate.
  */
 export const addToRateCounter = async (
   key: string,
@@ -23,6 +25,7 @@ export const addToRateCounter = async (
   count: number,
   limit?: number,
 ): Promise<boolean> => {
+  if (limit !== undefined && count > limit) return false;
   try {
     await dynamo().send(
       new UpdateCommand({

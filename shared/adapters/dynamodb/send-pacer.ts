@@ -281,9 +281,20 @@ export const dynamoSendPacer = (clock: Clock, options: PacerOptions): SendPacer 
   };
 };
 
-/** The daily cap's counters: one item per store and UTC day, a conditional `ADD` that never passes the cap. */
+/**
+ * The daily cap's counters: one item per store and UTC day, a conditional `ADD` that never passes the cap. More than
+ * the whole cap is refused without a write: the condition cannot say so on the day's first take, whose item does not
+ * exist yet (`attribute_not_exists(sends)` held, and a first send of 3 under a cap of 2 went out whole).
+ */
 export const dynamoDailySends = (): DailySends => ({
   async take(storeId, day, count, cap, takenBy) {
+    // Refused: over the cap, or this page was counted already (then it was taken, by its earlier attempt).
+    const refused = async () => {
+      if (!takenBy) return false;
+      const item = await getItem(keys.dailySends(storeId, day));
+      return item?.takenBy instanceof Set && item.takenBy.has(takenBy);
+    };
+    if (count > cap) return refused();
     try {
       await dynamo().send(
         new UpdateCommand({
@@ -294,7 +305,8 @@ export const dynamoDailySends = (): DailySends => ({
             (takenBy ? ', takenBy :takenBy' : '') +
             ' SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
           // (no room taken yet OR room left) AND not yet taken by this page, written without grouping parentheses
-          // (docs/decisions.md, "Condition expressions").
+          // (docs/decisions.md, "Condition expressions"); "no room taken yet" holds for any count up to the cap only
+          // because a larger one was refused above.
           ConditionExpression: takenBy
             ? 'attribute_not_exists(sends) AND NOT contains(takenBy, :key) OR sends <= :room AND NOT contains(takenBy, :key)'
             : 'attribute_not_exists(sends) OR sends <= :room',
@@ -314,10 +326,7 @@ export const dynamoDailySends = (): DailySends => ({
       return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      // Refused: over the cap, or this page was counted already (then it was taken, by its earlier attempt).
-      if (!takenBy) return false;
-      const item = await getItem(keys.dailySends(storeId, day));
-      return item?.takenBy instanceof Set && item.takenBy.has(takenBy);
+      return refused();
     }
   },
 });

@@ -146,6 +146,29 @@ describe('send pacer (shared counters per second)', () => {
     expect(await counted('ses-send#st_across_c', 1)).toBe(6);
   });
 
+  it("keeps a second's first account write within the account's limit when several stores' slots together pass it", async () => {
+    const clock = manualClock(2_000_001_500_000);
+    const pacer = dynamoSendPacer(clock, { horizonSeconds: 20, gatherPerTurn: true });
+    const owner = (storeId: string) => ({ storeId, sendClass: 'marketing' as const });
+    const counted = async (key: string, s: number) => {
+      const { Item } = await dynamo().send(
+        new GetCommand({ TableName: TABLE_NAME, Key: keys.rate(key, 2_000_001_500 + s), ConsistentRead: true }),
+      );
+      return Number(Item?.hits ?? 0);
+    };
+    // At 14 a second marketing mail has 11 of the account's second and a store 7: two stores asking 7 each in one
+    // turn take 14 of their own counters, more than the account's 11, in a second nothing was reserved in yet.
+    const stores = ['st_first_a', 'st_first_b'];
+    const answers = await Promise.all(
+      stores.flatMap((storeId) => Array.from({ length: 7 }, () => pacer.reserve(1, 14, owner(storeId)))),
+    );
+    expect(answers.map((a) => ('at' in a ? a.at / 1000 - 2_000_001_500 : -1))).toEqual([
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1,
+    ]);
+    expect(await counted('ses-send', 0)).toBe(11);
+    expect(await counted('ses-send', 1)).toBe(3);
+  });
+
   it("leases a store's slots of the second: a steady store's counter takes a few writes, never past its share", async () => {
     const base = 2_000_001_100;
     const clock = manualClock(base * 1000);
@@ -603,5 +626,24 @@ describe('daily sends', () => {
       new GetCommand({ TableName: TABLE_NAME, Key: keys.dailySends(storeId, '20261126'), ConsistentRead: true }),
     );
     expect(item.Item?.sends).toBe(10);
+  });
+
+  it("refuses the day's first take when it is larger than the cap, as a later one: nothing counted", async () => {
+    const daily = dynamoDailySends();
+    const storeId = `st_${randomUUID()}`;
+    const counted = async () =>
+      (
+        await dynamo().send(
+          new GetCommand({ TableName: TABLE_NAME, Key: keys.dailySends(storeId, '20261127'), ConsistentRead: true }),
+        )
+      ).Item?.sends;
+    // No item for the day yet: three under a cap of two, a bulk send's and a campaign page's.
+    expect(await daily.take(storeId, '20261127', 3, 2)).toBe(false);
+    expect(await daily.take(storeId, '20261127', 3, 2, 'cmp_b#0')).toBe(false);
+    expect(await counted()).toBeUndefined();
+    // The cap's two still fit, then nothing.
+    expect(await daily.take(storeId, '20261127', 2, 2, 'cmp_b#1')).toBe(true);
+    expect(await daily.take(storeId, '20261127', 1, 2)).toBe(false);
+    expect(await counted()).toBe(2);
   });
 });
