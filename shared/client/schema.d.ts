@@ -1255,7 +1255,7 @@ export interface components {
                  * @description Why it was skipped; `quiet_hours` for a deferred one.
                  * @enum {string}
                  */
-                reason?: "not_subscribed" | "suppressed" | "no_email" | "invalid_address" | "daily_send_cap" | "frequency_cap" | "contact_gone" | "cancelled" | "quiet_hours";
+                reason?: "not_subscribed" | "suppressed" | "no_email" | "invalid_address" | "daily_send_cap" | "frequency_cap" | "contact_gone" | "header_line_break" | "cancelled" | "quiet_hours";
                 /** @description Deferred: when its quiet hours end and it is handed to the send path, epoch seconds. */
                 until?: number;
                 /** @description Deferred: the recipient's IANA zone. */

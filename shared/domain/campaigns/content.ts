@@ -7,8 +7,15 @@
  * A template may therefore output the contact's fields as they are (`{{ contact.first_name }}`), but not transform or
  * test them (`| upcase`, `{% if contact.first_name == "Ada" %}`): the save renders twice with different placeholders
  * and refuses a template whose output does not follow the placeholders (docs/campaigns.md "Templates").
+ *
+ * SES fills a placeholder with the value as it is, escaping nothing, and one recipient's values serve all the parts.
+ * So the HTML part of a send batch names each contact field's HTML-escaped copy (`htmlPart`: `{{sf_first_name_html}}`,
+ * the one escaping of every email, `email/html-escape.ts`), and each recipient's data carries both (`recipientData`):
+ * a first name `<a href=…>` reads `&lt;a href=…` in the HTML part, and as it is in the subject and the text part.
+ * Done when the batch is made, not when the campaign is saved, so a campaign saved before this rule sends the same way.
  */
 import type { Customer } from '#shared/domain/customers/model.ts';
+import { escapeHtml } from '#shared/domain/email/html-escape.ts';
 import { renderEmail, TemplateError, validateTemplates } from '#shared/domain/flows/render.ts';
 import type { TemplateContext } from '#shared/domain/flows/template-context.ts';
 import { validationError } from '#shared/errors.ts';
@@ -79,10 +86,33 @@ export const compileTemplate = async (
   };
 };
 
-/** The values SES fills into one recipient's copy. */
-export const recipientData = (customer: Customer | undefined, email: string): Record<string, string> => ({
-  [CONTACT_FIELDS.first_name]: customer?.firstName ?? '',
-  [CONTACT_FIELDS.last_name]: customer?.lastName ?? '',
-  [CONTACT_FIELDS.email]: email,
-  [CONTACT_FIELDS.customer_id]: customer?.originId ?? '',
-});
+/** The placeholder of a contact field's HTML-escaped copy, which the HTML part names instead of the field. */
+const inHtml = (name: string) => `${name}_html`;
+const FIELD_NAMES: readonly string[] = Object.values(CONTACT_FIELDS);
+/** A contact field's SES placeholder, however written (`{{sf_first_name}}`, `{{{ sf_first_name }}}`). */
+const FIELD_PLACEHOLDER = new RegExp(`{{({?)\\s*(${FIELD_NAMES.join('|')})\\s*(}?)}}`, 'g');
+
+/** A campaign's HTML part as its send batch has it: every contact field replaced by its HTML-escaped copy. */
+export const htmlPart = (html: string): string =>
+  html.replace(
+    FIELD_PLACEHOLDER,
+    (_, open: string, name: string, close: string) => `{{${open}${inHtml(name)}${close}}}`,
+  );
+
+/**
+ * The values SES fills into one recipient's copy: each contact field as it is (subject, text part) and, for the
+ * fields `html` (the batch's HTML part, from `htmlPart`) names, its HTML-escaped copy.
+ */
+export const recipientData = (customer: Customer | undefined, email: string, html?: string): Record<string, string> => {
+  const values: Record<string, string> = {
+    [CONTACT_FIELDS.first_name]: customer?.firstName ?? '',
+    [CONTACT_FIELDS.last_name]: customer?.lastName ?? '',
+    [CONTACT_FIELDS.email]: email,
+    [CONTACT_FIELDS.customer_id]: customer?.originId ?? '',
+  };
+  if (html === undefined) return values;
+  const escaped = FIELD_NAMES.filter((name) => html.includes(inHtml(name))).map(
+    (name) => [inHtml(name), escapeHtml(values[name] ?? '')] as const,
+  );
+  return { ...values, ...Object.fromEntries(escaped) };
+};

@@ -55,7 +55,10 @@ export interface Campaign {
   readonly replyTo?: string;
   /** As saved (Liquid). */
   readonly content: CampaignContent;
-  /** The SES template the send path fills per recipient (`content.ts`). */
+  /**
+   * The SES template the send path fills per recipient (`content.ts`); its send batches' HTML part names each contact
+   * field's HTML-escaped copy instead (`htmlPart`).
+   */
   readonly template: CampaignContent;
   /** When it is due, epoch ms. */
   readonly sendAt: number;
@@ -91,6 +94,8 @@ export const SKIP_REASONS = [
   'daily_send_cap',
   'frequency_cap',
   'contact_gone',
+  /** The contact's values would put CR or LF into a header (subject, sender, `To:` name): the bulk path's rule. */
+  'header_line_break',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

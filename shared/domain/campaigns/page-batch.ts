@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { planChunks, type SendBatch, type SendRecipient } from '#shared/domain/email/bulk-model.ts';
-import { recipientData } from './content.ts';
+import { hasLineBreak, lineBreakInHeaders } from '#shared/domain/email/header-values.ts';
+import { htmlPart, recipientData } from './content.ts';
 import type { Campaign, CampaignRecipient } from './model.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -26,6 +27,22 @@ export const heldBatchId = (campaignId: string, page: number, minute: number): s
 const fullName = (first?: string, last?: string) => [first, last].filter(Boolean).join(' ').trim();
 
 /**
+ * Whether a recipient's values would put CR or LF into a header of the campaign's email: the subject, sender name and
+ * reply-to address as SES fills them (the bulk path's check, `email/header-values.ts`), or the `To:` name made of the
+ * contact's names. The walk skips such a recipient (`header_line_break`) rather than hand it to the send path.
+ */
+export const headerLineBreak = (
+  campaign: Pick<Campaign, 'template' | 'from' | 'replyTo'>,
+  contact: Customer | undefined,
+  email: string,
+): boolean =>
+  hasLineBreak(fullName(contact?.firstName, contact?.lastName)) ||
+  lineBreakInHeaders(
+    [campaign.template.subject, campaign.from.name, campaign.replyTo ?? ''],
+    recipientData(contact, email),
+  ) !== undefined;
+
+/**
  * The send batch `id` of `recipients` (queued or deferred records of the page, with their contacts), its chunks
  * numbered from `chunkOffset` among the page's chunks.
  */
@@ -37,6 +54,8 @@ export const campaignSendBatch = (
   createdAt: number,
   chunkOffset = 0,
 ): { batch: SendBatch; recipients: SendRecipient[] } => {
+  // The HTML part names each contact field's escaped copy (`content.ts`); the subject and text part the field itself.
+  const html = campaign.template.html === undefined ? undefined : htmlPart(campaign.template.html);
   const sendRecipients = recipients.map((r): SendRecipient => {
     const contact = contacts.get(r.customerId);
     const name = fullName(contact?.firstName, contact?.lastName);
@@ -44,7 +63,7 @@ export const campaignSendBatch = (
       index: r.index as number,
       email: r.email as string,
       ...(name ? { name } : {}),
-      substitutionData: recipientData(contact, r.email as string),
+      substitutionData: recipientData(contact, r.email as string, html),
       status: 'queued',
     };
   });
@@ -58,7 +77,7 @@ export const campaignSendBatch = (
     from: campaign.from,
     replyTo: campaign.replyTo ?? campaign.from.email,
     subject: campaign.template.subject,
-    ...(campaign.template.html !== undefined ? { html: campaign.template.html } : {}),
+    ...(html !== undefined ? { html } : {}),
     ...(campaign.template.text !== undefined ? { text: campaign.template.text } : {}),
     headers: {},
     substitutionData: {},

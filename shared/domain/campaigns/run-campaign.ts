@@ -4,7 +4,8 @@
  *
  * 1. the page's members minus those of the excluded segments (one batch read per excluded segment);
  * 2. each contact read (one batch read): a contact whose email consent is not `subscribed`, whose address is
- *    suppressed, missing or invalid is recorded `skipped` with the reason; the others `queued`;
+ *    suppressed, missing or invalid, or whose values would put a line break into a header (`header_line_break`,
+ *    `page-batch.ts`) is recorded `skipped` with the reason; the others `queued`;
  * 3. every recipient record is a conditional put (`CampaignRecipients.claim`): a contact already taken by an earlier
  *    page (it is in several segments) is not taken again, so each contact is emailed once (the first segment's pages,
  *    which no earlier page can overlap, are written in batches without the condition);
@@ -33,7 +34,7 @@ import type { SegmentMembers } from '#shared/domain/segments/ports.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
 import { PermanentError } from '#shared/errors.ts';
 import { CAMPAIGN_LIMITS, type Campaign, type CampaignRecipient, type SkipReason, type WalkPosition } from './model.ts';
-import { campaignSendBatch, heldBatchId, pageBatchId } from './page-batch.ts';
+import { campaignSendBatch, headerLineBreak, heldBatchId, pageBatchId } from './page-batch.ts';
 import type {
   ActiveCampaigns,
   CampaignMessage,
@@ -124,7 +125,9 @@ const walkPage = async (deps: CampaignWorkerDeps, campaign: Campaign): Promise<P
           ? 'invalid_address'
           : contact.emailConsent?.state !== 'subscribed'
             ? 'not_subscribed'
-            : undefined;
+            : headerLineBreak(campaign, contact, email)
+              ? 'header_line_break'
+              : undefined;
     return { member, contact, email, index, reason };
   });
   const suppressed = await deps.suppressions.suppressedAmong(

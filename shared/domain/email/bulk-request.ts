@@ -3,10 +3,9 @@ import * as v from 'valibot';
 import { describeIssues } from '#shared/domain/validation.ts';
 import { validationError } from '#shared/errors.ts';
 import { normalizeAddress, SENDING_LIMITS } from './bulk-model.ts';
-import { ALLOWED_CUSTOM_HEADERS_TEXT, isAllowedCustomHeader } from './header-values.ts';
+import { ALLOWED_CUSTOM_HEADERS_TEXT, hasLineBreak, isAllowedCustomHeader } from './header-values.ts';
 
-const LINE_BREAK = /[\r\n]/;
-const noLineBreak = v.check((value: string) => !LINE_BREAK.test(value), 'must not contain line breaks (CR or LF)');
+const noLineBreak = v.check((value: string) => !hasLineBreak(value), 'must not contain line breaks (CR or LF)');
 
 const JsonObject = v.custom<Record<string, unknown>>(
   (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
@@ -62,7 +61,7 @@ const checkHeaders = (headers: Readonly<Record<string, string>>) => {
     throw validationError(`headers must have at most ${SENDING_LIMITS.maxHeaders} entries`);
   }
   for (const [name, value] of Object.entries(headers)) {
-    if (LINE_BREAK.test(name) || LINE_BREAK.test(value)) {
+    if (hasLineBreak(name) || hasLineBreak(value)) {
       throw validationError(`headers.${JSON.stringify(name)} must not contain line breaks (CR or LF)`);
     }
     if (!HEADER_NAME.test(name)) {

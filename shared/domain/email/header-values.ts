@@ -1,12 +1,17 @@
 /**
- * What may end up in a message header. Two rules, both because a header field with CR or LF in it writes further
- * headers (`Bcc: stolen@evil.example`):
+ * What may end up in a message header: the one rule of every email this service sends. Two parts, both because a
+ * header field with CR or LF in it writes further headers (`Bcc: stolen@evil.example`):
  * - custom headers come from an allow-list (`X-*` except SES's own, and a few list and threading headers), not a
  *   deny-list: a name this service did not think of (`Disposition-Notification-To`, `Resent-To`,
  *   `Authentication-Results`) is refused rather than passed on;
- * - a header field's template (`subject`, `from.name`, `replyTo`, header values) is checked per recipient after
- *   substitution: a recipient whose substitution data puts a line break there is rejected with its reason, and the
- *   rest of the batch goes.
+ * - no contact's or merchant's value reaches SES as a line break in a header. Where SES fills the values per recipient
+ *   (bulk sends and campaigns: `subject`, `from.name`, `replyTo`, header values are SES templates), each recipient's
+ *   values are checked against those templates before anything is sent (`lineBreakInHeaders`): a recipient whose
+ *   values put a line break there is refused with the reason `header_line_break` (bulk: rejected; campaigns: skipped),
+ *   and the rest of the batch goes. Where this service renders the header itself (a flow email's subject, its
+ *   previews), the rendered text is made one line (`oneLine`): CR, LF and the other control characters become spaces.
+ *
+ * Its twin for HTML parts is `html-escape.ts`.
  */
 
 /** Custom header names the service passes on: `X-` headers and these (case-insensitive). */
@@ -37,6 +42,21 @@ export const isAllowedCustomHeader = (name: string): boolean => {
 export const ALLOWED_CUSTOM_HEADERS_TEXT = `X-* (except X-SES-*), ${[...ALLOWED_HEADERS].join(', ')}`;
 
 const LINE_BREAK = /[\r\n]/;
+
+/** Whether `value` holds CR or LF (what a header field must not). */
+export const hasLineBreak = (value: string): boolean => LINE_BREAK.test(value);
+
+/** Control characters (CR, LF, tabs…) would break the header or hide text. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL_RUNS = /[\u0000-\u001f\u007f]+/g;
+
+/** A header this service renders itself, as one line: control characters become spaces, runs of spaces one. */
+export const oneLine = (text: string): string =>
+  text
+    .replace(CONTROL_RUNS, ' ')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
+
 /** `{{name}}`, `{{{name}}}`, `{{ customer.first_name }}`: a plain substitution and its dotted path. */
 const PLACEHOLDER = /{{{?\s*([A-Za-z_$][\w$]*(?:\.[\w$]+)*)\s*}?}}/g;
 /** A block or helper (`{{#each}}`, `{{#if}}`): what it prints cannot be traced to one path, so every value counts. */
@@ -49,7 +69,7 @@ const valueAt = (data: Readonly<Record<string, unknown>>, path: string): unknown
 
 const anyStringWithLineBreak = (value: unknown): boolean =>
   typeof value === 'string'
-    ? LINE_BREAK.test(value)
+    ? hasLineBreak(value)
     : value !== null && typeof value === 'object' && Object.values(value).some(anyStringWithLineBreak);
 
 /**
@@ -68,7 +88,7 @@ export const lineBreakInHeaders = (
     }
     for (const [, path] of template.matchAll(PLACEHOLDER)) {
       const value = valueAt(data, path as string);
-      if (value !== undefined && value !== null && LINE_BREAK.test(String(value))) return path;
+      if (value !== undefined && value !== null && hasLineBreak(String(value))) return path;
     }
   }
   return undefined;

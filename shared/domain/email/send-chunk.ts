@@ -19,6 +19,7 @@ import { persistAfterSend } from '#shared/domain/after-send.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { PermanentError } from '#shared/errors.ts';
 import type { CampaignChunk, ChunkRange, SendBatch, SendRecipient } from './bulk-model.ts';
+import { escapeHtml } from './html-escape.ts';
 import {
   BULK_CHUNK_SIZE,
   type BulkEntryResult,
@@ -101,8 +102,7 @@ export type SendOutcome =
 /** The hidden preview line mail clients show after the subject, placed first in the body. */
 const withPreheader = (html: string, preheader: string | undefined): string => {
   if (!preheader) return html;
-  const escaped = preheader.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const block = `<div style="display:none;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all">${escaped}</div>`;
+  const block = `<div style="display:none;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all">${escapeHtml(preheader)}</div>`;
   const body = /<body\b[^>]*>/i.exec(html);
   if (!body) return `${block}${html}`;
   const at = body.index + body[0].length;

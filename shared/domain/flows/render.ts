@@ -1,9 +1,11 @@
 /**
  * Flow email rendering with LiquidJS (Shopify's template language, which merchants know).
  *
- * Two engines share one configuration and differ in one thing: the HTML engine escapes every `{{ }}` output
- * (`outputEscape: 'escape'`), so a cart line titled `<script>` arrives as text, never as markup (a template that really
- * wants raw HTML writes `| raw`); the plain engine (subject, text part) escapes nothing, because those are not HTML.
+ * Two engines share one configuration and differ in one thing: the HTML engine escapes every `{{ }}` output with the
+ * one escaping of every email (`escapeHtml`, `email/html-escape.ts`), so a cart line titled `<script>` arrives as text,
+ * never as markup (a template that really wants raw HTML writes `| raw`); the plain engine (subject, text part) escapes
+ * nothing, because those are not HTML. A rendered subject is one line: line breaks and other control characters from
+ * values are folded into spaces (`oneLine`, `email/header-values.ts`), so no value writes a header of its own.
  *
  * Merchant templates are untrusted code running in a shared worker, so each engine:
  * - bounds the work: `parseLimit` (template characters), `renderLimit` (milliseconds per render), `memoryLimit`
@@ -16,7 +18,9 @@
  *   whose size is not a small literal (`template-cost.ts`).
  * Parsed templates are cached per engine by source text (a flow's templates are parsed once per warm worker).
  */
-import { Liquid, type Template } from 'liquidjs';
+import { type Context, Liquid, type Template, toValue } from 'liquidjs';
+import { oneLine } from '#shared/domain/email/header-values.ts';
+import { escapeHtml } from '#shared/domain/email/html-escape.ts';
 import { validationError } from '#shared/errors.ts';
 import { processWide } from '#shared/lazy.ts';
 import type { FlowStep } from './flow.ts';
@@ -83,9 +87,25 @@ const money = (value: unknown, currency?: unknown): string => {
   return amount.toFixed(2);
 };
 
-const engine = (escapeOutput: boolean) => {
+/** An output's text as LiquidJS's own `escape` filter reads it: nil is empty, an array its items joined. */
+const outputText = (value: unknown): string => {
+  const unwrapped: unknown = toValue(value);
+  if (typeof unwrapped === 'string') return unwrapped;
+  if (unwrapped === null || unwrapped === undefined) return '';
+  if (Array.isArray(unwrapped)) return unwrapped.map(outputText).join('');
+  return String(unwrapped);
+};
+
+/** The HTML engine's output escape: `escapeHtml`, counted against the memory limit as LiquidJS's `escape` is. */
+function escapeOutput(this: { readonly context: Context }, value: unknown): string {
+  const text = outputText(value);
+  this.context.memoryLimit.use(text.length);
+  return escapeHtml(text);
+}
+
+const engine = (escapesOutput: boolean) => {
   const liquid = new Liquid({
-    ...(escapeOutput ? { outputEscape: 'escape' as const } : {}),
+    ...(escapesOutput ? { outputEscape: escapeOutput } : {}),
     strictFilters: true,
     strictVariables: false,
     ownPropertyOnly: true,
@@ -178,15 +198,6 @@ const renderPart = (field: TemplateField, source: string, context: TemplateConte
   }
   return text;
 };
-
-/** Control characters (CR, LF, tabs…) would break the header or hide text; a subject is one line. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROL_RUNS = /[\u0000-\u001f\u007f]+/g;
-const oneLine = (text: string) =>
-  text
-    .replace(CONTROL_RUNS, ' ')
-    .replace(/\s{2,}/g, ' ')
-    .trim();
 
 /**
  * The hidden preview text shown by mail clients after the subject. The trailing run of invisible characters keeps the

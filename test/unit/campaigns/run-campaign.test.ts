@@ -82,13 +82,19 @@ describe('campaign walk', () => {
     expect(first?.batch).toMatchObject({
       campaignId: created.id,
       subject: 'Hello {{sf_first_name}}',
-      html: '<p>Hi {{sf_first_name}}</p>',
+      // The HTML part names the escaped copy of each contact field (SES escapes nothing).
+      html: '<p>Hi {{sf_first_name_html}}</p>',
       from: { email: SENDER_EMAIL, name: 'Shop' },
     });
     expect(first?.recipients[0]).toMatchObject({
       status: 'queued',
       name: 'Ada',
-      substitutionData: { sf_first_name: 'Ada', sf_email: 'a00@example.com', sf_customer_id: 'a00' },
+      substitutionData: {
+        sf_first_name: 'Ada',
+        sf_first_name_html: 'Ada',
+        sf_email: 'a00@example.com',
+        sf_customer_id: 'a00',
+      },
     });
     // Pages of three: the first segment's two pages without the condition (they cannot overlap), the second's with it.
     expect(fakes.claims).toEqual([

@@ -91,7 +91,7 @@ describe('send worker', () => {
       'storeflow-transmission': 'sb_1',
       'storeflow-kind': 'bulk',
     });
-    expect(bulk?.html).toMatch(/^<html><body><div style="display:none[^"]*">Preview &#38; more<\/div><p>Hi<\/p>/);
+    expect(bulk?.html).toMatch(/^<html><body><div style="display:none[^"]*">Preview &amp; more<\/div><p>Hi<\/p>/);
     expect(bulk?.replyTo).toEqual(['news@shop.example']);
     expect(recorded.map((m) => m.rcptTo)).toEqual(['r0@example.com', 'r1@example.com', 'r2@example.com']);
     expect(store.rows.get(2)).toMatchObject({ status: 'sent', messageId: 'm-r2@example.com' });

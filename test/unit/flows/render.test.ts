@@ -369,6 +369,26 @@ describe('renderEmail', () => {
     expect(rendered.subject).toBe('Hello Bcc: victim@example.com');
   });
 
+  it('shows a first name set to a link as text in the HTML, and one with CR/LF on one subject line', async () => {
+    const context = contextOf('abandoned_cart');
+    const parts = step({
+      subject: 'Hi {{ contact.first_name }}',
+      html: '<p>Hi {{ contact.first_name }}</p>',
+      text: 'Hi {{ contact.first_name }}',
+    });
+    const link = '<a href="https://evil.example/refund">Claim your refund</a>';
+    const marked = await renderEmail(parts, { ...context, contact: { ...context.contact, first_name: link } });
+    expect(marked.html).toBe(
+      '<p>Hi &lt;a href=&#34;https://evil.example/refund&#34;&gt;Claim your refund&lt;/a&gt;</p>',
+    );
+    expect(marked.text).toBe(`Hi ${link}`);
+    const broken = await renderEmail(parts, {
+      ...context,
+      contact: { ...context.contact, first_name: 'Eve\r\nBcc: spy@evil.example' },
+    });
+    expect(broken.subject).toBe('Hi Eve Bcc: spy@evil.example');
+  });
+
   it('puts the preheader as a hidden block first in the body', async () => {
     const rendered = await renderEmail(
       step({ preheader: 'Preview {{ store.name }}', html: '<html><body class="x"><p>Body</p></body></html>' }),
