@@ -80,6 +80,27 @@ export const isPermanentDependencyError = (error: unknown): boolean => {
   return name === 'ValidationException';
 };
 
+/** JavaScript's own errors for a value the code cannot use: they come back on every attempt with the same data. */
+const UNCURABLE_ERRORS = [TypeError, RangeError, SyntaxError, URIError] as const;
+
+/**
+ * An error that retrying cannot cure: the same data meets the same code and fails the same way on every attempt.
+ * - JavaScript's errors for a value of the wrong type or out of range: `TypeError` (`(5).split`, `new Set({})`, a
+ *   Node API given an array for a string), `RangeError` (an invalid date or length), `SyntaxError` (stored JSON that
+ *   does not parse), `URIError`;
+ * - a `validation` AppError: stored data checked again and refused.
+ * Not a dependency's failure: an AWS SDK error (it carries `$metadata`, and throttling or a 5xx is transient) or a
+ * wrapped one (fetch's `TypeError: fetch failed` carries the network error as its `cause`) may pass on a retry.
+ */
+export const isUncurableError = (error: unknown): boolean => {
+  if (isAppError(error)) return error.kind === 'validation';
+  if (!UNCURABLE_ERRORS.some((type) => error instanceof type)) return false;
+  const e = error as Error & { $metadata?: unknown; $response?: unknown };
+  return (
+    e.cause === undefined && e.$metadata === undefined && e.$response === undefined && !isTransientDependencyError(e)
+  );
+};
+
 /** Thrown by a queue record handler for input that no retry can fix: logged and acknowledged, never retried. */
 export class PermanentError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -2466,6 +2466,8 @@ export interface components {
             product_name?: string | null;
             product_url?: string | null;
             product_variant_name?: string | null;
+            variant_id?: (string | number) | null;
+            ignore_flow?: ("Y" | "N") | null;
         } | unknown | unknown;
         HeadlessCartData: {
             token: string | number;
@@ -2477,9 +2479,20 @@ export interface components {
                 price: string | number;
                 product_id: string | number;
                 sku?: string | null;
+                id?: (string | number) | null;
+                variant_id?: (string | number) | null;
+                line_price?: (string | number) | null;
+                product_image_url?: string | null;
+                product_url?: string | null;
             }[];
             customer_id?: (string | number) | null;
             email?: string | null;
+            id?: (string | number) | null;
+            phone?: string | null;
+            first_name?: string | null;
+            last_name?: string | null;
+            country_code?: string | null;
+            ignore_flow?: ("Y" | "N") | null;
         };
         HeadlessCustomerData: {
             id: string | number;
@@ -2489,14 +2502,36 @@ export interface components {
             country_code?: string | null;
             first_name?: string | null;
             last_name?: string | null;
+            locale?: string | null;
+            gender?: string | null;
+            birth_date?: string | null;
+            city?: string | null;
             email_marketing_consent?: {
                 /** @enum {string} */
                 state: "subscribed" | "not_subscribed" | "unsubscribed";
+                updatedAt?: (number | string) | null;
             } | null;
             sms_marketing_consent?: {
                 /** @enum {string} */
                 state: "subscribed" | "not_subscribed" | "unsubscribed";
+                updatedAt?: (number | string) | null;
             } | null;
+            default_address?: {
+                first_name?: string | null;
+                last_name?: string | null;
+                phone?: string | null;
+                country_code?: string | null;
+                country_name?: string | null;
+                province?: string | null;
+                province_code?: string | null;
+                city?: string | null;
+                zip?: string | null;
+                address1?: string | null;
+                address2?: string | null;
+            } | null;
+            tags?: string[] | null;
+            tag_value?: string | null;
+            ignore_flow?: ("Y" | "N") | null;
         } | unknown | unknown;
         /** carts/create */
         HeadlessEventCartsCreate: {
@@ -2561,6 +2596,11 @@ export interface components {
             };
             customerId?: (string | number) | null;
             currencySymbol?: string | null;
+            email?: string | null;
+            product_id?: (string | number) | null;
+            url?: string | null;
+            timestamp?: (number | string) | null;
+            ignore_flow?: ("Y" | "N") | null;
         } | {
             /** @constant */
             includeProduct?: 0;

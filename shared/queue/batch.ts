@@ -3,12 +3,14 @@
  * queue. For FIFO queues a failure also fails the later records of its own message group, which keeps that group's
  * order; other groups (other stores, other entities) go on, side by side. A
  * permanent error (a message that can never succeed: `PermanentError`, or a dependency's refusal no retry changes, such
- * as an item over DynamoDB's 400 KB) is handed to `onPermanent`, logged and acknowledged, so it never holds its group;
- * anything else is thrown so the queue retries and, after `maxReceiveCount`, moves the message to the DLQ.
+ * as an item over DynamoDB's 400 KB; on a FIFO queue also an error retrying cannot cure, `isUncurableError`: a
+ * `TypeError` on the message's data) is handed to `onPermanent`, logged and acknowledged, so it never holds its group;
+ * anything else (throttling, a network error, a 5xx) is thrown so the queue retries and, after `maxReceiveCount`, moves
+ * the message to the DLQ.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { isPermanentDependencyError, PermanentError, RetryLater } from '#shared/errors.ts';
+import { isPermanentDependencyError, isUncurableError, PermanentError, RetryLater } from '#shared/errors.ts';
 import { logger } from '#shared/observability.ts';
 
 /** One delivery of a message, as the queue handed it over. */
@@ -41,8 +43,19 @@ export interface QueueWorkerOptions<T> {
   readonly afterBatch?: () => Promise<void>;
 }
 
+/** A failure no retry changes, on any queue: a `PermanentError`, or a dependency's refusal. */
+const refused = (error: unknown): boolean => error instanceof PermanentError || isPermanentDependencyError(error);
+
+/**
+ * On a FIFO queue, also an error that retrying cannot cure (`isUncurableError`): each retry there holds back every
+ * later message of its group, one entity's (a customer's next update waited 15 minutes behind one such event), so it
+ * is recorded (`onPermanent`) and acknowledged like any permanent failure. On a standard queue a retry holds back only
+ * the message itself, and after `maxReceiveCount` the DLQ keeps it (and alarms) for a redrive once the code is fixed.
+ */
+const refusedInGroup = (error: unknown): boolean => refused(error) || isUncurableError(error);
+
 const recordHandlerOf =
-  <T>({ queue, parse, handle, onPermanent }: QueueWorkerOptions<T>) =>
+  <T>({ queue, parse, handle, onPermanent }: QueueWorkerOptions<T>, permanent: (error: unknown) => boolean) =>
   async (record: SQSRecord, context: Context): Promise<void> => {
     let message: { value: T } | undefined;
     const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
@@ -51,7 +64,7 @@ const recordHandlerOf =
       message = { value: parse(record.body) };
       await handle(message.value, delivery);
     } catch (error) {
-      if (error instanceof PermanentError || isPermanentDependencyError(error)) {
+      if (permanent(error)) {
         if (message && onPermanent) await onPermanent(message.value, error, delivery);
         logger.error('Message dropped: permanent error', { messageId: record.messageId, error });
         return;
@@ -88,11 +101,11 @@ const finishBatch = async (response: SQSBatchResponse, afterBatch: (() => Promis
 /**
  * A FIFO queue's consumer: each message group's records in order, the groups side by side (order is kept within a
  * group only, as across Lambda invocations; one store's slow or failing entity holds no other group back). A failure
- * fails the rest of its group in the batch (they return to the queue behind it, in order) and no other group.
- * Powertools' FIFO processor (`skipGroupOnError`) has these outcomes but handles the whole batch one record at a time.
+ * fails the rest of its group in the batch (they return to the queue behind it, in order) and no other group; an error
+ * retrying cannot cure is permanent here (`refusedInGroup`), so it never holds the group. Powertools' FIFO processor (`skipGroupOnError`) has these outcomes but handles the whole batch one record at a time.
  */
 export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
-  const recordHandler = recordHandlerOf(options);
+  const recordHandler = recordHandlerOf(options, refusedInGroup);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
     const groups = new Map<string, SQSRecord[]>();
@@ -122,7 +135,7 @@ export const fifoQueueWorker = <T>(options: QueueWorkerOptions<T>) => {
 
 /** A standard queue's consumer: records processed in parallel, each failure reported on its own. */
 export const queueWorker = <T>(options: QueueWorkerOptions<T>) => {
-  const recordHandler = recordHandlerOf(options);
+  const recordHandler = recordHandlerOf(options, refused);
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     logger.addContext(context);
     const response = await processPartialResponse(event, recordHandler, new BatchProcessor(EventType.SQS), {

@@ -74,6 +74,29 @@ export const opt = <S extends v.GenericSchema>(schema: S) =>
     v.transform((value) => value ?? undefined),
   );
 
+/** Whether `schema` takes a missing value already (`opt(…)`, `v.optional`, `v.nullish`, or a pipe starting with one). */
+const takesMissing = (schema: v.GenericSchema): boolean => {
+  const first = (schema as { pipe?: readonly { type?: string }[] }).pipe?.[0] ?? schema;
+  return first.type === 'nullish' || first.type === 'optional';
+};
+
+type Fields = Readonly<Record<string, v.GenericSchema>>;
+
+/**
+ * A headless payload's fields: its own (`own`, the spec's headless table), then every field of the general payload
+ * (`general`) it does not name itself, optional (`opt`) and checked by the very schema the general interface checks it
+ * with, so a field is checked alike on both interfaces. A general field already optional is taken as it is.
+ */
+export const withGeneralFields = <O extends Fields, G extends Fields>(
+  own: O,
+  general: G,
+): O & { [K in Exclude<keyof G, keyof O>]: ReturnType<typeof opt<G[K]>> } => {
+  const shared = Object.entries(general)
+    .filter(([name]) => !Object.hasOwn(own, name))
+    .map(([name, schema]) => [name, takesMissing(schema) ? schema : opt(schema)]);
+  return { ...own, ...Object.fromEntries(shared) };
+};
+
 export const CONSENT_STATES = ['subscribed', 'not_subscribed', 'unsubscribed'] as const;
 export type ConsentState = (typeof CONSENT_STATES)[number];
 

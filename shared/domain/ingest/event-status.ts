@@ -1,7 +1,7 @@
 /**
  * `GET /api/v1/events?source_id=`: what became of one of the store's events. `accepted` once it is recorded and queued
  * (it applies within about a second, unless it fails); `failed` when it can never apply (an entity over its size
- * budget, an item DynamoDB refuses), with the reason. Another store's `source_id` answers like an unknown one.
+ * budget, an item DynamoDB refuses, a value the worker cannot use), with the reason. Another store's `source_id` answers like an unknown one.
  */
 
 import { SOURCE_ID_MAX_CHARS } from '#shared/domain/events/endpoints.ts';

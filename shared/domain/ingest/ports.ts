@@ -12,7 +12,7 @@ export interface EventLog {
   forget(storeId: string, sourceId: string): Promise<void>;
   /**
    * Marks the store's event as failed for good (it can never be applied: an entity over its budget, an item DynamoDB
-   * refuses), with the reason the store is shown. One write; the record keeps answering 304 to a repeat.
+   * refuses, a value the worker cannot use), with the reason the store is shown. One write; the record keeps answering 304 to a repeat.
    */
   markFailed(storeId: string, sourceId: string, failure: EventFailure): Promise<void>;
   /** The store's record of `source_id` (when, and the hash of the data it came with); one consistent read. */

@@ -230,6 +230,31 @@ describe('rule 1 and errors: answers in the headless shape', () => {
     expect(answer.body).toEqual({ success: false, code: 412, message: 'data.type must be "page"' });
   });
 
+  it.each([
+    ['tag_value: 5', { tag_value: 5 }, 'data.tag_value must be a string'],
+    ['tags: {}', { tags: {} }, 'data.tags must be an array of strings'],
+    ['gender: []', { gender: [] }, 'data.gender must be a string'],
+    ['tags: "vip"', { tags: 'vip' }, 'data.tags must be an array of strings'],
+  ])(
+    'answers 412 {success: false, code: 412, message} to customers/create with %s, naming the field; nothing is recorded',
+    async (_, extra, message) => {
+      await freshStore();
+      const id = uid('sub');
+      const src = sourceId();
+      const data = { id, created_at: 1_700_000_000, email: `${id}@example.com` };
+      const answer = await headless(runtime, store.apiKey, {
+        endpoint: 'customers/create',
+        source_id: src,
+        data: { ...data, ...extra },
+      });
+      expect(answer.status).toBe(412);
+      expect(answer.body).toEqual({ success: false, code: 412, message });
+      // The source_id was not taken: the corrected event is accepted under it and applies.
+      await send('customers/create', data, src);
+      expect((await customerAt(id, 1)).platformTags).toEqual([]);
+    },
+  );
+
   it('answers 412 for an endpoint value of the general interface only', async () => {
     await freshStore();
     const answer = await headless(runtime, store.apiKey, {

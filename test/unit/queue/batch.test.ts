@@ -1,11 +1,12 @@
 /**
  * The queue wrapper without the runtime, fed SQS events: partial batch responses, permanent errors acknowledged, the
  * last attempt known to the handler, a FIFO failure holding back the rest of its own group only, and a permanent
- * failure (a DynamoDB refusal no retry changes) handed to its owner and acknowledged.
+ * failure (a DynamoDB refusal no retry changes; on a FIFO queue an error retrying cannot cure, such as a `TypeError`)
+ * handed to its owner and acknowledged, while throttling and network errors are retried.
  */
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { PermanentError } from '#shared/errors.ts';
+import { PermanentError, validationError } from '#shared/errors.ts';
 import { fifoQueueWorker, queueWorker } from '#shared/queue/batch.ts';
 import { queueMessage } from '#shared/queue/message.ts';
 import { lambdaContext, sqsEvent } from '#test/support/events.ts';
@@ -27,6 +28,23 @@ describe('queueWorker', () => {
     const answer = await worker(sqsEvent([{ n: 1 }, { n: 2 }, { n: 3 }, 'not json', { n: 5 }]), lambdaContext());
     expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'm2' }]);
     expect(seen.sort()).toEqual([1, 5]);
+  });
+
+  it('retries a TypeError on a standard queue: it holds back no group, and the DLQ keeps it for a redrive', async () => {
+    const permanent: number[] = [];
+    const worker = queueWorker({
+      queue: { maxReceiveCount: 5 },
+      parse,
+      handle: async () => {
+        throw new TypeError('x.split is not a function');
+      },
+      onPermanent: async ({ n }) => {
+        permanent.push(n);
+      },
+    });
+    const answer = await worker(sqsEvent([{ n: 1 }]), lambdaContext());
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
+    expect(permanent).toEqual([]);
   });
 
   it('tells the handler which receive it is and whether it is the last before the DLQ', async () => {
@@ -151,5 +169,66 @@ describe('fifoQueueWorker', () => {
     expect(answer.batchItemFailures).toEqual([]);
     expect(seen).toEqual([2]);
     expect(permanent).toEqual([{ n: 1, error: 'Item size has exceeded the maximum allowed size' }]);
+  });
+
+  /** A FIFO worker whose first record fails with `error`, the second (same group) succeeding. */
+  const failingFirst = (error: unknown) => {
+    const seen: number[] = [];
+    const permanent: { n: number; error: unknown }[] = [];
+    const worker = fifoQueueWorker({
+      queue: { maxReceiveCount: 5 },
+      parse,
+      handle: async ({ n }) => {
+        if (n === 1) throw error;
+        seen.push(n);
+      },
+      onPermanent: async ({ n }, e) => {
+        permanent.push({ n, error: e });
+      },
+    });
+    return { seen, permanent, run: () => worker(sqsEvent([{ n: 1 }, { n: 2 }], { fifo: true }), lambdaContext()) };
+  };
+
+  it.each([
+    ['a TypeError', new TypeError("Cannot read properties of undefined (reading 'split')")],
+    [
+      'a TypeError from a Node API',
+      Object.assign(new TypeError('The "string" argument must be of type string'), { code: 'ERR_INVALID_ARG_TYPE' }),
+    ],
+    ['a RangeError', new RangeError('Invalid time value')],
+    ['a SyntaxError', new SyntaxError('Unexpected token } in JSON at position 1')],
+    ['a validation of stored data', validationError('data.tags must be an array of strings')],
+  ])('hands %s (retrying cannot cure it) to onPermanent and acknowledges it; its group goes on', async (_, error) => {
+    const { seen, permanent, run } = failingFirst(error);
+    const answer = await run();
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(seen).toEqual([2]);
+    expect(permanent).toEqual([{ n: 1, error }]);
+  });
+
+  it.each([
+    [
+      'a throttling error',
+      Object.assign(new Error('Rate exceeded'), {
+        name: 'ThrottlingException',
+        $retryable: { throttling: true },
+        $metadata: { httpStatusCode: 400 },
+      }),
+    ],
+    [
+      'a network error (fetch failed, its cause the socket error)',
+      new TypeError('fetch failed', { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }),
+    ],
+    [
+      'a TypeError raised inside the AWS SDK',
+      Object.assign(new TypeError('Cannot read body'), { $metadata: { httpStatusCode: 503 } }),
+    ],
+    ['a plain Error', new Error('socket hang up')],
+  ])('retries %s: the record and the rest of its group go back to the queue', async (_, error) => {
+    const { seen, permanent, run } = failingFirst(error);
+    const answer = await run();
+    expect(answer.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m1', 'm2']);
+    expect(seen).toEqual([]);
+    expect(permanent).toEqual([]);
   });
 });

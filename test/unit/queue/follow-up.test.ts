@@ -15,6 +15,7 @@ describe('followUp', () => {
     });
     expect(await followUp('Step', () => Promise.reject(new PermanentError('never')), {})).toBeUndefined();
     expect(await followUp('Step', () => Promise.reject(tooLarge), {})).toBeUndefined();
+    expect(await followUp('Step', () => Promise.reject(new TypeError('x.trim is not a function')), {})).toBeUndefined();
   });
 
   it('throws a transient failure, so the queue retries the message', async () => {

@@ -30,27 +30,26 @@ export const CartLine = v.looseObject(
   'must be an object',
 );
 
+/** The general cart's fields (the headless cart checks the ones it shares by these: `headless.ts`). */
+export const CART_FIELDS = {
+  id: opt(id()),
+  token: opt(id()),
+  email: opt(email()),
+  phone: opt(text()),
+  first_name: opt(text()),
+  last_name: opt(text()),
+  country_code: opt(countryCode()),
+  customer_id: opt(id()),
+  checkout_url: opt(text()),
+  line_items: opt(v.array(CartLine, 'must be an array')),
+  ignore_flow: opt(yesNo()),
+};
+
 /**
  * Carts are identified by `token` (the spec's "core cart identifier"); a cart without a token falls back to `id`. One
  * of the two is required, or the cart could never be updated, checked out or recovered.
  */
-export const CartData = requireOneOf(
-  v.looseObject({
-    id: opt(id()),
-    token: opt(id()),
-    email: opt(email()),
-    phone: opt(text()),
-    first_name: opt(text()),
-    last_name: opt(text()),
-    country_code: opt(countryCode()),
-    customer_id: opt(id()),
-    checkout_url: opt(text()),
-    line_items: opt(v.array(CartLine, 'must be an array')),
-    ignore_flow: opt(yesNo()),
-  }),
-  'token',
-  'id',
-);
+export const CartData = requireOneOf(v.looseObject(CART_FIELDS), 'token', 'id');
 export type CartData = v.InferOutput<typeof CartData>;
 
 /** `checkouts/create` and `checkouts/update` (the latter "not shown": the same fields). `token` is required. */

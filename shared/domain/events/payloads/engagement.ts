@@ -27,18 +27,17 @@ export const PageViewedData = v.looseObject({
 });
 export type PageViewedData = v.InferOutput<typeof PageViewedData>;
 
+/** The general back-in-stock subscription's fields (the headless one checks the ones it shares by these). */
+export const BACK_IN_STOCK_FIELDS = {
+  product_id: id(),
+  variant_id: opt(id()),
+  email: opt(email()),
+  phone: opt(phone()),
+  ignore_flow: opt(yesNo()),
+};
+
 /** `products/back_in_stock`: a subscription needs the product and someone to notify (email, or phone as headless allows). */
-export const BackInStockData = requireOneOf(
-  v.looseObject({
-    product_id: id(),
-    variant_id: opt(id()),
-    email: opt(email()),
-    phone: opt(phone()),
-    ignore_flow: opt(yesNo()),
-  }),
-  'email',
-  'phone',
-);
+export const BackInStockData = requireOneOf(v.looseObject(BACK_IN_STOCK_FIELDS), 'email', 'phone');
 export type BackInStockData = v.InferOutput<typeof BackInStockData>;
 
 /** `products/restock`: the product (and optionally the variant) that came back. */
