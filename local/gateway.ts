@@ -67,6 +67,8 @@ const toEvent = (request: IncomingMessage, body: Buffer, route: CompiledRoute, m
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
+  // API Gateway tells the function the scheme it was called on; the local gateway serves plain HTTP.
+  headers['x-forwarded-proto'] = 'http';
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams)
     query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
