@@ -28,6 +28,10 @@ export const preflightHeaders = (origin: string, methods: string): Record<string
 export const originAllowed = (origin: string, allowed: readonly string[]): boolean =>
   allowed.includes(origin.trim().toLowerCase());
 
+/** The message of the 403 a publishable key gets without an `Origin` header: from a server rather than a page. */
+export const PUBLISHABLE_KEY_BROWSERS_ONLY =
+  "A publishable key (pk_…) works from the store's storefront pages only (a request with an Origin header); a server uses the store key";
+
 /** The message of the 401 a publishable key gets anywhere but the headless event route. */
 export const PUBLISHABLE_KEY_ONLY =
   'A publishable key (pk_…) only posts headless events (POST /api/v1/headless/events); use the store key here';

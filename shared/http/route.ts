@@ -23,7 +23,7 @@ import { logger } from '#shared/observability.ts';
 import { httpRouteDeps } from '#shared/wiring/http.ts';
 import { authenticate } from './authenticate.ts';
 import { readFormBody, readJsonBody, readMultipartBody } from './body.ts';
-import { corsHeaders, originAllowed, PUBLISHABLE_KEY_ONLY } from './cors.ts';
+import { corsHeaders, originAllowed, PUBLISHABLE_KEY_BROWSERS_ONLY, PUBLISHABLE_KEY_ONLY } from './cors.ts';
 import type { Reply } from './reply.ts';
 import { type ApiInterface, renderError, renderInternalError } from './responses.ts';
 
@@ -158,13 +158,13 @@ export const httpRoute = <TBody = undefined, TQuery = undefined, TPath = undefin
     logger.appendKeys({ storeId: store.storeId });
     if (store.publishable) {
       if (!options.publishableKey) throw unauthorized(PUBLISHABLE_KEY_ONLY);
+      // Browsers always send Origin on a POST: a request without one is a server's, which has the store key.
       const origin = event.headers.origin;
-      if (origin !== undefined) {
-        if (!originAllowed(origin, store.publishable.allowedOrigins)) {
-          throw forbidden(`Origin ${origin} is not allowed to use this store's publishable key`);
-        }
-        corsOrigins.set(event, origin);
+      if (origin === undefined) throw forbidden(PUBLISHABLE_KEY_BROWSERS_ONLY);
+      if (!originAllowed(origin, store.publishable.allowedOrigins)) {
+        throw forbidden(`Origin ${origin} is not allowed to use this store's publishable key`);
       }
+      corsOrigins.set(event, origin);
     }
     if (options.rateLimit) {
       const verdict = await limiter.take(`${store.storeId}#${options.rateLimit.bucket}`, options.rateLimit.perSecond);

@@ -87,6 +87,7 @@ export const acceptEvent = async (
     interface: iface,
     acceptedAt: deps.clock.now(),
     storeType: store.type,
+    ...(store.publishable ? { key: 'publishable' as const } : {}),
   };
   const rateKey = `${store.storeId}#${iface}`;
   if (deps.limiter.isSaturated(rateKey)) throw rateLimited(1);

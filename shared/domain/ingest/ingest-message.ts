@@ -10,6 +10,7 @@ const IngestMessageSchema = v.object({
   interface: v.picklist(['general', 'headless']),
   acceptedAt: v.number(),
   storeType: v.optional(v.picklist(['direct', 'platform']), 'direct'),
+  key: v.exactOptional(v.literal('publishable')),
   data: v.record(v.string(), v.unknown()),
 });
 

@@ -11,6 +11,12 @@ export interface AcceptedEvent {
   readonly acceptedAt: number;
   /** The store's type when the event was accepted (decides the `customer/marketing` webhook format). */
   readonly storeType?: StoreType;
+  /**
+   * `publishable` when the event came with the store's publishable key (`pk_…`, public in its storefront pages), whose
+   * events may create contacts but never change one (docs/events.md); absent for the store key, and in every message
+   * queued before the key kind was carried (only the store key's could hold a customer then).
+   */
+  readonly key?: 'publishable';
 }
 
 /** The message on the ingest queue. `v` versions the message shape so old messages stay readable after a deploy. */

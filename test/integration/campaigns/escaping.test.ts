@@ -41,7 +41,11 @@ afterAll(async () => {
 const visitorSignsUp = async (id: string, firstName: string) => {
   const response = await fetch(`${runtime.urls.front}/api/v1/headless/events`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-access-token': publishable },
+    headers: {
+      'content-type': 'application/json',
+      'x-service-access-token': publishable,
+      origin: 'https://shop.example',
+    },
     body: JSON.stringify({
       endpoint: 'customers/create',
       source_id: `esc-${id}`,

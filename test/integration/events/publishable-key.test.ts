@@ -1,16 +1,19 @@
 /**
- * The publishable key (`pk_…`) over HTTP on the local runtime: it posts headless events (from no browser, or from a
- * browser on an origin the store allows, with CORS headers), and nothing else; a page on another origin is refused
+ * The publishable key (`pk_…`) over HTTP on the local runtime: it posts headless events from a browser on an origin the
+ * store allows (with CORS headers), never from a server (no Origin), and nothing else; it signs up new customers and
+ * changes no existing one; a page on another origin is refused
  * before anything is recorded; rotating it retires the old one. The browser itself: test/integration/events/
  * publishable-key-browser.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { hashApiKey } from '#shared/domain/stores/api-key.ts';
 import { issuePublishableKey, parseOrigin } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
-import { newStore, type TestStore } from '#test/support/local.ts';
+import { drained } from '#test/support/harness.ts';
+import { eventually, newStore, postEvent, type TestStore } from '#test/support/local.ts';
 
 const SHOP = 'https://shop.example';
 
@@ -48,11 +51,58 @@ const post = async (key: string, headers: Record<string, string> = {}, body: unk
 };
 
 describe('the publishable key', () => {
-  it('is a pk_ key, and posts a headless event from the server side (no Origin) like the store key', async () => {
+  it('is a pk_ key, and refuses a request without Origin (a server, which has the store key) before recording it', async () => {
     expect(publishable).toMatch(/^pk_[A-Za-z0-9]{40}$/);
-    const answer = await post(publishable);
-    expect(answer).toMatchObject({ status: 200, body: { success: true } });
+    const event = headlessEvent();
+    const answer = await post(publishable, {}, event);
+    expect(answer).toMatchObject({
+      status: 403,
+      body: { success: false, message: expect.stringMatching(/^A publishable key \(pk_…\) works from the store's/) },
+    });
     expect(answer.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await dynamoEventLog().recorded(store.storeId, event.source_id)).toBeUndefined();
+  });
+
+  it('signs up a new customer, and changes nothing of an existing one: not its email, dates, names or consent', async () => {
+    const known = {
+      id: 'known-1',
+      email: 'ada@example.com',
+      created_at: 1_600_000_000,
+      first_name: 'Ada',
+      email_marketing_consent: { state: 'unsubscribed', opt_in_level: 'single_opt_in', updated_at: 1_600_000_000 },
+    };
+    const general = await postEvent(runtime.urls.main, store.apiKey, {
+      endpoint: 'customers/create',
+      source_id: 'known-by-store-key',
+      data: known,
+    });
+    expect(general.body).toEqual({ code: 200, message: 'ok' });
+    const customers = dynamoCustomerRepository();
+    const before = await eventually('the store key’s customer', () => customers.get(store.storeId, 'known-1'));
+
+    const takeover = await post(
+      publishable,
+      { origin: SHOP },
+      {
+        endpoint: 'customers/create',
+        source_id: 'takeover',
+        data: { id: 'known-1', created_at: 1_700_000_000, email: 'attacker@evil.example', first_name: 'Eve' },
+      },
+    );
+    expect(takeover.status).toBe(200);
+    const signUp = await post(
+      publishable,
+      { origin: SHOP },
+      {
+        endpoint: 'customers/create',
+        source_id: 'sign-up',
+        data: { id: 'new-1', created_at: 1_700_000_000, email: 'new@example.com' },
+      },
+    );
+    expect(signUp.status).toBe(200);
+    await drained(runtime);
+    expect(await customers.get(store.storeId, 'new-1')).toMatchObject({ email: 'new@example.com' });
+    expect(await customers.get(store.storeId, 'known-1')).toEqual(before);
   });
 
   it('answers a page on an allowed origin with its CORS headers, errors included', async () => {

@@ -53,10 +53,15 @@ export const applyGeneralCustomer = async (deps: ApplyDeps, message: IngestMessa
 
 /**
  * A form subscription: the channel given is subscribed unless the payload says otherwise (collecting an address in a
- * subscription form is the subscription).
+ * subscription form is the subscription). Through the publishable key, which anyone can read in the storefront's pages,
+ * it signs up a new customer only: naming an existing customer's id changes nothing of it (email, phone, names, dates,
+ * consent, tags) and starts nothing, so a public key cannot redirect a customer's mail or their consent.
  */
 export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
   const data = message.data as HeadlessCustomerData;
+  if (message.key === 'publishable' && (await deps.customers.get(message.storeId, String(data.id)))) {
+    return { applied: 'none', triggers: [] };
+  }
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
   const consent = (given: { state: string } | undefined, channelGiven: boolean) =>
     given

@@ -1,0 +1,81 @@
+/**
+ * What an event sent with the publishable key (public in the storefront's pages) may do to customers: a headless
+ * `customers/create` signs up a new customer, and changes nothing of an existing one nor starts anything for it. The
+ * key kind travels on the queued message; a message queued before it did (no `key`) is the store key's.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Customer } from '#shared/domain/customers/model.ts';
+import { type ApplyDeps, applyEvent } from '#shared/domain/ingest/apply-event.ts';
+import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
+import type { IngestMessage } from '#shared/domain/ingest/model.ts';
+
+const STORE = 'st_AAAAAAAAAAAAAAAAAAAA';
+const NOW = 1_700_000_000_000;
+
+const setup = () => {
+  const customers = new Map<string, Customer>();
+  const emitted: string[] = [];
+  const fired: string[] = [];
+  const deps = {
+    customers: {
+      get: async (_storeId: string, originId: string) => customers.get(originId),
+      save: async (customer: Customer) => void customers.set(customer.originId, customer),
+    },
+    webhooks: { emit: async (_storeId: string, topic: string) => void emitted.push(topic) },
+    triggers: { fire: async (trigger: { kind: string }) => void fired.push(trigger.kind) },
+    clock: { now: () => NOW },
+    newContactId: () => `ct_${customers.size + 1}`,
+  } as unknown as ApplyDeps;
+  return { customers, emitted, fired, deps };
+};
+
+const signUp = (data: Record<string, unknown>, key?: 'publishable'): IngestMessage => ({
+  v: 1,
+  storeId: STORE,
+  sourceId: `s-${Math.random()}`,
+  endpoint: 'customers/create',
+  interface: 'headless',
+  acceptedAt: NOW,
+  storeType: 'direct',
+  ...(key ? { key } : {}),
+  data: { created_at: 1_700_000_000, ...data },
+});
+
+describe('a headless sign-up through the publishable key', () => {
+  it('creates a new customer and starts the welcome, as the store key’s does', async () => {
+    const { customers, fired, deps } = setup();
+    await applyEvent(deps, signUp({ id: 'c-1', email: 'new@example.com' }, 'publishable'));
+    expect(customers.get('c-1')).toMatchObject({ email: 'new@example.com' });
+    expect(fired).toEqual(['subscription_welcome']);
+  });
+
+  it('changes nothing of an existing customer and starts nothing; the store key’s sign-up still updates it', async () => {
+    const { customers, emitted, fired, deps } = setup();
+    await applyEvent(deps, signUp({ id: 'c-1', email: 'ada@example.com', first_name: 'Ada' }));
+    const before = customers.get('c-1');
+    emitted.length = 0;
+    fired.length = 0;
+
+    const outcome = await applyEvent(
+      deps,
+      signUp({ id: 'c-1', email: 'attacker@evil.example', first_name: 'Eve' }, 'publishable'),
+    );
+    expect(outcome).toEqual({ applied: 'none', triggers: [] });
+    expect(customers.get('c-1')).toBe(before);
+    expect(emitted).toEqual([]);
+    expect(fired).toEqual([]);
+
+    await applyEvent(deps, signUp({ id: 'c-1', email: 'ada@new.example' }));
+    expect(customers.get('c-1')).toMatchObject({ email: 'ada@new.example' });
+  });
+});
+
+describe('the ingest message’s key kind', () => {
+  const body = (extra: Record<string, unknown>) =>
+    JSON.stringify({ ...signUp({ id: 'c-1', email: 'a@example.com' }), ...extra });
+
+  it('reads a message without one (queued before the kind was carried) as the store key’s', () => {
+    expect(parseIngestMessage(body({})).key).toBeUndefined();
+    expect(parseIngestMessage(body({ key: 'publishable' })).key).toBe('publishable');
+  });
+});
