@@ -595,7 +595,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a period of the store's events through a flow, sending nothing
-         * @description The store's recorded events of the period (kept for `EVENT_HISTORY_DAYS`, default 90) replayed in order through the flow as stored, enabled or not, or through `definition`, with the cart, checkout and wait timers simulated: who would have entered, each email with its rendered subject and time, who was skipped and why, and the revenue of the carts and checkouts recovered after an email. At most 31 days and 400000 events (413 beyond), within 24 s (422 beyond: a longer backtest runs as a job, `POST /api/v1/flows/{flowId}/backtests`). At most 10 calls per second per store (shared with the flows API).
+         * @description The store's recorded events of the period (kept for `EVENT_HISTORY_DAYS`, default 90) replayed in order through the flow as stored, enabled or not, or through `definition`, with the cart, checkout and wait timers simulated: who would have entered, each email with its rendered subject and time, who was skipped and why, and the revenue of the carts and checkouts recovered after an email. At most 31 days and 400000 events (413 beyond), within 24 s (422 beyond: a longer backtest runs as a job, `POST /api/v1/flows/{flowId}/backtests`). One at a time per store: another one of the store while it runs is answered 429 with `Retry-After`. At most 10 calls per second per store (shared with the flows API).
          *
          *     Host: main.
          */

@@ -9,6 +9,7 @@ import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
 import { dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { dynamoStoreSlot } from '#shared/adapters/dynamodb/store-slot.ts';
 import { sqsBacktestQueue } from '#shared/adapters/sqs/backtest-queue.ts';
 import { config } from '#shared/config.ts';
 import { type BacktestDeps, recordedSenderCheck } from '#shared/domain/backtest/backtest.ts';
@@ -40,6 +41,13 @@ export const backtestDeps = /* @__PURE__ */ lazy(
     clock: systemClock,
   }),
 );
+
+/** The synchronous route: the backtest's dependencies, its store's slot, and the job route named past the budget. */
+export const syncBacktestDeps = /* @__PURE__ */ lazy(() => ({
+  ...backtestDeps(),
+  slot: dynamoStoreSlot(systemClock, 'backtestSlot'),
+  jobHint: true,
+}));
 
 /** Starting a backtest job: the flows (to check the flow), the jobs, the queue. */
 export const startBacktestDeps = /* @__PURE__ */ lazy(

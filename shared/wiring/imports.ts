@@ -4,7 +4,7 @@ import { coalescedGets, coalescedPuts } from '#shared/adapters/dynamodb/coalesce
 import { batchedContactCounts } from '#shared/adapters/dynamodb/contact-counts.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { dynamoImportJobs } from '#shared/adapters/dynamodb/import-jobs.ts';
-import { dynamoImportThrottle } from '#shared/adapters/dynamodb/import-throttle.ts';
+import { dynamoStoreSlot } from '#shared/adapters/dynamodb/store-slot.ts';
 import { dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { s3ImportFiles } from '#shared/adapters/s3/import-files.ts';
 import { sqsImportQueue } from '#shared/adapters/sqs/import-queue.ts';
@@ -25,7 +25,7 @@ export const importDeps = /* @__PURE__ */ lazy(
     files: s3ImportFiles(),
     jobs: dynamoImportJobs(),
     queue: sqsImportQueue(),
-    throttle: dynamoImportThrottle(systemClock),
+    throttle: dynamoStoreSlot(systemClock, 'importSlot'),
     webhooks: webhookEmitter(emitDeps()),
     clock: systemClock,
   }),

@@ -37,6 +37,7 @@
  * | countsClaim | COUNTS#<messageId>                | CLAIM     | (TTL a week: a counts message counted, queued-counts.ts) |                |
  * | importJob | STORE#<storeId>#IMPORT#<jobId>      | IMPORT    | STORE#<storeId>#IMPORTS / <createdAt>#<jobId> |                                |
  * | importSlot | STORE#<storeId>#IMPORT-SLOT        | SLOT      |                                         |                                      |
+ * | backtestSlot | STORE#<storeId>#BACKTEST-SLOT    | SLOT      |                                         |                                      |
  * | runBudget | STORE#<storeId>#RUN-BUDGET         | BUDGET    |                                         |                                      |
  * | bulkBudget | STORE#<storeId>#BULK-BUDGET       | BUDGET    |                                         |                                      |
  * | suppression | STORE#<storeId>#SUPPRESSION#<email> | SUPPRESSION |                               |                                      |
@@ -104,6 +105,7 @@ export type Entity =
   | 'countsClaim'
   | 'importJob'
   | 'importSlot'
+  | 'backtestSlot'
   | 'runBudget'
   | 'bulkBudget'
   | 'suppression'
@@ -247,6 +249,7 @@ export const keys = {
     gsi1sk: `${pad(createdAt, 15)}#${jobId}`,
   }),
   importSlot: (storeId: string) => ({ pk: `STORE#${storeId}#IMPORT-SLOT`, sk: 'SLOT' }),
+  backtestSlot: (storeId: string) => ({ pk: `STORE#${storeId}#BACKTEST-SLOT`, sk: 'SLOT' }),
   /** The store's flow-run start reservations (`shared/domain/flows/admission.ts`). */
   runBudget: (storeId: string) => ({ pk: `STORE#${storeId}#RUN-BUDGET`, sk: 'BUDGET' }),
   /** The store's bulk recipients budget (`shared/domain/email/recipient-budget.ts`). */

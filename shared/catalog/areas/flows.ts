@@ -35,11 +35,12 @@ export const FLOWS_FUNCTIONS = area('flows', [
   route('stats', ['GET', 'main', '/api/v1/stats'], READ_ROUTE_USES),
   route('flow-stats', ['GET', 'main', '/api/v1/flows/{flowId}/stats'], READ_ROUTE_USES),
   // Backtest (docs/backtest.md): reads a period of the event history and replays it in memory, sending nothing. Its
-  // replay stops at 24 s (under API Gateway's 29 s); the memory holds the replay's world (a month of events).
+  // replay stops at 24 s (under API Gateway's 29 s); the memory holds the replay's world (a month of events). It writes
+  // its store's slot alone (one synchronous backtest per store at a time).
   route(
     'flow-backtest',
     ['POST', 'main', '/api/v1/flows/{flowId}/backtest'],
-    { ...READ_ROUTE_USES, replaysTimers: true },
+    { ...READ_ROUTE_USES, table: 'readWrite', replaysTimers: true },
     { timeoutSeconds: 29, memoryMb: 2048 },
   ),
   // The backtest as a job (docs/backtest.md "As a job"): started (202), run by the worker within Lambda's 15 minutes

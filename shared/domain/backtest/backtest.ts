@@ -13,7 +13,8 @@ import { type FlowDefinition, parseFlowDefinition } from '#shared/domain/flows/f
 import type { FlowRepository } from '#shared/domain/flows/ports.ts';
 import { isSegmentKind } from '#shared/domain/flows/trigger.ts';
 import { type EventHistory, readHistory } from '#shared/domain/ingest/event-history.ts';
-import { AppError, notFound, validationError } from '#shared/errors.ts';
+import type { StoreSlot } from '#shared/domain/store-slot.ts';
+import { AppError, notFound, rateLimited, validationError } from '#shared/errors.ts';
 import { BACKTEST_LIMITS, type BacktestAnswer } from './model.ts';
 import { ReplayBound, type ReplayLive, replay } from './replay.ts';
 import { summarise } from './summarise.ts';
@@ -107,6 +108,38 @@ export interface BacktestOptions {
   /** Told of the replay's progress every few hundred events (the job writes it on the job). */
   readonly onProgress?: (progress: { events: number; reachedAt: number }) => void;
 }
+
+/**
+ * How long the synchronous backtest holds its store's slot at most: its function's 29 s and some margin, so a function
+ * that dies mid-replay frees its store's slot by then.
+ */
+export const SYNC_BACKTEST_SLOT_SECONDS = 35;
+
+/**
+ * The synchronous backtest, one per store at a time: each holds a 2 GB function for up to 24 s, so a store (or a
+ * script with its key) cannot hold many of the deployment's executions at once. A second one while the first runs is
+ * answered 429; a longer or parallel replay is what the jobs are for.
+ */
+export const backtestOneAtATime = async (
+  deps: BacktestDeps & { readonly slot: StoreSlot },
+  storeId: string,
+  flowId: string,
+  request: BacktestRequest,
+): Promise<BacktestAnswer> => {
+  const slot = await deps.slot.claim(storeId, SYNC_BACKTEST_SLOT_SECONDS);
+  if (!slot.claimed) {
+    throw rateLimited(
+      slot.retryAfterSeconds,
+      'A backtest of this store is already running: one synchronous backtest per store at a time. Retry when it ' +
+        'has answered, or start this one as a job (POST /api/v1/flows/{flowId}/backtests)',
+    );
+  }
+  try {
+    return await backtestFlow(deps, storeId, flowId, request);
+  } finally {
+    await deps.slot.release(storeId, slot.claimId);
+  }
+};
 
 export const backtestFlow = async (
   deps: BacktestDeps,

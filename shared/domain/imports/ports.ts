@@ -1,6 +1,7 @@
 /** Ports of the imports area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
 
 import type { Repository } from '#shared/domain/repository.ts';
+import type { StoreSlot } from '#shared/domain/store-slot.ts';
 import type { FileLine } from './line-reader.ts';
 import type { ImportJob } from './model.ts';
 
@@ -28,13 +29,8 @@ export interface ImportQueue {
   enqueue(storeId: string, jobId: string): Promise<void>;
 }
 
-/** "About once every 10 seconds": claims the store's import slot, or says when it frees up. */
-export interface ImportThrottle {
-  /** A granted claim carries its own id, the token `release` takes. */
-  claim(
-    storeId: string,
-    seconds: number,
-  ): Promise<{ claimed: true; claimId: string } | { claimed: false; retryAfterSeconds: number }>;
-  /** Gives back a claim that started nothing: frees the slot if it is still that claim's (a later claim stays). */
-  release(storeId: string, claimId: string): Promise<void>;
-}
+/**
+ * "About once every 10 seconds": claims the store's import slot, or says when it frees up; a claim that started
+ * nothing is given back.
+ */
+export type ImportThrottle = StoreSlot;

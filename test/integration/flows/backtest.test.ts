@@ -11,9 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
+import { dynamoStoreSlot } from '#shared/adapters/dynamodb/store-slot.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
+import { SYNC_BACKTEST_SLOT_SECONDS } from '#shared/domain/backtest/backtest.ts';
 import { historyDays } from '#shared/domain/ingest/event-history.ts';
+import { systemClock } from '#shared/wiring/clock.ts';
 import { api } from '#test/support/webhooks.ts';
 import {
   address,
@@ -228,6 +231,29 @@ describe('flow backtest over HTTP', () => {
 
     const unknownField = await backtest(draftStore, draft.id, { from, to: from + 3600, days: 3 });
     expect(unknownField.body).toEqual({ code: 400, message: 'body has an unknown field "days"' });
+  });
+
+  it('answers 429 while another synchronous backtest of the store holds its slot; other stores go on', async () => {
+    const to = Math.floor(Date.now() / 1000) + 60;
+    const slot = dynamoStoreSlot(systemClock, 'backtestSlot');
+    const running = await slot.claim(draftStore.storeId, SYNC_BACKTEST_SLOT_SECONDS);
+    if (!running.claimed) throw new Error('the slot was held already');
+    const path = `/api/v1/flows/${draft.id}/backtest`;
+    const refused = await api(runtime, draftStore.apiKey, 'POST', path, { from, to }, { raw: true });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({
+      code: 429,
+      message: expect.stringMatching(/^A backtest of this store is already running: one synchronous backtest/),
+    });
+    expect(refused.headers.get('retry-after')).toBe(String(SYNC_BACKTEST_SLOT_SECONDS));
+    expect((await backtest(liveStore, live.id, { from, to })).status).toBe(200);
+
+    await slot.release(draftStore.storeId, running.claimId);
+    expect((await backtest(draftStore, draft.id, { from, to })).status).toBe(200);
+    // The answered backtest gave its slot back.
+    const after = await slot.claim(draftStore.storeId, 1);
+    expect(after.claimed).toBe(true);
+    if (after.claimed) await slot.release(draftStore.storeId, after.claimId);
   });
 
   it('replays an unsaved definition given in the body instead of the stored one', async () => {

@@ -193,8 +193,9 @@ export const BACKTEST_ROUTES = {
       'with its rendered subject and time, who was skipped and why, and the revenue of the carts and checkouts ' +
       `recovered after an email. At most ${BACKTEST_LIMITS.maxRangeDays} days and ${BACKTEST_LIMITS.maxEvents} events ` +
       `(413 beyond), within ${BACKTEST_LIMITS.timeBudgetMs / 1000} s (422 beyond: a longer backtest runs as a job, ` +
-      '`POST /api/v1/flows/{flowId}/backtests`). At most ' +
-      `${LIMITS.flowManagementPerSecond} calls per second per store (shared with the flows API).`,
+      '`POST /api/v1/flows/{flowId}/backtests`). One at a time per store: another one of the store while it runs ' +
+      `is answered 429 with \`Retry-After\`. At most ${LIMITS.flowManagementPerSecond} calls per second per store ` +
+      '(shared with the flows API).',
     api: 'webhooks',
     path: parametersOf(FlowPath),
     body: ref('BacktestRequest', BacktestRequest),

@@ -1,11 +1,11 @@
 /**
- * The store's import slot on the embedded DynamoDB (`dynamoImportThrottle`): one claim per store per interval, and a
+ * The store's import slot on the embedded DynamoDB (`dynamoStoreSlot`): one claim per store per interval, and a
  * release that frees only the claim it is given (a start that queued nothing gives its slot back; a later claim stays).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { dynamoImportThrottle } from '#shared/adapters/dynamodb/import-throttle.ts';
+import { dynamoStoreSlot } from '#shared/adapters/dynamodb/store-slot.ts';
 
 let runtime: LocalRuntime;
 beforeAll(async () => {
@@ -20,7 +20,7 @@ const newStore = () => `st_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
 describe('the import slot', () => {
   it('is claimed once per interval, and freed by a release of that claim', async () => {
     let now = 1_700_000_000_000;
-    const throttle = dynamoImportThrottle({ now: () => now });
+    const throttle = dynamoStoreSlot({ now: () => now }, 'importSlot');
     const storeId = newStore();
 
     const first = await throttle.claim(storeId, 10);
