@@ -2970,6 +2970,16 @@ export interface components {
             } | null;
             /** @description Last change, Unix epoch seconds */
             updatedAt?: number;
+            /** @description Not a setting: read only, and ignored in a PUT body */
+            sendingStanding: {
+                /**
+                 * @description The bounce and complaint guard over the last two days (docs/sending.md): `warning` past SES’s review level (5 % bounces, 0.1 % complaints) on a few events, nothing stopped; `paused` past its pause level (10 %, 0.5 %) on a handful: marketing mail paused, transactional mail goes on
+                 * @enum {string}
+                 */
+                state: "ok" | "warning" | "paused";
+                /** @description The rate, its count and the level passed (not for ok) */
+                reason?: string;
+            };
         };
         SendingSettingsRequest: {
             timeZone?: string | null;
@@ -2982,6 +2992,7 @@ export interface components {
                 end: string;
             } | null;
             updatedAt?: unknown;
+            sendingStanding?: unknown;
         };
         SignInRequest: {
             username: string;

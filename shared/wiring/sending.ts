@@ -15,7 +15,7 @@ import { config } from '#shared/config.ts';
 import type { AcceptBulkDeps } from '#shared/domain/email/accept-bulk.ts';
 import type { CampaignChunk } from '#shared/domain/email/bulk-model.ts';
 import type { DailySendCap } from '#shared/domain/email/ports.ts';
-import { reputationDays, type StandingCheck, standingOf } from '#shared/domain/email/reputation.ts';
+import { readStanding, reputationDays, type StandingCheck, standingOf } from '#shared/domain/email/reputation.ts';
 import type { SendWorkerDeps } from '#shared/domain/email/send-chunk.ts';
 import type { SenderDeps } from '#shared/domain/email/senders.ts';
 import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
@@ -48,7 +48,11 @@ export const acceptBulkDeps = /* @__PURE__ */ lazy(
 
 /** The smart-sending settings routes: the store record, read and written directly (no cache: a merchant reads back). */
 export const sendingSettingsDeps = /* @__PURE__ */ lazy(
-  (): SendingSettingsDeps => ({ stores: dynamoStoreRepository(), clock: systemClock }),
+  (): SendingSettingsDeps => ({
+    stores: dynamoStoreRepository(),
+    clock: systemClock,
+    standing: readStanding(dynamoStoreReputation(), systemClock),
+  }),
 );
 
 /** Each store's daily cap (its own, else the deployment's), read at most once a minute per store per warm function. */

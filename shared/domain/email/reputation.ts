@@ -1,11 +1,17 @@
 /**
- * Each store's bounce and complaint rates, so one store's bad list cannot put the shared SES account at risk (SES
- * reviews an account whose bounce rate passes about 5 % or complaint rate 0.1 %, and may pause it for every store).
- * Deliveries, permanent bounces and complaints are counted per store and UTC day as SES reports them; over the last
- * two days, a store with enough volume above either threshold has its marketing mail paused — bulk sends are refused
- * (409) and marketing flow emails exit `sending_paused` — while its transactional mail goes on. The pause lasts until
- * the rates fall back (as the days roll over) or an operator resumes the store (`store resume-sending`), which starts
- * its counts afresh.
+ * Each store's bounce and complaint rates, so one store's bad list cannot put the shared SES account at risk. SES puts
+ * an account under review when its bounce rate passes 5 % or its complaint rate 0.1 %, and may pause it (for every
+ * store on it) at 10 % and 0.5 %, judged over the account's recent volume. Deliveries, permanent bounces and
+ * complaints are counted per store and UTC day as SES reports them; over the last two days each is judged on its own,
+ * and only on evidence enough to be more than noise (`REPUTATION`):
+ * - **warning**: the store passes SES's review level with a few events behind it; nothing is stopped, the merchant
+ *   is told (console, settings) to clean the list;
+ * - **paused**: the store passes SES's pause level with a handful of events behind it: its marketing mail is paused —
+ *   bulk sends are refused (409) and marketing flow emails exit `sending_paused` — while its transactional mail goes
+ *   on. The pause lasts until the rates fall back (as the days roll over) or an operator resumes the store (`store
+ *   resume-sending`), which starts its counts afresh.
+ * One complaint among a few hundred deliveries (0.3 %, far above SES's review rate, but one person) warns nobody and
+ * pauses nothing.
  */
 import { batchSums } from '#shared/domain/batch-sums.ts';
 import { conflict } from '#shared/errors.ts';
@@ -14,8 +20,20 @@ import { sendDay } from './pacing.ts';
 export const REPUTATION = {
   /** Deliveries and bounces below this, over the window, are too few to judge. */
   minVolume: 200,
-  maxBounceRate: 0.05,
-  maxComplaintRate: 0.001,
+  bounces: {
+    /** SES's review level, and the bounces it takes to warn. */
+    warnRate: 0.05,
+    warnAtLeast: 10,
+    /** SES's pause level, and the bounces it takes to pause. */
+    pauseRate: 0.1,
+    pauseAtLeast: 20,
+  },
+  complaints: {
+    warnRate: 0.001,
+    warnAtLeast: 2,
+    pauseRate: 0.005,
+    pauseAtLeast: 5,
+  },
   /** Today and yesterday (UTC). */
   windowDays: 2,
 } as const;
@@ -44,19 +62,42 @@ export const reputationDays = (now: number): string[] =>
 
 const percent = (rate: number) => `${(rate * 100).toFixed(2).replace(/\.?0+$/, '')}%`;
 
-/** Why the store's marketing mail is paused, or undefined when it is in good standing. */
-export const pauseReason = ({ delivered, bounced, complained }: ReputationCounts): string | undefined => {
+/** A store's sending standing: `ok`, or a `warning` or a `pause` with the reason, in words a merchant reads. */
+export type Standing =
+  | { readonly state: 'ok' }
+  | { readonly state: 'warning' | 'paused'; readonly reason: string };
+
+type Judged = 'bounce' | 'complaint';
+
+/** The standing of one kind of event: its count and rate against its warning and pause levels. */
+const judge = (kind: Judged, count: number, volume: number): Standing => {
+  const levels = kind === 'bounce' ? REPUTATION.bounces : REPUTATION.complaints;
+  const rate = count / volume;
+  const said = `its ${kind} rate over the last two days is ${percent(rate)} (${count} of ${volume})`;
+  if (count >= levels.pauseAtLeast && rate > levels.pauseRate) {
+    return { state: 'paused', reason: `${said}, above ${percent(levels.pauseRate)}` };
+  }
+  if (count >= levels.warnAtLeast && rate > levels.warnRate) {
+    return { state: 'warning', reason: `${said}, above ${percent(levels.warnRate)}` };
+  }
+  return { state: 'ok' };
+};
+
+const SEVERITY = { ok: 0, warning: 1, paused: 2 } as const;
+
+/** The store's standing over its counts: bounces and complaints judged apart, the graver one said. */
+export const standingFrom = ({ delivered, bounced, complained }: ReputationCounts): Standing => {
   const volume = delivered + bounced;
-  if (volume < REPUTATION.minVolume) return undefined;
-  const bounceRate = bounced / volume;
-  if (bounceRate > REPUTATION.maxBounceRate) {
-    return `its bounce rate over the last two days is ${percent(bounceRate)}, above ${percent(REPUTATION.maxBounceRate)}`;
-  }
-  const complaintRate = complained / volume;
-  if (complaintRate > REPUTATION.maxComplaintRate) {
-    return `its complaint rate over the last two days is ${percent(complaintRate)}, above ${percent(REPUTATION.maxComplaintRate)}`;
-  }
-  return undefined;
+  if (volume < REPUTATION.minVolume) return { state: 'ok' };
+  const bounces = judge('bounce', bounced, volume);
+  const complaints = judge('complaint', complained, volume);
+  return SEVERITY[complaints.state] > SEVERITY[bounces.state] ? complaints : bounces;
+};
+
+/** Why the store's marketing mail is paused, or undefined when it is not (in good standing, or only warned). */
+export const pauseReason = (counts: ReputationCounts): string | undefined => {
+  const standing = standingFrom(counts);
+  return standing.state === 'paused' ? standing.reason : undefined;
 };
 
 /** The error a paused store's bulk send gets. */
@@ -71,8 +112,16 @@ export type StandingCheck = (storeId: string) => Promise<string | undefined>;
 
 export const standingOf =
   (reputation: Pick<StoreReputation, 'counts'>, clock: { now(): number }): StandingCheck =>
-  async (storeId) =>
-    pauseReason(await reputation.counts(storeId, reputationDays(clock.now())));
+  async (storeId) => {
+    const standing = await readStanding(reputation, clock)(storeId);
+    return standing.state === 'paused' ? standing.reason : undefined;
+  };
+
+/** The store's whole standing right now (ok, warning or paused), as the settings API shows it. */
+export const readStanding =
+  (reputation: Pick<StoreReputation, 'counts'>, clock: { now(): number }) =>
+  async (storeId: string): Promise<Standing> =>
+    standingFrom(await reputation.counts(storeId, reputationDays(clock.now())));
 
 /**
  * The guard's counts a queue batch adds, written once at its end (the SES events worker's `afterBatch`): one write per

@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import type { Clock } from '#shared/domain/clock.ts';
+import type { Standing } from '#shared/domain/email/reputation.ts';
 import { SMART_SENDING_LIMITS, type SmartSendingSettings, settingsRecord } from '#shared/domain/email/smart-sending.ts';
 import { isTimeZone, minuteOfDayOf } from '#shared/domain/email/time-zones.ts';
 import { integerBetween, isRecord, known } from '#shared/domain/flows/condition-schema.ts';
@@ -18,6 +19,8 @@ export interface SendingSettingsDeps {
     setSmartSending(storeId: string, settings: SmartSendingSettings): Promise<void>;
   };
   readonly clock: Clock;
+  /** The bounce and complaint guard's standing of the store (ok, warning, paused), shown beside the settings. */
+  readonly standing: (storeId: string) => Promise<Standing>;
 }
 
 const timeOfDay = v.pipe(
@@ -51,6 +54,8 @@ export const SendingSettingsSchema = known({
   quietHours: v.optional(v.nullable(known({ start: timeOfDay, end: timeOfDay }))),
   /** Echoed back from `GET`: ignored. */
   updatedAt: v.optional(v.unknown()),
+  /** Echoed back from `GET` (the guard's standing, not a setting): ignored. */
+  sendingStanding: v.optional(v.unknown()),
 });
 
 /** Reads and checks a `PUT` body (what no schema can say: a cap names a rule, a window is not empty). */
@@ -86,9 +91,15 @@ const storeOf = async (deps: SendingSettingsDeps, storeId: string) => {
   return store;
 };
 
+/** The answer of `GET` and `PUT`: the settings in force, and the guard's standing of the store beside them. */
+const settingsAnswer = async (deps: SendingSettingsDeps, storeId: string, settings: SmartSendingSettings | undefined) => ({
+  ...settingsRecord(settings),
+  sendingStanding: await deps.standing(storeId),
+});
+
 /** `GET`: the settings in force, every part present (`null`: off). */
 export const getSendingSettings = async (deps: SendingSettingsDeps, storeId: string) =>
-  settingsRecord((await storeOf(deps, storeId)).smartSending);
+  settingsAnswer(deps, storeId, (await storeOf(deps, storeId)).smartSending);
 
 /** `PUT`: replaces the settings; answers them as `GET` then would. */
 export const putSendingSettings = async (
@@ -99,5 +110,5 @@ export const putSendingSettings = async (
   await storeOf(deps, storeId);
   const saved: SmartSendingSettings = { ...settings, updatedAt: deps.clock.now() };
   await deps.stores.setSmartSending(storeId, saved);
-  return settingsRecord(saved);
+  return settingsAnswer(deps, storeId, saved);
 };

@@ -75,7 +75,15 @@ describe('the settings', () => {
   it('answers the defaults, keeps what a PUT sets, and refuses a bad zone with a 400 naming the field', async () => {
     const store = await newStore('Settings shop');
     const read = await api(runtime, store.apiKey, 'GET', '/api/v1/settings/sending');
-    expect(read.body).toEqual({ code: 200, data: { timeZone: 'UTC', frequencyCap: null, quietHours: null } });
+    expect(read.body).toEqual({
+      code: 200,
+      data: { timeZone: 'UTC', frequencyCap: null, quietHours: null, sendingStanding: { state: 'ok' } },
+    });
+    // What GET answered is a body PUT takes back (the read-only standing is ignored).
+    expect(
+      (await api(runtime, store.apiKey, 'PUT', '/api/v1/settings/sending', (read.body as { data: object }).data))
+        .status,
+    ).toBe(200);
     const saved = await putSettings(store, {
       timeZone: 'Europe/Paris',
       frequencyCap: { minHoursBetween: 16, maxPerWeek: 5 },

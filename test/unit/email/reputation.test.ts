@@ -1,6 +1,7 @@
 /**
- * The bounce and complaint guard (issue 13): one store's bad list must not put the shared SES account at risk. Over
- * the thresholds its marketing mail pauses (bulk refused, marketing flow email skipped); transactional goes on.
+ * The bounce and complaint guard: one store's bad list must not put the shared SES account at risk. Past SES's pause
+ * levels, on a handful of events, its marketing mail pauses (bulk refused, marketing flow email skipped);
+ * transactional goes on. Past SES's review levels, on a few events, the store is warned; one complaint is noise.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,25 +9,56 @@ import {
   REPUTATION,
   reputationBuffer,
   reputationDays,
+  standingFrom,
   standingOf,
 } from '#shared/domain/email/reputation.ts';
 import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import { runIdOf } from '#shared/domain/flows/run.ts';
 import { fakes, flowOf, STORE, triggerOf } from '#test/support/memory/flow-engine.ts';
 
-describe('pauseReason', () => {
+describe('the sending standing', () => {
   it('judges only stores with enough volume', () => {
-    expect(pauseReason({ delivered: 100, bounced: 50, complained: 5 })).toBeUndefined();
+    expect(standingFrom({ delivered: 100, bounced: 50, complained: 5 })).toEqual({ state: 'ok' });
   });
 
-  it('pauses above 5 % bounces or 0.1 % complaints, and names the rate', () => {
-    expect(pauseReason({ delivered: 940, bounced: 60, complained: 0 })).toBe(
-      'its bounce rate over the last two days is 6%, above 5%',
+  it('pauses nothing and warns nobody for one complaint in 345 deliveries (0.29 %: one person)', () => {
+    expect(standingFrom({ delivered: 345, bounced: 0, complained: 1 })).toEqual({ state: 'ok' });
+    expect(pauseReason({ delivered: 345, bounced: 0, complained: 1 })).toBeUndefined();
+  });
+
+  it('warns past SES’s review levels (5 % bounces, 0.1 % complaints) on a few events, and pauses nothing', () => {
+    expect(standingFrom({ delivered: 930, bounced: 70, complained: 0 })).toEqual({
+      state: 'warning',
+      reason: 'its bounce rate over the last two days is 7% (70 of 1000), above 5%',
+    });
+    expect(standingFrom({ delivered: 1000, bounced: 0, complained: 3 })).toEqual({
+      state: 'warning',
+      reason: 'its complaint rate over the last two days is 0.3% (3 of 1000), above 0.1%',
+    });
+    expect(pauseReason({ delivered: 930, bounced: 70, complained: 3 })).toBeUndefined();
+    // 20 hard bounces of made-up sign-ups among 275 deliveries: 7.27 %, a warning, not a pause.
+    expect(standingFrom({ delivered: 255, bounced: 20, complained: 0 }).state).toBe('warning');
+  });
+
+  it('pauses past SES’s pause levels (10 % bounces, 0.5 % complaints) on a handful of events, naming the rate', () => {
+    expect(pauseReason({ delivered: 880, bounced: 120, complained: 0 })).toBe(
+      'its bounce rate over the last two days is 12% (120 of 1000), above 10%',
     );
-    expect(pauseReason({ delivered: 1000, bounced: 0, complained: 2 })).toBe(
-      'its complaint rate over the last two days is 0.2%, above 0.1%',
+    expect(pauseReason({ delivered: 1000, bounced: 0, complained: 6 })).toBe(
+      'its complaint rate over the last two days is 0.6% (6 of 1000), above 0.5%',
     );
-    expect(pauseReason({ delivered: 950, bounced: 50, complained: 1 })).toBeUndefined();
+    // A small store with several real complaints is paused: five people complained.
+    expect(standingFrom({ delivered: 300, bounced: 0, complained: 5 }).state).toBe('paused');
+    // Too few events behind a rate over the level: a warning at most.
+    expect(standingFrom({ delivered: 200, bounced: 0, complained: 4 }).state).toBe('warning');
+  });
+
+  it('judges bounces and complaints apart, and says the graver', () => {
+    const both = standingFrom({ delivered: 930, bounced: 70, complained: 6 });
+    expect(both).toEqual({
+      state: 'paused',
+      reason: 'its complaint rate over the last two days is 0.6% (6 of 1000), above 0.5%',
+    });
   });
 
   it('reads today and yesterday (UTC)', async () => {

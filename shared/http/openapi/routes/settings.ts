@@ -54,6 +54,20 @@ const SendingSettings = v.object({
   frequencyCap: v.nullable(FrequencyCap),
   quietHours: v.nullable(QuietHours),
   updatedAt: v.optional(v.pipe(v.number(), v.integer(), v.description('Last change, Unix epoch seconds'))),
+  sendingStanding: v.pipe(
+    v.object({
+      state: v.pipe(
+        v.picklist(['ok', 'warning', 'paused']),
+        v.description(
+          'The bounce and complaint guard over the last two days (docs/sending.md): `warning` past SES’s review ' +
+            'level (5 % bounces, 0.1 % complaints) on a few events, nothing stopped; `paused` past its pause level ' +
+            '(10 %, 0.5 %) on a handful: marketing mail paused, transactional mail goes on',
+        ),
+      ),
+      reason: v.optional(v.pipe(v.string(), v.description('The rate, its count and the level passed (not for ok)'))),
+    }),
+    v.description('Not a setting: read only, and ignored in a PUT body'),
+  ),
 });
 
 const ok = webhooksReply.ok(DATA);
