@@ -63,9 +63,7 @@ export const reputationDays = (now: number): string[] =>
 const percent = (rate: number) => `${(rate * 100).toFixed(2).replace(/\.?0+$/, '')}%`;
 
 /** A store's sending standing: `ok`, or a `warning` or a `pause` with the reason, in words a merchant reads. */
-export type Standing =
-  | { readonly state: 'ok' }
-  | { readonly state: 'warning' | 'paused'; readonly reason: string };
+export type Standing = { readonly state: 'ok' } | { readonly state: 'warning' | 'paused'; readonly reason: string };
 
 type Judged = 'bounce' | 'complaint';
 

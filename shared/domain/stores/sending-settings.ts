@@ -92,7 +92,11 @@ const storeOf = async (deps: SendingSettingsDeps, storeId: string) => {
 };
 
 /** The answer of `GET` and `PUT`: the settings in force, and the guard's standing of the store beside them. */
-const settingsAnswer = async (deps: SendingSettingsDeps, storeId: string, settings: SmartSendingSettings | undefined) => ({
+const settingsAnswer = async (
+  deps: SendingSettingsDeps,
+  storeId: string,
+  settings: SmartSendingSettings | undefined,
+) => ({
   ...settingsRecord(settings),
   sendingStanding: await deps.standing(storeId),
 });
