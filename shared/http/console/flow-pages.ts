@@ -1,6 +1,8 @@
 /** A flow's page (funnel per step, latest evaluations, previews), a new flow from a preset, and an email step's editor. */
+
 import type { EmailPreview, FlowDetail } from '#shared/domain/console/flow-detail.ts';
 import type { NewFlowFields, StepEdit } from '#shared/domain/console/flow-editor.ts';
+import { runOutcomeText } from '#shared/domain/console/run-outcome.ts';
 import type { ConditionGroup } from '#shared/domain/flows/flow.ts';
 import { flatSteps } from '#shared/domain/flows/split.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
@@ -114,7 +116,7 @@ export const flowDetailPage = (store: { storeId: string; name: string }, detail:
     .map(({ evaluation, run }) => {
       const outcome =
         evaluation.outcome === 'entered'
-          ? `Entered${run ? ` · run ${escapeHtml(run.status)}` : ''}`
+          ? `Entered${run ? ` · run ${escapeHtml(runOutcomeText(run))}` : ''}`
           : skipped(evaluation);
       return `<tr><td>${when(evaluation.at)}</td><td>${escapeHtml(evaluation.email ?? '—')}</td><td>${escapeHtml(evaluation.triggerKind)}</td><td>${outcome}</td></tr>`;
     })

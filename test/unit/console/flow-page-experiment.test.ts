@@ -75,3 +75,47 @@ describe('flow page of a flow with a split', () => {
     expect(page).toContain('<code>b</code> − <code>holdout</code>: — EUR per recipient (too few runs)');
   });
 });
+
+describe('flow page’s latest evaluations', () => {
+  it('say why a run exited, in a merchant’s words, and what to do about a pause', async () => {
+    const memory = memoryAttribution();
+    const stats = await flowStats(
+      { attribution: memory.store, flows: { get: async () => flow }, clock: { now: () => NOW } },
+      STORE,
+      flow.id,
+      {},
+    );
+    const evaluation = {
+      storeId: STORE,
+      flowId: flow.id,
+      triggerId: 'tr_1',
+      triggerKind: 'order_paid' as const,
+      subject: { type: 'order', id: 'o-1' },
+      email: 'ada@example.com',
+      outcome: 'entered' as const,
+      runId: 'run_1',
+      at: NOW,
+      evaluatedAt: NOW,
+    };
+    const run = {
+      storeId: STORE,
+      id: 'run_1',
+      flowId: flow.id,
+      flowKind: 'order_paid' as const,
+      trigger: {} as never,
+      email: 'ada@example.com',
+      status: 'exited' as const,
+      events: [
+        { at: NOW, type: 'entered' as const },
+        { at: NOW, type: 'exited' as const, stepId: 'mail-a', reason: 'sending_paused' },
+      ],
+      startedAt: NOW,
+      updatedAt: NOW,
+      revision: 2,
+    };
+    const page = flowDetailPage({ storeId: STORE, name: 'Shop' }, { flow, stats, recent: [{ evaluation, run }] }).body;
+    expect(page).toContain('Entered · run exited: marketing email is paused for this store');
+    expect(page).toContain('clean the list, then ask the operator to resume sending');
+    expect(page).not.toMatch(/run exited<\/td>/);
+  });
+});
