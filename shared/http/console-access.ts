@@ -5,7 +5,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { consoleStoreAccess } from '#shared/domain/accounts/sign-in.ts';
 import { signInDeps } from '#shared/wiring/accounts.ts';
+import { consoleStanding } from '#shared/wiring/console.ts';
 import { htmlPage, notSignedInPage, PAGE_HEADERS } from './back-office-pages.ts';
+import { noteStanding } from './console/standing-banner.ts';
 import type { Reply } from './reply.ts';
 import { isSameOrigin } from './same-origin.ts';
 import { sessionIdOf } from './session-cookie.ts';
@@ -23,6 +25,7 @@ export const openConsoleStore = async (
   if (access === 'not_permitted') {
     return { refused: htmlPage(404, 'Store not found', 'No store with this id is open to your account.') };
   }
+  noteStanding(event, await consoleStanding()(access.storeId));
   return { store: access };
 };
 

@@ -23,6 +23,7 @@ import { logger } from '#shared/observability.ts';
 import { httpRouteDeps } from '#shared/wiring/http.ts';
 import { authenticate } from './authenticate.ts';
 import { readFormBody, readJsonBody, readMultipartBody } from './body.ts';
+import { withStandingBanner } from './console/standing-banner.ts';
 import { corsHeaders, originAllowed, PUBLISHABLE_KEY_BROWSERS_ONLY, PUBLISHABLE_KEY_ONLY } from './cors.ts';
 import type { Reply } from './reply.ts';
 import { type ApiInterface, renderError, renderInternalError } from './responses.ts';
@@ -102,7 +103,9 @@ const acceptsGzip = (event: APIGatewayProxyEventV2 | undefined) =>
 
 const toResult = (reply: Reply, event?: APIGatewayProxyEventV2): APIGatewayProxyStructuredResultV2 => {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
-  const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  // A console page of a store the sending guard warned or paused says so at its top.
+  const body = event ? withStandingBanner(event, text) : text;
   const cookies = reply.cookies?.length ? { cookies: [...reply.cookies] } : {};
   if (body.length > COMPRESS_ABOVE_BYTES) headers.vary = 'accept-encoding';
   if (body.length > COMPRESS_ABOVE_BYTES && acceptsGzip(event)) {

@@ -22,11 +22,13 @@ import {
   dynamoSegments,
 } from '#shared/adapters/dynamodb/segments.repositories.ts';
 import { dynamoSendBatchList } from '#shared/adapters/dynamodb/sending.repositories.ts';
+import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { dynamoDeliveryRepository, dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import type { CampaignViewDeps } from '#shared/domain/console/campaigns-view.ts';
 import type { ContactViewDeps } from '#shared/domain/console/contact-view.ts';
 import type { FlowDetailDeps, PreviewDeps } from '#shared/domain/console/flow-detail.ts';
 import type { OverviewDeps } from '#shared/domain/console/overview.ts';
+import { readStanding } from '#shared/domain/email/reputation.ts';
 import type { ManageFlowDeps } from '#shared/domain/flows/manage-flows.ts';
 import type { SegmentReadDeps } from '#shared/domain/segments/manage-segments.ts';
 import { lazy } from '#shared/lazy.ts';
@@ -111,3 +113,6 @@ export const campaignsViewDeps = /* @__PURE__ */ lazy(
     clock: systemClock,
   }),
 );
+
+/** The sending guard's standing shown on every console page (one read of two days' counts per page). */
+export const consoleStanding = /* @__PURE__ */ lazy(() => readStanding(dynamoStoreReputation(), systemClock));

@@ -38,6 +38,10 @@ export const STYLE = `
   .error { color: #9b1c1c; }
   [role=alert] { border: 1px solid #f0b4b4; background: #fdf2f2; padding: .6rem .8rem; border-radius: 6px; }
   fieldset { border: 1px solid #e4e7eb; border-radius: 6px; margin: .75rem 0; }
+  .standing { border-radius: 6px; padding: .6rem .8rem; margin-bottom: 1rem; }
+  .standing h2 { margin: 0 0 .3rem; font-size: 1.05rem; }
+  .standing p { margin: 0; }
+  .standing.warning { border: 1px solid #f5d48a; background: #fffaeb; }
 `;
 
 export const page = (title: string, body: string): Reply => ({

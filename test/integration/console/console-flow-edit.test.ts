@@ -7,6 +7,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
+import { reputationDays } from '#shared/domain/email/reputation.ts';
+import { resumeSending } from '#shared/wiring/sending.ts';
 import {
   address,
   awaitEvaluations,
@@ -300,5 +303,34 @@ describe('the console flow settings in headless Chromium', SLOW_MACHINE, () => {
     });
     expect(await saved(store, flow.id)).toEqual(before);
     expect(await saved(other, otherFlow.id)).toEqual(theirs);
+  });
+
+  it('shows a store the sending guard paused a banner on every page, with the reason and what to do', async () => {
+    const [today] = reputationDays(Date.now()) as [string];
+    const reputation = dynamoStoreReputation();
+    await reputation.count(store.storeId, today, 'delivered', 176);
+    await reputation.count(store.storeId, today, 'bounced', 24);
+    try {
+      await signedIn(async (page) => {
+        const base = `${runtime.urls.main}/back-office/stores/${store.storeId}`;
+        for (const path of [base, `${base}/flows`, flowPage(), settingsPage()]) {
+          await page.goto(path);
+          expect(await text(page, 'main > .standing h2'), path).toBe('Marketing email is paused for this store');
+          // The file's earlier tests mailed too: their deliveries count beside the 200 written here.
+          expect(await text(page, 'main > .standing p'), path).toMatch(
+            /^Because its bounce rate over the last two days is [\d.]+% \(24 of 2\d\d\), above 10%\. .*resume sending\.$/,
+          );
+        }
+        await page.goto(base);
+        await shot(page, 'overview-sending-paused');
+        expect(await seriousViolations(page)).toEqual([]);
+      });
+    } finally {
+      await resumeSending(store.storeId);
+    }
+    await signedIn(async (page) => {
+      await page.goto(flowPage());
+      expect(await page.locator('.standing').count()).toBe(0);
+    });
   });
 });
