@@ -1,7 +1,7 @@
 /**
  * The local runtime's SDK clients skip per-call work that only AWS itself reads. Every function of the local runtime
  * shares one process and two cores, so CPU a deployed function spends in its own sandbox is here taken from every
- * other store's requests (issue 13's noisy-neighbour bench: half of the busy time under attack was the SDK's per-call
+ * other store's requests (the noisy-neighbour bench: half of the busy time under attack was the SDK's per-call
  * middleware).
  * - SigV4 signing: the emulators (dynalite, fauxqs, ours) never check a signature; they read only that an
  *   `Authorization` header is there and, for fauxqs, the region in its credential scope. Signing every call (HMAC key

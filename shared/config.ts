@@ -127,9 +127,9 @@ export interface Config {
   readonly sendQueueUrl: string | undefined;
   /** SES events (delivery, bounce, complaint, open, click, subscription) published by the configuration set. */
   readonly emailEventsQueueUrl: string | undefined;
-  /** Counter additions the queue workers' batches send, written summed by the counters worker (issue 16). */
+  /** Counter additions the queue workers' batches send, written summed by the counters worker. */
   readonly countersQueueUrl: string | undefined;
-  /** Segment builds, purges and timed re-evaluations (issue 19). */
+  /** Segment builds, purges and timed re-evaluations. */
   readonly segmentQueueUrl: string | undefined;
   readonly campaignQueueUrl: string | undefined;
   /** Flow backtest jobs (docs/backtest.md). */

@@ -34,7 +34,7 @@ export const LIMITS = {
   /** Event status reads per second per store (`GET /api/v1/events`): for checking events, not for polling each one. */
   eventStatusPerSecond: 10,
   /**
-   * Segments per store (issue 19): every event that changes a contact evaluates all of the store's segments for it,
+   * Segments per store: every event that changes a contact evaluates all of the store's segments for it,
    * and its memberships are read in one `BatchGetItem` (at most 100 keys), so this bounds the work one event causes.
    */
   segmentsPerStore: 50,

@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/sending/{batchId}`: one bulk send in the console (issue 17): its counts
+ * `GET {base_url}/back-office/stores/{storeId}/sending/{batchId}`: one bulk send in the console: its counts
  * and every recipient rejected at the request or refused by SES, with why (`GET /api/v1/sending/{id}`'s reading).
  */
 

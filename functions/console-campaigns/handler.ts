@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/campaigns?cursor=`: the console's campaigns page (issue 19): the
+ * `GET {base_url}/back-office/stores/{storeId}/campaigns?cursor=`: the console's campaigns page: the
  * store's campaigns newest first with their segments, state, progress and stats (the campaigns API's readings).
  */
 

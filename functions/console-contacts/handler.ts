@@ -1,6 +1,6 @@
 /**
  * `GET {base_url}/back-office/stores/{storeId}/contacts?q=|email=|phone=|name=|id=[&cursor=]`: the console's contact
- * page (issue 17): find contacts by email, phone or name (a page of results, or the one match's profile); a contact's
+ * page: find contacts by email, phone or name (a page of results, or the one match's profile); a contact's
  * profile, suppression and one timeline of events, flow decisions (the explain view), runs and emails with what SES
  * reported. A malformed search answers 400 on the page.
  */

@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/flows/{flowId}?from=&to=`: the console's flow page (issue 17): its
+ * `GET {base_url}/back-office/stores/{storeId}/flows/{flowId}?from=&to=`: the console's flow page: its
  * funnel per step, its latest evaluations and its emails previewed for the latest run's contact and cart.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/flows?from=&to=`: the console's flows page (issue 17): every flow of
+ * `GET {base_url}/back-office/stores/{storeId}/flows?from=&to=`: the console's flows page: every flow of
  * the store with its state and funnel over a range of days. A store the account may not open answers exactly like
  * one that does not exist.
  */

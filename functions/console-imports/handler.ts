@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/imports?cursor=`: the console's imports page (issue 17): the store's
+ * `GET {base_url}/back-office/stores/{storeId}/imports?cursor=`: the console's imports page: the store's
  * import jobs, newest first, with their progress and line errors.
  */
 

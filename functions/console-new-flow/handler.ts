@@ -1,5 +1,5 @@
 /**
- * `GET|POST {base_url}/back-office/stores/{storeId}/new-flow`: the console's new-flow form (issue 17). The post creates
+ * `GET|POST {base_url}/back-office/stores/{storeId}/new-flow`: the console's new-flow form. The post creates
  * the flow from the chosen preset, disabled, and answers `303` to its page; a refused one shows the form again with
  * the reason (400). Refused cross-site (`Origin`).
  */

@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/segments/{segmentId}?cursor=`: one segment in the console (issue 19):
+ * `GET {base_url}/back-office/stores/{storeId}/segments/{segmentId}?cursor=`: one segment in the console:
  * its live count, conditions and a page of its members (`GET /api/v1/segments/{id}` and `…/members`' readings).
  * Another store's segment answers 404 like a missing one.
  */

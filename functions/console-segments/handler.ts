@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/segments`: the console's segments page (issue 19): every segment of the
+ * `GET {base_url}/back-office/stores/{storeId}/segments`: the console's segments page: every segment of the
  * store with its live member count and its conditions on one line (`GET /api/v1/segments`'s reading).
  */
 

@@ -1,5 +1,5 @@
 /**
- * `GET|POST {base_url}/back-office/stores/{storeId}/senders`: the console's sending domains page (issue 17): each
+ * `GET|POST {base_url}/back-office/stores/{storeId}/senders`: the console's sending domains page: each
  * domain with the DNS records to publish and its verification state; the post adds a domain (`action=add`) or reads
  * one's state afresh from SES (`action=check`). Refused cross-site (`Origin`).
  */

@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/sending?cursor=`: the console's bulk sending page (issue 17): the
+ * `GET {base_url}/back-office/stores/{storeId}/sending?cursor=`: the console's bulk sending page: the
  * store's batches newest first with their counts, each linking to its recipients' outcomes.
  */
 

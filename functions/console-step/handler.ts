@@ -1,6 +1,6 @@
 /**
- * `GET|POST {base_url}/back-office/stores/{storeId}/flows/{flowId}/steps/{stepId}`: the console's email step form
- * (issue 17). GET shows the step and its preview; a post previews the edited parts (`action=preview`, nothing saved) or
+ * `GET|POST {base_url}/back-office/stores/{storeId}/flows/{flowId}/steps/{stepId}`: the console's email step
+ * form. GET shows the step and its preview; a post previews the edited parts (`action=preview`, nothing saved) or
  * saves them (`action=save`, then `303` to the flow page), each validated as `PUT /api/v1/flows/{flowId}` would: a
  * refused edit shows the form again with the reason (400). Refused cross-site (`Origin`).
  */

@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}?from=&to=`: the console's store overview (issue 17) for a signed-in
+ * `GET {base_url}/back-office/stores/{storeId}?from=&to=`: the console's store overview for a signed-in
  * sub-account: the store's emails, the orders they earned, its flows, events and webhook deliveries over a range of
  * days. A store the account may not open answers exactly like one that does not exist.
  */

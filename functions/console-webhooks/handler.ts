@@ -1,5 +1,5 @@
 /**
- * `GET {base_url}/back-office/stores/{storeId}/webhooks`: the console's webhooks page (issue 17): every subscription
+ * `GET {base_url}/back-office/stores/{storeId}/webhooks`: the console's webhooks page: every subscription
  * with its latest deliveries and their attempts, the endpoint's success rate, and the re-send forms.
  */
 

@@ -20,7 +20,7 @@ export const handler = queueWorker({
   parse: parseSesNotification,
   handle: async (event, { attempt }) => {
     const outcome = await handleSesEvent(emailEventDeps(), event, { redelivered: attempt > 1 });
-    // An open, a click or an opt-out may move the recipient's contacts into or out of segments (issue 19).
+    // An open, a click or an opt-out may move the recipient's contacts into or out of segments.
     const { engaged, storeId } = outcome;
     const segments =
       engaged && storeId

@@ -33,7 +33,7 @@ export const handler = fifoQueueWorker({
     const outcome = await applyEvent(applyDeps(), message);
     // Kept for flow backtests (docs/backtest.md): the batch's applied events, written packed when the batch ends.
     historyBuffer.add(message);
-    // Segments the changed contact entered or left (issue 19), within the same delivery: seconds after the event.
+    // Segments the changed contact entered or left, within the same delivery: seconds after the event.
     const segments = await followUp('Segment step', () => segmentsAfterEvent(segmentEventDeps(), message, outcome), {
       storeId: message.storeId,
       sourceId: message.sourceId,

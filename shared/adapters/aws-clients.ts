@@ -15,7 +15,7 @@ import { SQSClient } from './sqs-client.ts';
 
 /**
  * DynamoDB through the service's own document client (`dynamodb-client.ts`: lib-dynamodb's commands and wire format at
- * a fraction of the SDK's CPU per call, issues 13 and 16).
+ * a fraction of the SDK's CPU per call).
  */
 export const dynamo = /* @__PURE__ */ processWide(() =>
   observed(
@@ -28,7 +28,7 @@ export const dynamo = /* @__PURE__ */ processWide(() =>
   ),
 );
 
-/** SQS through the service's own client (`sqs-client.ts`: the SDK's commands, wire format and MD5 checks, issue 16). */
+/** SQS through the service's own client (`sqs-client.ts`: the SDK's commands, wire format and MD5 checks). */
 export const sqs = /* @__PURE__ */ processWide(() => observed('sqs', new SQSClient()));
 
 export const secretsManager = /* @__PURE__ */ processWide(() =>

@@ -34,7 +34,7 @@ interface Removable {
 /**
  * Shows a newly made client to the observers (every client factory calls it), and hands it back. It first takes off
  * the SDK's logger middleware: with no logger given (we give none) it still builds a sensitive-data-filtered copy of
- * every call's input and output for the no-op logger, a few percent of the CPU of a busy worker (issue 16 profile).
+ * every call's input and output for the no-op logger, a few percent of the CPU of a busy worker (the worker's profile).
  */
 export const observed = <C extends { readonly middlewareStack: unknown }>(service: ClientService, client: C): C => {
   (client.middlewareStack as Removable).remove('loggerMiddleware');

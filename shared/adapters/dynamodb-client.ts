@@ -3,7 +3,7 @@
  * `DeleteItem`, `Query`, `BatchGetItem`, `BatchWriteItem`, and `Scan` for the tests and tools), with the names and input
  * shapes of `@aws-sdk/lib-dynamodb`'s commands (`PutCommand`…), so an adapter changes only its import line.
  *
- * Why (issues 13 and 16): the SDK's document client cost 114–131 µs of CPU per call before any byte was sent (a
+ * Why: the SDK's document client cost 114–131 µs of CPU per call before any byte was sent (a
  * microbench against a handler answering `{}`, with the local runtime's lean middlewares): per call it resolves a
  * middleware stack for the document command and another for the low-level one, resolves the endpoint rules, spreads
  * the client config into new objects, and walks the operation's schema to serialize and parse. Every service path

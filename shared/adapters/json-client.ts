@@ -1,5 +1,5 @@
 /**
- * The parts of the service's own AWS clients that do not depend on the service (issues 13 and 16): the DynamoDB client
+ * The parts of the service's own AWS clients that do not depend on the service: the DynamoDB client
  * (`dynamodb-client.ts`) and the SQS client (`sqs-client.ts`) both speak AWS JSON 1.0 and read answers, raise errors and
  * run middlewares as the SDK does. What is here: the JSON codec's base64 for binary values, reading an answer's body,
  * its `$metadata`, the SDK's error names and `ServiceException`s, an unreadable answer's error, and the middleware
@@ -89,7 +89,7 @@ const withBinaryAsBase64 = (value: unknown): unknown => {
 /**
  * A request's JSON body, binary values as base64 (the SDK's JSON codec). One walk and one `JSON.stringify`: writing
  * the body and, when it held a binary value (a Uint8Array stringifies as `{"0":…}`), writing it again with a replacer
- * took 120 µs for a ten-item batch write holding four history packs, against 17 µs so (issue 16, the worker's profile).
+ * took 120 µs for a ten-item batch write holding four history packs, against 17 µs so (the worker's profile).
  */
 export const jsonBody = (input: object): string => JSON.stringify(withBinaryAsBase64(input));
 

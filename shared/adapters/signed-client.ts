@@ -4,7 +4,7 @@
  * credential chain. The S3 client (`s3/client.ts`), the SES client (`ses/client.ts`) and the Scheduler client
  * (`scheduler/client.ts`) are built on it; the last two with `jsonOperation` (REST with JSON bodies).
  *
- * Why (issue 16, cold starts): an SDK client brings its service's whole model into the bundle whatever commands a
+ * Why (cold starts): an SDK client brings its service's whole model into the bundle whatever commands a
  * function sends (the schema of every shape and error, endpoint rules, service-specific middlewares): ~140 kB for S3,
  * ~60 kB for SESv2. Every part used here is already in the bundle of any function that talks to DynamoDB, so a service
  * reached through this adds only the few operations it defines. What it keeps of the SDK's behaviour: SigV4 signing

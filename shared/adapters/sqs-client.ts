@@ -3,7 +3,7 @@
  * `SendMessageBatch`, `ReceiveMessage`, `DeleteMessageBatch`, `ChangeMessageVisibility`, and `DeleteMessage`), with the
  * names and input shapes of `@aws-sdk/client-sqs`'s commands, so a user changes only its import line.
  *
- * Why (issues 13 and 16): SQS is the service's most frequent call after DynamoDB (a message per accepted event, the
+ * Why: SQS is the service's most frequent call after DynamoDB (a message per accepted event, the
  * workers' follow-ups, and locally every receive and delete of the pollers), and the SDK's client spends most of its
  * CPU per call on work that does not depend on the call, as its DynamoDB client did (`dynamodb-client.ts`: per call
  * it resolves the command's middleware stack and the endpoint rules and walks the operation's schema). This client

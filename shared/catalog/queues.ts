@@ -79,7 +79,7 @@ export const QUEUES = {
     urlEnv: ENV.emailEventsQueueUrl,
   },
   /**
-   * Counter additions (issue 16): the stats' and the console's counts a queue worker's batch added (one message per
+   * Counter additions: the stats' and the console's counts a queue worker's batch added (one message per
    * batch, every store's), which the counters worker sums over a few seconds of batches and writes once per store,
    * scope and period. Standard: additions commute, and each message is claimed once, so a redelivery counts nothing.
    */
@@ -92,7 +92,7 @@ export const QUEUES = {
     urlEnv: ENV.countersQueueUrl,
   },
   /**
-   * Segments (issue 19): a segment's build and its continuations, a deleted segment's purge, and contacts whose time
+   * Segments: a segment's build and its continuations, a deleted segment's purge, and contacts whose time
    * window flipped (from the timer wheel).
    */
   segments: {
@@ -103,7 +103,7 @@ export const QUEUES = {
     urlEnv: ENV.segmentQueueUrl,
   },
   /**
-   * Campaigns (issue 19): a due campaign's start (from the timer wheel, or at once) and its walk's continuations.
+   * Campaigns: a due campaign's start (from the timer wheel, or at once) and its walk's continuations.
    * Standard: each message resumes from the position recorded on the campaign, so order does not matter.
    */
   campaigns: {

@@ -1,5 +1,5 @@
 /**
- * Sums kept in memory for a queue batch and written at its end, one write per key (issue 16: counters that every
+ * Sums kept in memory for a queue batch and written at its end, one write per key (counters that every
  * message of a batch adds to cost one write per store and period, not one per message). A write that fails keeps its
  * sums for the next flush of the same warm worker: late rather than lost. Used by the attribution counters
  * (`attribution/counter-buffer.ts`) and the bounce guard (`email/reputation.ts`).

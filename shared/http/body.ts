@@ -61,7 +61,7 @@ export const readFormBody = (event: APIGatewayProxyEventV2, maxBytes: number): R
 
 /**
  * A `multipart/form-data` body (the batch import's file upload). Its parser (busboy) is loaded by the first such body:
- * only the import route takes one, and every other function would pay for it at cold start (issue 16: init CPU).
+ * only the import route takes one, and every other function would pay for it at cold start (init CPU).
  */
 export const readMultipartBody = async (event: APIGatewayProxyEventV2, maxBytes: number) => {
   const contentType = event.headers['content-type'] ?? '';

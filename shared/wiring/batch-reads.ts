@@ -1,5 +1,5 @@
 /**
- * Reads remembered for one queue-worker batch (issue 16): the first message of a store reads, the batch's other
+ * Reads remembered for one queue-worker batch: the first message of a store reads, the batch's other
  * messages of that store share the answer, and the batch's end (`forget`) drops them all, so a change saved meanwhile
  * applies from the next batch, seconds later. A failed read is not remembered: the next message reads again.
  */

@@ -21,7 +21,7 @@ export const exportDeps = /* @__PURE__ */ lazy(
 
 /**
  * Pages too large for one response go to S3 (docs/contacts.md): rare, so the S3 client and the presigner are loaded at
- * the first such page, not at every cold start of the export (issue 16: init CPU).
+ * the first such page, not at every cold start of the export (init CPU).
  */
 const largePagesOnDemand: ExportDeps['largePages'] = {
   publish: async (storeId, json) =>

@@ -50,7 +50,7 @@ export const flushEmailEventCounters = async (): Promise<void> => {
 };
 
 /**
- * The batch's message and webhook-subscription reads, gathered per turn of the event loop (issue 16: a batch of up to
+ * The batch's message and webhook-subscription reads, gathered per turn of the event loop (a batch of up to
  * 100 SES events reads them side by side, `coalesced.ts`): one `BatchGetItem` instead of one `GetItem` each.
  */
 const eventReads = /* @__PURE__ */ lazy(() => coalescedGets());

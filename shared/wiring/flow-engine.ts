@@ -47,7 +47,7 @@ import { PACING_HORIZON_SECONDS, senderDeps, storeDailySendCap, storeStanding } 
 const flowCounters = /* @__PURE__ */ lazy(() => batchCounters('Flow'));
 
 /**
- * The store's flows as the worker's current batch first read them (issue 16: a batch of one store's triggers read the
+ * The store's flows as the worker's current batch first read them (a batch of one store's triggers read the
  * flows list once per trigger). Forgotten at the batch's end (`afterFlowBatch`): a flow saved meanwhile applies from
  * the next batch, seconds later, as it would to a batch that had started a moment later.
  */
@@ -76,7 +76,7 @@ export const afterFlowBatch = async (): Promise<void> => {
 };
 
 /**
- * The worker's single-item reads and unconditional puts, gathered per turn of the event loop (issue 16): a batch's
+ * The worker's single-item reads and unconditional puts, gathered per turn of the event loop: a batch's
  * records take the same steps side by side, so their trigger, run, contact, suppression and sender reads go out as one
  * `BatchGetItem`, their activity, evaluation, sent-message records and new runs (a run whose entry guard the worker
  * took afresh has no other writer: `FlowRunRepository.create`'s `guarded`) as one `BatchWriteItem`. Every conditional

@@ -35,7 +35,7 @@ export const importDeps = /* @__PURE__ */ lazy(
  * The import writes a batch of lines side by side (`run-import.ts`), so what their contacts read and put plainly goes
  * out together: the contacts and the store's webhook subscription read in one `BatchGetItem` per turn of the event
  * loop, the search's lookup items put in one `BatchWriteItem`, and the export's contact counters added once per bucket
- * when the batch ends (issue 16: ten DynamoDB calls a line before, four of them counter `ADD`s). Each contact's own
+ * when the batch ends (ten DynamoDB calls a line before, four of them counter `ADD`s). Each contact's own
  * save stays one conditional put, and its `customer/marketing` event one put-if-absent.
  */
 export const runImportDeps = /* @__PURE__ */ lazy((): RunImportDeps => {

@@ -64,8 +64,8 @@ export const ingestDeps = /* @__PURE__ */ lazy(
 /**
  * The ingest worker's batch handles its message groups side by side, each group's events in order, and each event
  * reads its entity first: the reads asked for in one turn of the event loop go out as one `BatchGetItem`, the plain
- * puts (page views, back-in-stock subscriptions, the batch's history packs) as one `BatchWriteItem` (`coalesced.ts`,
- * issue 16). Every conditional write (the entities' revisioned saves, triggers, webhook events) keeps its own call.
+ * puts (page views, back-in-stock subscriptions, the batch's history packs) as one `BatchWriteItem` (`coalesced.ts`).
+ * Every conditional write (the entities' revisioned saves, triggers, webhook events) keeps its own call.
  */
 const together = /* @__PURE__ */ lazy(() => ({ reads: coalescedGets(), puts: coalescedPuts() }));
 

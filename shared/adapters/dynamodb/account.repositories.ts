@@ -1,4 +1,4 @@
-/** Accounts, sign-in links, back-office sessions and failed-sign-in counters (OAuth sign-in, issue 7). */
+/** Accounts, sign-in links, back-office sessions and failed-sign-in counters (OAuth sign-in). */
 
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { DeleteCommand, PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';

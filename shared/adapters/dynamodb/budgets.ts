@@ -91,7 +91,7 @@ export const dynamoRunBudget = (): RunBudget => {
 
 /**
  * The run-start budget with the reservations of one store asked for during one turn of the event loop made as one
- * write (issue 16: a flow-worker batch's triggers of one store each reserved with their own conditional write). Each
+ * write (a flow-worker batch's triggers of one store each reserved with their own conditional write). Each
  * caller is answered the end of its own reservation as if the turn's reservations had been made one after the other
  * in the order asked, from the latest `now` among them (never earlier than it would have started alone).
  */
@@ -118,7 +118,7 @@ export const coalescedRunBudget = (budget: RunBudget): RunBudget => {
 const MAX_LEASE_MS = 250;
 
 /**
- * The run-start budget leased per warm worker (issue 16: a steady store's batches each reserved with their own
+ * The run-start budget leased per warm worker (a steady store's batches each reserved with their own
  * conditional write, about half a write per trigger). A reservation this worker cannot serve from what it holds
  * reserves more than it asked for: twice what it used of the store's budget in this second or the one before (at least
  * what it asked for, at most a quarter of a second's runs), and keeps the rest of that range for its next ones. A

@@ -1,5 +1,5 @@
 /**
- * Reads and unconditional puts that arrive together, made together (issue 16). A queue worker handles its batch's
+ * Reads and unconditional puts that arrive together, made together. A queue worker handles its batch's
  * records side by side, and each record takes the same steps: the batch's records read their triggers, runs and
  * senders at about the same moment. Every read asked for before the event loop next turns (`setImmediate`) goes out in
  * one `BatchGetItem` (consistent, like `getItem`), every put in one `BatchWriteItem`; each caller's promise settles
@@ -66,7 +66,7 @@ const turnBatcher = <Request, Answer>(
     } catch (error) {
       // DynamoDB refuses a whole batch for one bad item (over 400 KB, say): each request is then made alone, so only
       // its own caller fails. Otherwise one store's oversized record would fail every store's events of that turn,
-      // permanently (issue 13). A transient failure fails them all: each caller retries.
+      // permanently. A transient failure fails them all: each caller retries.
       if (batch.size > 1 && isPermanentDependencyError(error)) {
         await Promise.all([...batch].map(([id, entry]) => flush(new Map([[id, entry]]))));
         return;

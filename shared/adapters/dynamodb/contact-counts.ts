@@ -5,7 +5,7 @@
  * The customer repository adjusts them after each write that adds a contact or moves its creation time: three
  * `UpdateItem ADD`s after the contact's own put, one per item of the five levels' buckets that holds the contact's
  * creation time: its 30-day period's (the period's `n`, and its day's count as the attribute `d<day of the period,
- * 2 digits>`), its hour's (`n`) and its minute's (`n`, and its second's count as `s<second, 2 digits>`). Until issue 16
+ * 2 digits>`), its hour's (`n`) and its minute's (`n`, and its second's count as `s<second, 2 digits>`). Until the November 2026 cost pass
  * each day and each second had an item of its own too (five `ADD`s a contact; 1.66 write units per customer event in
  * the cost bench): those items are still read, beside the attributes, and a count is their sum (a day's contacts
  * written before are on the day's item, those since on the period's), so counters written by either version read
@@ -53,7 +53,7 @@ export const exactCountStateItem = (storeId: string) => ({
 });
 
 /**
- * The levels whose buckets are attributes of their parent's item (written since issue 16): a day's count on its
+ * The levels whose buckets are attributes of their parent's item (written since the November 2026 cost pass): a day's count on its
  * 30-day period's item, a second's on its minute's. Their attribute: the prefix and the bucket's index in the parent.
  */
 const ON_PARENT: Partial<Record<CountLevel, { readonly parent: CountLevel; readonly prefix: string }>> = {
@@ -157,7 +157,7 @@ export const adjustContactCounts = (
 export type ContactCountAdjuster = typeof adjustContactCounts;
 
 /**
- * Counter adjustments kept for a queue-worker batch and written when it ends (`flush`, in its `afterBatch`; issue 16):
+ * Counter adjustments kept for a queue-worker batch and written when it ends (`flush`, in its `afterBatch`):
  * the new contacts of one store in a batch share their 30-day, day and hour buckets (often the minute), so they cost
  * one `ADD` per bucket instead of five per contact. Kept only for writes that succeeded, so a message whose handling
  * failed after its contact was written, and that the queue delivers again, counts once (its second handling finds the
@@ -208,7 +208,7 @@ export const dynamoContactCounts = (): ContactCounts => ({
       });
     };
     const onParent = ON_PARENT[level];
-    // A level kept on its parent's items (since issue 16) is read there too, beside its own items (written before).
+    // A level kept on its parent's items (since the November 2026 cost pass) is read there too, beside its own items (written before).
     const [own, parents] = await Promise.all([
       query(level, from, 'sk, n'),
       onParent ? query(onParent.parent, from - (from % COUNT_LEVELS[onParent.parent])) : Promise.resolve([]),

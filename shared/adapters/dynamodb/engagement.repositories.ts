@@ -18,7 +18,7 @@ export const dynamoBackInStockRepository = (writes: ItemWriter = directPuts): Ba
     },
     listForProduct: (storeId, productId) =>
       queryAll<BackInStockSubscription>(keys.backInStockByProduct(storeId, productId).pk),
-    // One `BatchWriteItem` for a restock's subscribers (25 to a call), not a `DeleteItem` each (issue 16).
+    // One `BatchWriteItem` for a restock's subscribers (25 to a call), not a `DeleteItem` each.
     remove: (subscriptions) => batchDelete(subscriptions.map(key)),
   };
 };

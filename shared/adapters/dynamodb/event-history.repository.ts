@@ -15,7 +15,7 @@ const packHash = (bytes: Uint8Array) => createHash('sha256').update(bytes).diges
 
 /**
  * The event history (docs/backtest.md): per store and UTC day, one item per pack (binary, compressed; the `packs` set
- * of one), removed by TTL (`expiresAt`). A put of a new item costs the pack's size alone (issue 16: adding each pack to
+ * of one), removed by TTL (`expiresAt`). A put of a new item costs the pack's size alone (adding each pack to
  * a minute's item cost the whole item's size). The day's items written before, a minute's set of packs each, are
  * read the same way (their sort keys begin with `PACK#` too). `writes`: where the packs are put (the ingest worker
  * gathers a batch's packs, one per store and day, into one `BatchWriteItem`: `coalesced.ts`).

@@ -34,7 +34,7 @@ export const dynamoTriggerLog = (reads: ItemReader = directReads): TriggerLog =>
 });
 
 /**
- * A run item's layout (docs/flows.md "Stored records"). Schema 2 (issue 16): the trigger, most of a run's bytes and
+ * A run item's layout (docs/flows.md "Stored records"). Schema 2: the trigger, most of a run's bytes and
  * the same in every state of it, is one packed binary attribute (`packed-json.ts`), and the item has no index keys
  * (nothing queried them); a run of a small order then stays under 1 KB, one write unit per put instead of two.
  * Schema 1 items (the trigger as a map, index keys) are still read as they are.

@@ -17,10 +17,10 @@
  * | order    | STORE#<storeId>#ORDER#<orderId>      | ORDER     |                                         |                                      |
  * | cart     | STORE#<storeId>#CART#<token>         | CART      |                                         |                                      |
  * | checkout | STORE#<storeId>#CHECKOUT#<token>     | CHECKOUT  |                                         |                                      |
- * | pageView | STORE#<storeId>#VIEWS#<contactKey>   | <viewedAt>#<sourceId> | (before issue 16; TTL, not read: views are in the event history) |
+ * | pageView | STORE#<storeId>#VIEWS#<contactKey>   | <viewedAt>#<sourceId> | (before the November 2026 cost pass; TTL, not read: views are in the event history) |
  * | backInStock | STORE#<storeId>#BIS#<productId>   | <variantId>#<subscriber> |                          |                                      |
  * | trigger  | STORE#<storeId>#TRIGGERS             | <triggerId> |                                       |                                      |
- * | webhookEvent | STORE#<storeId>#WEBHOOK-EVENTS   | <eventId> | (before issue 16; no TTL, not written or read: a subscribed topic's delivery holds the event) |  |
+ * | webhookEvent | STORE#<storeId>#WEBHOOK-EVENTS   | <eventId> | (before the November 2026 cost pass; no TTL, not written or read: a subscribed topic's delivery holds the event) |  |
  * | webhook  | STORE#<storeId>#WEBHOOKS             | TOPIC#<topic> |                                     |                                      |
  * | delivery | STORE#<storeId>#DELIVERY#<id>        | DELIVERY  | STORE#<storeId>#WEBHOOK#<webhookId>#DELIVERIES / <createdAt>#<id> |  |
  * | exportPosition | STORE#<storeId>#EXPORT#<queryHash> | PAGE#<n> / COUNT |                           |                                      |
@@ -90,11 +90,11 @@ export type Entity =
   | 'order'
   | 'cart'
   | 'checkout'
-  /** Written before issue 16 (a page view's own item); left to its TTL, not written or read any more. */
+  /** Written before the November 2026 cost pass (a page view's own item); left to its TTL, not written or read any more. */
   | 'pageView'
   | 'backInStock'
   | 'trigger'
-  /** Written before issue 16 (every emitted webhook event); left as it is, not written or read any more. */
+  /** Written before the November 2026 cost pass (every emitted webhook event); left as it is, not written or read any more. */
   | 'webhookEvent'
   | 'webhook'
   | 'delivery'
@@ -168,7 +168,7 @@ export const keys = {
     sk: `${HISTORY_PACK_PREFIX}${pad(firstAt, 15)}#${packHash}`,
   }),
   /**
-   * The layout before issue 16, still read (nothing writes it since but the backtest bench's seeding, and tests): a
+   * The layout before the November 2026 cost pass, still read (nothing writes it since but the backtest bench's seeding, and tests): a
    * minute's item holding that minute's packs; a pack the minute's item could not take was an item of its own after
    * it (`overflow`: its first event).
    */
@@ -301,7 +301,7 @@ export const keys = {
     gsi1pk: `STORE#${storeId}#WEBHOOK#${webhookId}#DELIVERIES`,
     gsi1sk: `${pad(createdAt, 15)}#${deliveryId}`,
   }),
-  // ── Email (issue 6): suppression list, sent messages, senders, bulk batches ──
+  // ── Email: suppression list, sent messages, senders, bulk batches ──
   suppression: (storeId: string, email: string) => ({
     pk: `STORE#${storeId}#SUPPRESSION#${email.toLowerCase()}`,
     sk: 'SUPPRESSION',
@@ -356,7 +356,7 @@ export const keys = {
     sk: `${storeId}#${domain.toLowerCase()}`,
   }),
   ...FLOW_KEYS,
-  // ── Segments (issue 19): definitions, live count and build progress, members, the facts they read ──
+  // ── Segments: definitions, live count and build progress, members, the facts they read ──
   segments: (storeId: string) => ({ pk: `STORE#${storeId}#SEGMENTS` }),
   segment: (storeId: string, segmentId: string) => ({ pk: `STORE#${storeId}#SEGMENTS`, sk: `SEGMENT#${segmentId}` }),
   /** The segment's live member count (atomic ADD) and its build's progress, apart from the revisioned definition. */
@@ -373,7 +373,7 @@ export const keys = {
     pk: `STORE#${storeId}#CONTACT-STATS#${customerId}`,
     sk: 'STATS',
   }),
-  // ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions ──
+  // ── OAuth sign-in: accounts, single-use links, back-office sessions ──
   account: (username: string) => ({ pk: `ACCOUNT#${username.toLowerCase()}`, sk: 'ACCOUNT' }),
   accountsOf: (mainAccountId: string, username: string) => ({
     gsi1pk: `ACCOUNT-OF#${mainAccountId}`,

@@ -68,7 +68,7 @@ interface Window extends SecondUsage {
  *
  * Tokens are claimed in small leases: a request that finds no token in hand claims twice as many as this instance used
  * in the previous second (at least 1, at most a quarter of the limit), or, within a second, twice as many as it used
- * so far. A steady store then costs one write per second instead of one per request (issue 16: claiming only what the
+ * so far. A steady store then costs one write per second instead of one per request (claiming only what the
  * previous second used cost a store at a steady 8 events/s two writes a second, ~0.25 write units per event; twice
  * that covers the second in one claim), a burst from nothing 1, 2, 4, 8, 10, … tokens per claim; a quiet store one
  * write per request, as before. The price is that tokens an instance holds and does not use in its second are lost to

@@ -1,5 +1,5 @@
 /**
- * Segments in the table (issue 19): definitions in the store's segments partition (`keys.segment`, one query lists
+ * Segments in the table: definitions in the store's segments partition (`keys.segment`, one query lists
  * them), each segment's state item (live count by atomic `ADD`, build progress) apart from the revisioned definition,
  * members in one partition per segment (`keys.segmentMember`, paged by `Query`), and each contact's order and
  * engagement facts (`keys.contactStats`). Costs: docs/segments.md "What it costs".

@@ -38,7 +38,7 @@ export interface PacerOptions {
    */
   readonly gatherPerTurn?: boolean;
   /**
-   * A store's slots of the current second are leased (issue 16, the flow worker): a take this pacer cannot serve from
+   * A store's slots of the current second are leased (the flow worker): a take this pacer cannot serve from
    * what it holds takes twice what it used of the store's counter in this second or the one before (at least what it
    * asked for, at most a quarter of the store's share) and keeps the rest for its next emails of the second, so a
    * store mailing steadily costs a write or two a second per worker instead of one per turn. Slots held and not used

@@ -1,5 +1,5 @@
 /**
- * A send batch's recipients in the table, packed (issue 13): one item per planned chunk (`keys.sendRecipientPack`,
+ * A send batch's recipients in the table, packed: one item per planned chunk (`keys.sendRecipientPack`,
  * sort key `RPACK#<index of its first recipient>`) holding that chunk's recipients in index order as one JSON string,
  * rejected ones included, so accepting 2,000 recipients writes some 40 items instead of 2,000 and a chunk's send reads
  * one. The packs of a batch cover its indexes without gaps or overlaps:

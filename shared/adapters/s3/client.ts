@@ -4,7 +4,7 @@
  * parts) instead of `@aws-sdk/client-s3`, which put ~140 kB into every bundle that touches S3 (the schema of every S3
  * shape and error in one 137 kB module, kept whole; endpoint rules; the S3 Express, region-redirect and
  * flexible-checksum middlewares with JS CRC32/CRC64-NVME/SHA-1), and import-worker and batch-upload-* over 1.5 × the
- * reference's init CPU (issue 16).
+ * reference's init CPU.
  *
  * S3 specifics kept: the payload hash signed and sent (`x-amz-content-sha256`, which S3 checks against the body it
  * receives), error names from S3's XML `Code` (or, for a bodiless answer such as HEAD's, from the status as the SDK

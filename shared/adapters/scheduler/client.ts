@@ -3,7 +3,7 @@
  * timers send (`CreateSchedule`, `UpdateSchedule`) on the small client of `../signed-client.ts` instead of
  * `@aws-sdk/client-scheduler`, whose model (every shape and error of the API, its endpoint rules and schema serde) was
  * in the bundle of every function that sets a timer (ingest worker, flow worker, timer worker, …) and cost each call
- * the SDK's schema walk (issue 16: the worker bench's profile, where a fifth of the events set a timer).
+ * the SDK's schema walk (the worker bench's profile, where a fifth of the events set a timer).
  *
  * Scheduler is REST with JSON bodies whose keys are the SDK's member names (`jsonOperation`): `POST` (create) or `PUT`
  * (update) `/schedules/{Name}` with the input, less `Name`, as the body, and a `ClientToken` as the SDK fills in (its

@@ -3,7 +3,7 @@
  * `SendBulkEmail`, and `Get`/`Create`/`DeleteEmailIdentity` for sender domains) on the small client of
  * `../signed-client.ts` instead of `@aws-sdk/client-sesv2`, whose model (every shape and error of the SESv2 API) is
  * ~60 kB of each bundle that sends mail or checks a sender: flow-worker, send-worker, campaigns-create, senders-*…
- * (issue 16, cold starts).
+ * (cold starts).
  *
  * SESv2 is REST with JSON bodies whose keys are the SDK's member names (`jsonOperation`): a request body is the SDK
  * command's input as JSON (minus the members bound to the path), the answer's JSON is the output (timestamps stay epoch

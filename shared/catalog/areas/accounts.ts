@@ -1,4 +1,4 @@
-/** Accounts: OAuth sign-in, the back office (issue 7), and the API description (issue 9). */
+/** Accounts: OAuth sign-in, the back office, and the API description. */
 
 import { area, route } from '#shared/catalog/function-spec.ts';
 import { HOSTS } from '#shared/catalog/hosts.ts';
@@ -23,7 +23,7 @@ export const ACCOUNTS_FUNCTIONS = area('accounts', [
     ],
   },
   route('back-office', ['GET', 'main', '/back-office'], { table: 'read' }),
-  // The console (issue 17): server-rendered pages behind the same session, one store the account may open at a time.
+  // The console: server-rendered pages behind the same session, one store the account may open at a time.
   route('console-store', ['GET', 'main', '/back-office/stores/{storeId}'], { table: 'read' }),
   route('console-flows', ['GET', 'main', '/back-office/stores/{storeId}/flows'], { table: 'read' }),
   route('console-flow', ['GET', 'main', '/back-office/stores/{storeId}/flows/{flowId}'], { table: 'read' }),
@@ -32,7 +32,7 @@ export const ACCOUNTS_FUNCTIONS = area('accounts', [
   route('console-imports', ['GET', 'main', '/back-office/stores/{storeId}/imports'], { table: 'read' }),
   route('console-sending', ['GET', 'main', '/back-office/stores/{storeId}/sending'], { table: 'read' }),
   route('console-batch', ['GET', 'main', '/back-office/stores/{storeId}/sending/{batchId}'], { table: 'read' }),
-  // Segments and campaigns (issue 19): the segments and campaigns APIs' reads.
+  // Segments and campaigns: the segments and campaigns APIs' reads.
   route('console-segments', ['GET', 'main', '/back-office/stores/{storeId}/segments'], { table: 'read' }),
   route('console-segment', ['GET', 'main', '/back-office/stores/{storeId}/segments/{segmentId}'], { table: 'read' }),
   route('console-campaigns', ['GET', 'main', '/back-office/stores/{storeId}/campaigns'], { table: 'read' }),

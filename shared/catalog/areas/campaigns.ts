@@ -1,4 +1,4 @@
-/** Campaigns (issue 19, second half): one-off emails to segments, now or scheduled, through the bulk send path. */
+/** Campaigns: one-off emails to segments, now or scheduled, through the bulk send path. */
 import { area, consumer, READ_ROUTE_USES, route } from '#shared/catalog/function-spec.ts';
 
 export const CAMPAIGNS_FUNCTIONS = area('campaigns', [

@@ -1,4 +1,4 @@
-/** Email: senders, bulk sending, SES events, unsubscribe and suppression (issue 6). */
+/** Email: senders, bulk sending, SES events, unsubscribe and suppression. */
 import { area, consumer, READ_ROUTE_USES, route } from '#shared/catalog/function-spec.ts';
 
 export const EMAIL_FUNCTIONS = area('email', [
@@ -35,7 +35,7 @@ export const EMAIL_FUNCTIONS = area('email', [
   ),
   // SES events, each a few reads and writes and at most a webhook to queue, handled side by side: 100 fit well within
   // 30 s. Nobody waits on them by the second, so Lambda gathers them for up to 2 s: a busy store's delivery, open and
-  // click counters and its bounce guard are then written once per batch for up to 100 events (issue 16).
+  // click counters and its bounce guard are then written once per batch for up to 100 events.
   // Opens, clicks and opt-outs also move the recipient's segments: segment flow triggers (flows queue) and
   // time-window re-evaluations (the timer wheel's schedules).
   consumer(

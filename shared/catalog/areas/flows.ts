@@ -1,4 +1,4 @@
-/** Flows: definitions, presets, the engine, runs and explain (issue 4). */
+/** Flows: definitions, presets, the engine, runs and explain. */
 import { area, consumer, READ_ROUTE_USES, route } from '#shared/catalog/function-spec.ts';
 
 export const FLOWS_FUNCTIONS = area('flows', [
@@ -18,8 +18,8 @@ export const FLOWS_FUNCTIONS = area('flows', [
     { table: 'readWrite', sendTo: ['flows', 'counters'], scheduler: true, mailer: true, masterKey: true },
     { timeoutSeconds: 60, memoryMb: 512, batchSize: 10, maxConcurrency: 20 },
   ),
-  // The counts the ingest, flow, email-events and webhook-delivery workers' batches queue (issue 16,
-  // docs/attribution.md "What is counted, and where"):
+  // The counts the ingest, flow, email-events and webhook-delivery workers' batches queue
+  // (docs/attribution.md "What is counted, and where"):
   // Lambda gathers up to 2 s of messages, so a store's counter item is written once per batch, not once per worker
   // batch that counted for it. Each message costs a claim (one put); the ADDs are the batch's distinct counters.
   consumer(

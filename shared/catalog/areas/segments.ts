@@ -1,4 +1,4 @@
-/** Segments (issue 19): definitions, live counts, members; their builds and timed re-evaluations. */
+/** Segments: definitions, live counts, members; their builds and timed re-evaluations. */
 import { area, consumer, READ_ROUTE_USES, route } from '#shared/catalog/function-spec.ts';
 
 export const SEGMENTS_FUNCTIONS = area('segments', [

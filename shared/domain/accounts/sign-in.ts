@@ -214,7 +214,7 @@ export const backOfficeAccess = async (
 };
 
 /**
- * What a console page of one store needs (issue 17): whether the session's sub-account may open `storeId` now, read
+ * What a console page of one store needs: whether the session's sub-account may open `storeId` now, read
  * from the account and that store at every request (the store's owner and the account's permitted stores), without
  * listing the main account's stores. `signed_out`: no valid session; `not_permitted`: a store that does not exist, of
  * another main account, or not among the account's stores (answered alike).

@@ -1,7 +1,7 @@
 /**
  * Counter additions kept for a queue batch and written once at its end: the runs and SES events of one batch mostly
  * count for the same store, flow, step and day, so ten emails of a batch cost one `ADD` per scope instead of ten
- * (issue 16: a flow email used to add to three counter items, and each of its SES events to three more).
+ * (a flow email used to add to three counter items, and each of its SES events to three more).
  *
  * What this changes: a count shows in the stats once the batch that made it ends (seconds), not as it happens. What it
  * does not: counts are still added only on the transitions that happen once (a run created, an email sent, an SES event

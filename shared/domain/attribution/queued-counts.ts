@@ -1,5 +1,5 @@
 /**
- * Counts off the hot paths (issue 16): a queue worker's batch sends what it counted (the stats' funnel counters, the
+ * Counts off the hot paths: a queue worker's batch sends what it counted (the stats' funnel counters, the
  * console's event and activity counts) as one message on the counters queue, and the counters worker sums the
  * messages of a few seconds of batches, from every worker, into one `ADD` per store, scope and period.
  *

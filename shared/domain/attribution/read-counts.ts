@@ -1,5 +1,5 @@
 /**
- * Counters over a range of days, read from as few items as the range allows (issue 17: a year of stats answers in
+ * Counters over a range of days, read from as few items as the range allows (a year of stats answers in
  * about the time of a single-item read). Every count is kept twice as it is added: on its day and on its month
  * (`AttributionStore.add`). A range of up to `DAY_SERIES_MAX_DAYS` days is read from its days and answers a per-day
  * series; a longer one is read as the days before its first whole month, its whole months, and the days after its last

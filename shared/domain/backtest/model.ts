@@ -1,5 +1,5 @@
 /**
- * A flow backtest (issue 20, docs/backtest.md): the store's recorded events of a period replayed through a draft flow,
+ * A flow backtest (docs/backtest.md): the store's recorded events of a period replayed through a draft flow,
  * with timers and the clock simulated and nothing sent. Times in the answer are epoch milliseconds (like the explain
  * views); the request's `from` and `to` are epoch seconds (like every timestamp the spec names in seconds).
  */

@@ -1,5 +1,5 @@
 /**
- * Campaigns (issue 19, second half): a one-off email to the members of one or more segments, minus the members of
+ * Campaigns: a one-off email to the members of one or more segments, minus the members of
  * other segments, now or at a scheduled time. A campaign is walked page by page by the campaign worker
  * (`run-campaign.ts`), which hands each page's recipients to the bulk send path (`shared/domain/email/`) as one send
  * batch: consent, suppression, unsubscribe headers, pacing, SES events and attribution are the bulk path's.

@@ -1,5 +1,5 @@
 /**
- * What the console's overview shows beside attribution (issue 17): the events the worker applied, by endpoint, and
+ * What the console's overview shows beside attribution: the events the worker applied, by endpoint, and
  * the webhook delivery attempts, by outcome, per store and UTC day. Kept in the same day counters as attribution
  * (scopes `events` and `webhooks`), added by the workers at the end of each batch (`counter-buffer.ts`).
  *

@@ -1,5 +1,5 @@
 /**
- * The console's campaign pages (issue 19): the store's campaigns newest first with their state, progress and stats,
+ * The console's campaign pages: the store's campaigns newest first with their state, progress and stats,
  * and one campaign with a page of its recipients' outcomes. The reads are the campaigns API's (`listCampaigns`,
  * `getCampaign`, `campaignStats`, `listCampaignRecipients`); segment names are the segments API's list (one read of
  * the store's segments, which are few).

@@ -1,5 +1,5 @@
 /**
- * The console's contact page (issue 17): find contacts by email address, phone or name (`contact-search.ts`); a
+ * The console's contact page: find contacts by email address, phone or name (`contact-search.ts`); a
  * contact's profile (fields, consent, tags, suppression), and one timeline of what happened to its address: the events
  * that reached the flows, every flow's decision about it (entered, or skipped and why: the explain view), each run's
  * steps (waits, emails sent), and the emails sent to it with what SES reported of each (delivery, open, click, bounce,

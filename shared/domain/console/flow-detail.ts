@@ -1,5 +1,5 @@
 /**
- * The console's flow page (issue 17): one flow with its funnel per email step over a range of days, its latest
+ * The console's flow page: one flow with its funnel per email step over a range of days, its latest
  * evaluations (who entered, who was skipped and why), and each email previewed as the flow's latest run would have it
  * (or, before any run, the latest recorded trigger of its kind): rendered for a real contact of the store and the cart,
  * checkout, order or product its trigger carried.

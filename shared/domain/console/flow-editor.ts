@@ -1,5 +1,5 @@
 /**
- * The console's flow editing (issue 17): create a flow from a preset, and change an email step's subject, preheader
+ * The console's flow editing: create a flow from a preset, and change an email step's subject, preheader
  * and body with the same validation as the API (`PUT /api/v1/flows/{flowId}`), previewed for a real trigger of the
  * store before it is saved. A refused input comes back as the message to show beside the form, never a half-saved
  * flow.

@@ -1,5 +1,5 @@
 /**
- * The console's flow settings form (issue 17): the flow's name, its entry conditions (a condition group typed as
+ * The console's flow settings form: the flow's name, its entry conditions (a condition group typed as
  * JSON), each wait's duration and each exit condition. The edited definition goes through the API's own parser
  * (`PUT /api/v1/flows/{flowId}`: the same rules, the same messages), and is saved only if the flow is still at the
  * revision the form was read at. A refusal comes back as messages tied to the fields they are about.

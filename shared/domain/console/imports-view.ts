@@ -1,5 +1,5 @@
 /**
- * The console's imports page (issue 17): the store's latest import jobs, newest first, with their progress (lines
+ * The console's imports page: the store's latest import jobs, newest first, with their progress (lines
  * read, imported, created, failed; the share of the file read while one runs) and their line errors.
  */
 import type { ImportJob } from '#shared/domain/imports/model.ts';

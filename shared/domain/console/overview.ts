@@ -1,5 +1,5 @@
 /**
- * The console's store overview and flows page (issue 17): for a range of days, what the store's emails did (the
+ * The console's store overview and flows page: for a range of days, what the store's emails did (the
  * funnel), the orders they earned (recovered and influenced, apart), the events applied by kind and the webhook
  * deliveries; and each flow with its own funnel. Everything is read from the counters (`shared/domain/attribution`):
  * a few small reads, whatever the store's size.

@@ -1,5 +1,5 @@
 /**
- * The console's segment pages (issue 19): the store's segments with their live counts, and one segment with a page of
+ * The console's segment pages: the store's segments with their live counts, and one segment with a page of
  * its members. The reads are the segments API's (`listSegments`, `getSegment`, `listSegmentMembers`).
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * The console's senders page (issue 17): the store's sending domains with the DNS records to publish and their
+ * The console's senders page: the store's sending domains with the DNS records to publish and their
  * verification state; registering a domain and checking one again are the API's use cases (`senders.ts`), with their
  * refusals returned as the message to show beside the form.
  */

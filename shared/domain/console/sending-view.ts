@@ -1,5 +1,5 @@
 /**
- * The console's bulk sending pages (issue 17): the store's batches newest first with their counts, and one batch with
+ * The console's bulk sending pages: the store's batches newest first with their counts, and one batch with
  * every recipient rejected at the request or refused by SES, and why (the API's `readBatch`).
  */
 import { type BatchStatus, batchStatus, type SendBatch } from '#shared/domain/email/bulk-model.ts';

@@ -1,5 +1,5 @@
 /**
- * The console's webhooks page (issue 17): every subscription with its latest deliveries (each attempt), the endpoint's
+ * The console's webhooks page: every subscription with its latest deliveries (each attempt), the endpoint's
  * success rate over them, re-sending one failed delivery, and re-sending every delivery that failed since a chosen
  * time. Re-sending is the API's (`retryDelivery`): a fresh ladder of attempts to the subscription's current URL.
  */

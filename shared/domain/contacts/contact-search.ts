@@ -1,5 +1,5 @@
 /**
- * Finding a store's contacts by phone or by name (the console's contact page, issue 17), through lookup entries
+ * Finding a store's contacts by phone or by name (the console's contact page), through lookup entries
  * written with each contact (docs/contacts.md "Search"): never a scan of the store's contacts, however many it has.
  *
  * - **Phone**: spaces, dots, dashes, slashes and parentheses are dropped and a leading `+` kept, so

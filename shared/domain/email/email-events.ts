@@ -56,7 +56,7 @@ export interface EmailEventOutcome {
   readonly suppressed?: 'hard_bounce' | 'complaint' | 'unsubscribed';
   /** Why nothing was emitted, when nothing was. */
   readonly skipped?: string;
-  /** Opens, clicks and opt-outs: the recipient and when (epoch ms), whose segments may change (issue 19). */
+  /** Opens, clicks and opt-outs: the recipient and when (epoch ms), whose segments may change. */
   readonly engaged?: { readonly email: string; readonly at: number; readonly messageId: string };
 }
 
@@ -170,7 +170,7 @@ export const handleSesEvent = async (
   };
   switch (event.type) {
     case 'delivery': {
-      // Noted on the email's record in the same write that makes this handling the one to count it (issue 16); an
+      // Noted on the email's record in the same write that makes this handling the one to count it; an
       // email without a record, or whose delivery was noted before that write existed, counts by its once-key.
       const noted =
         origin.sentAt === undefined

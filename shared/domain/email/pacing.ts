@@ -1,5 +1,5 @@
 /**
- * Sharing the account's SES rate between stores (issue 13). One SES account sends for every store, at about 14
+ * Sharing the account's SES rate between stores. One SES account sends for every store, at about 14
  * messages a second on a new account, and one store could queue 5 × 2,000 recipients a second. So every email — bulk
  * and flow — takes a slot from one pacer, under three rules:
  * - **transactional first**: marketing mail (bulk sends, flows that need consent) may use the account rate minus a
@@ -40,7 +40,7 @@ const MAX_QUEUE_DELAY_SECONDS = 900;
 
 /**
  * When each chunk of a bulk batch should be queued: spread over the time the store's marketing share of the account
- * rate needs to send the chunks before it, instead of all at once (issue 13). Queued together, a 2,000-recipient
+ * rate needs to send the chunks before it, instead of all at once. Queued together, a 2,000-recipient
  * batch's 40 chunks all asked the pacer for slots in the same second, most were re-queued, and the burst of messages
  * and pacer writes slowed every other store's mail. Chunks due after the queue's longest delay go at that delay (the
  * pacer defers them again then). `sizes[i]` is chunk i's recipient count; the answer groups chunk numbers by delay,

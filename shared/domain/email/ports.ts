@@ -190,7 +190,7 @@ export interface ContactEmails {
   ): Promise<void>;
   /**
    * Notes the message's first delivery and, in the same write, that its `delivered` count is this handling's to add
-   * (issue 16: one write instead of the note and a `COUNTED` once-key). `first`: noted now, count it; `counted`: an
+   * (one write instead of the note and a `COUNTED` once-key). `first`: noted now, count it; `counted`: an
    * earlier handling noted and counted it; `unknown`: no record of the email, or a delivery noted by a handling that
    * counted with its once-key (before this write existed): the caller counts once by the once-key.
    */
@@ -202,7 +202,7 @@ export interface ContactEmails {
   latest(storeId: string, email: string, limit: number): Promise<ContactEmail[]>;
 }
 
-// ── OAuth sign-in (issue 7): accounts, single-use links, back-office sessions, lockout ──
+// ── OAuth sign-in: accounts, single-use links, back-office sessions, lockout ──
 
 /**
  * When each contact was last sent marketing email (flows and campaigns), for the frequency cap

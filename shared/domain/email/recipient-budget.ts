@@ -1,5 +1,5 @@
 /**
- * A store's bulk-sending budget (issue 13): recipients accepted per second, kept as a GCRA limit. Accepting a
+ * A store's bulk-sending budget: recipients accepted per second, kept as a GCRA limit. Accepting a
  * 2,000-recipient send reads 2,000 suppressions and writes 2,000 recipient records, so one store at the spec's five
  * sends a second would ask the shared table for some 20,000 item operations a second — five times what a new on-demand
  * table serves at once, and far more than the SES account can send anyway. The budget (the operator setting

@@ -1,5 +1,5 @@
 /**
- * Smart sending (docs/smart-sending.md, issue 20): a store's frequency cap on marketing email per contact, across flows
+ * Smart sending (docs/smart-sending.md): a store's frequency cap on marketing email per contact, across flows
  * and campaigns, and its quiet hours in the recipient's time zone. The settings, their defaults and the two decisions,
  * as pure functions; the flow engine's email step and the campaign walk apply them, the backtest replays them.
  */

@@ -347,7 +347,7 @@ export const sendEmailStep = async (
     );
   // The claim is this worker's and fresh (half the time after which another worker may take it over, itself longer
   // than the worker's timeout): no other worker writes the run, so it moves on without a revision check, written with
-  // the batch's sent-message records (issue 16: a conditional write of its own per email).
+  // the batch's sent-message records (a conditional write of its own per email).
   const claimed = run.sending;
   if (claimed?.stepId === step.id && sentAt - claimed.claimedAt < SEND_CLAIM_MS / 2) {
     const moved = done(run);

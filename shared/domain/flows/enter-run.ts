@@ -148,7 +148,7 @@ export const handleTrigger = async (
     suppressed ??= deps.suppressions.suppressedAmong(trigger.storeId, [address]).then((set) => set.has(address));
     return suppressed;
   };
-  // The reads a flow's entry takes, started beside the contact's (issue 16: one after the other, they were three of
+  // The reads a flow's entry takes, started beside the contact's (one after the other, they were three of
   // the trigger's round trips): each flow's run (a redelivered trigger continues it) and, when the trigger names its
   // address and a flow may be entered, that address's suppression. Each is awaited where it is needed, as before.
   const runsFound = new Map(
@@ -165,7 +165,7 @@ export const handleTrigger = async (
     'none' in candidates && given ? undefined : await findContact(deps, trigger.storeId, trigger.contact, given);
   const email = given ?? normalEmail(contact?.email);
   // Once per trigger: its first step records the activity, written with the pass's first evaluation records (one
-  // batch write with them, issue 16: alone in its turn it was a write of its own) and before any run moves on.
+  // batch write with them: alone in its turn it was a write of its own) and before any run moves on.
   const activity: ContactActivityEntry | undefined =
     email && after === undefined
       ? {

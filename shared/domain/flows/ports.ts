@@ -17,13 +17,13 @@ export interface FlowRunRepository {
    * Creates the run; false when a run with its id exists already (the same trigger never starts two runs of a flow).
    * `guarded`: the caller took the run's re-entry guard afresh (`FlowEntries.claim`, not `reclaimed`), so no other
    * delivery of the trigger writes this run: the adapter may write it without a condition, gathered with the batch's
-   * other puts (issue 16), and answers true.
+   * other puts, and answers true.
    */
   create(run: FlowRun, options?: { readonly guarded?: boolean }): Promise<boolean>;
   /**
    * Writes if the stored revision is still `expectedRevision`; else `RevisionConflict`. `claimed`: the caller holds
    * the run's send claim, fresh (`email-step.ts`), so no other worker writes the run: the adapter may write it without
-   * a condition, gathered with the batch's other puts (issue 16).
+   * a condition, gathered with the batch's other puts.
    */
   save(run: FlowRun, expectedRevision: number, options?: { readonly claimed?: boolean }): Promise<void>;
   /** Several runs by id (the explain views join evaluations to their runs); missing ones are left out. */
@@ -167,7 +167,7 @@ export interface FlowRepository {
 }
 
 /**
- * How many flow runs a store may start per second (issue 13): one event can start a run in every flow of its kind, so
+ * How many flow runs a store may start per second: one event can start a run in every flow of its kind, so
  * without a bound a store with many flows turns its event rate into a write rate many times larger, on the table and
  * the flows queue every store shares.
  */

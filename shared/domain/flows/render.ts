@@ -133,7 +133,7 @@ const engine = (escapesOutput: boolean) => {
 };
 
 /**
- * Built on the first parse: the two engines cost 20–30 ms of CPU at module init (bench `bundles`, issue 16), paid by
+ * Built on the first parse: the two engines cost 20–30 ms of CPU at module init (bench `bundles`), paid by
  * every function that imports this module (flow CRUD, backtests, console pages) while only those that parse or render
  * a template need them. Marked pure, so that a function which never parses drops LiquidJS (82 kB) from its bundle.
  */

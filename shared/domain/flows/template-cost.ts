@@ -1,5 +1,5 @@
 /**
- * What a flow email template may not do, because its cost cannot be bounded before it runs (issue 13). LiquidJS checks
+ * What a flow email template may not do, because its cost cannot be bounded before it runs. LiquidJS checks
  * its render time limit between template nodes only, so one filter call runs to its end: `(1..2400000) | where_exp:
  * "x", "x > 0 and x < 5 or x == 7"` took 20 s against a 500 ms limit, blocking a shared worker. Measured on LiquidJS
  * 10.30: native filters (`sort`, `map`, `where`, `uniq`) over the largest array the memory limit allows stay near

@@ -21,7 +21,7 @@ export const FLOW_KINDS = [
 export type FlowKind = (typeof FLOW_KINDS)[number];
 
 /**
- * Kinds started by a contact entering or leaving a segment (issue 19): a flow of these kinds names its segment
+ * Kinds started by a contact entering or leaving a segment: a flow of these kinds names its segment
  * (`segmentId`), and only that segment's changes start it.
  */
 export const SEGMENT_FLOW_KINDS = ['segment_entered', 'segment_exited'] as const;

@@ -20,7 +20,7 @@ export interface RunImportDeps extends ContactWriteDeps {
   readonly files: ImportFiles;
   readonly jobs: ImportJobRepository;
   readonly queue: ImportQueue;
-  /** After each contact written: its segments evaluated again (issue 19); an import starts no flow, so none fire. */
+  /** After each contact written: its segments evaluated again; an import starts no flow, so none fire. */
   readonly afterContact?: (storeId: string, customerId: string, lineId: string) => Promise<void>;
   /**
    * After each batch of lines, before the job's place moves past it: writes what the batch's contacts gathered (the

@@ -1,5 +1,5 @@
 /**
- * What one ingest-worker batch applied, for its one INFO log line (issue 16: a line per event was most of the event
+ * What one ingest-worker batch applied, for its one INFO log line (a line per event was most of the event
  * path's log bytes, $0.25 of about $0.52 per million events; each event's own line is at DEBUG). Counted as the
  * batch's events apply and taken (and reset) when the batch ends.
  */

@@ -5,7 +5,7 @@
  * worker once the events have applied (a failed event is not history): the events a worker batch applied, per store and
  * UTC day, packed and compressed (`history-pack.ts`) and written as an item of their own in that store's day partition.
  * A new item per pack, never a growing one: DynamoDB charges a write by the whole item's size, so adding a pack to an
- * item holding a minute of packs cost the minute's size each time (issue 16). Items written before (a minute's set of
+ * item holding a minute of packs cost the minute's size each time. Items written before (a minute's set of
  * packs) are read as they are.
  *
  * Exactly once, as the replay sees it: the same events pack to the same bytes, and a pack's item is keyed by its bytes,

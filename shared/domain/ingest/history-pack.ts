@@ -19,7 +19,7 @@ const decompress = promisify(brotliDecompress);
  * A pack of at most this much JSON is stored, not compressed (`brotliStored`: four bytes more than its JSON, read by any
  * Brotli decoder). Its item (keys, TTL and the pack; about 150 bytes beside the pack) stays under 1 KB, one write unit,
  * as it would compressed; compressing it cost the ingest worker about a tenth of its CPU per event, a worker batch's
- * packs being mostly one or two events of a store (issue 16, bench/README `worker`). Retention is not made dearer: the
+ * packs being mostly one or two events of a store (bench/README `worker`). Retention is not made dearer: the
  * day's compaction packs them again, compressed.
  */
 export const STORED_PACK_JSON = 640;
@@ -68,7 +68,7 @@ const packRange = async (
 ): Promise<Pack[]> => {
   const input = json(start, end);
   // Off the event loop, in libuv's pool: compressed in place, the worker's packs took more of the main thread than the
-  // pool's round trip (issue 16, the worker bench's profile).
+  // pool's round trip (the worker bench's profile).
   const bytes =
     input.length <= STORED_PACK_JSON
       ? brotliStored(input)

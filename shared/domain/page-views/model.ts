@@ -1,7 +1,7 @@
 /**
  * Page views, kept as history that flow conditions can use (general rule 5: "history kept"). The history is the event
  * history (docs/backtest.md "The event history"): every applied `page/viewed` is in the store's packs of its day, for
- * `EVENT_HISTORY_DAYS` (default 90). A view is read back from its event (`pageViewOf`). Until issue 16 each view was
+ * `EVENT_HISTORY_DAYS` (default 90). A view is read back from its event (`pageViewOf`). Until the November 2026 cost pass each view was
  * also put as an item of its own (`STORE#<storeId>#VIEWS#<contactKey>`, 180 days' TTL): a write unit per view, 45 % of
  * the documented mix, for items nothing read; those written before expire by their TTL and are not read.
  */

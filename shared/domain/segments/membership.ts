@@ -1,5 +1,5 @@
 /**
- * Keeping membership current, one contact at a time (issue 19): after an event changed a contact's facts, or when a
+ * Keeping membership current, one contact at a time: after an event changed a contact's facts, or when a
  * time window of one of its conditions flips, the contact is evaluated against every segment of the store and only the
  * changes are written — an entry is a conditional put of the member item, an exit its conditional delete, each moving
  * the live count by one. No scan: the work per event is the store's segment list (read once per worker batch), the

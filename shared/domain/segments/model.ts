@@ -1,5 +1,5 @@
 /**
- * Segments (issue 19): a condition group in the flows' condition language over a store's contacts, kept current as
+ * Segments: a condition group in the flows' condition language over a store's contacts, kept current as
  * events change them. Types and pure helpers only; docs/segments.md is the user-facing account.
  */
 import type { ConditionGroup } from '#shared/domain/flows/flow.ts';

@@ -32,7 +32,7 @@ export interface FlowTimerPayload {
 }
 
 /**
- * A contact's segment re-evaluation (issue 19): a time-window condition ("ordered in the last 30 days") may flip at
+ * A contact's segment re-evaluation: a time-window condition ("ordered in the last 30 days") may flip at
  * `at`, so the contact is evaluated again as of then (`shared/domain/segments/membership.ts`).
  */
 export interface SegmentTimerPayload {

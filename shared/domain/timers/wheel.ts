@@ -1,5 +1,5 @@
 /**
- * The timer wheel (issue 13): a flow run's wait is kept in the table, in its store's bucket for the due minute, and the
+ * The timer wheel: a flow run's wait is kept in the table, in its store's bucket for the due minute, and the
  * Scheduler holds one schedule per store and due minute (a tick) that releases the whole bucket. The number of live
  * schedules then grows with the minutes a store has waits due in, never with the number of waiting runs: fifty flows
  * starting with a 90-day wait, entered by ten customers in one minute, keep one schedule, not five hundred.

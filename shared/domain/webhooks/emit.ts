@@ -1,7 +1,7 @@
 /**
  * Emitting a webhook event: when the store subscribes the topic, one delivery is recorded (once per event and
  * subscription, whatever retries happen upstream; it holds the topic, event id and body) and queued for the delivery
- * worker. No subscription, nothing written and nothing sent (before issue 16 every event was also put in a
+ * worker. No subscription, nothing written and nothing sent (before the November 2026 cost pass every event was also put in a
  * `STORE#<id>#WEBHOOK-EVENTS` log that nothing read).
  */
 import type { Clock } from '#shared/domain/clock.ts';

@@ -1,5 +1,5 @@
 /**
- * What every console page shares (issue 17; docs/decisions.md, "The console: server-rendered pages"): the style sheet,
+ * What every console page shares (docs/decisions.md, "The console: server-rendered pages"): the style sheet,
  * the page frame and the formatting of numbers, money, rates and times. Pages are HTML rendered on the server from the
  * same use cases as the API, no script, the back office's headers (strict CSP, no framing, no caching). Every value is
  * escaped with `escapeHtml`; numbers are formatted here, never taken as markup.
