@@ -89,7 +89,9 @@ export const acceptEvent = async (
     storeType: store.type,
     ...(store.publishable ? { key: 'publishable' as const } : {}),
   };
-  const rateKey = `${store.storeId}#${iface}`;
+  // The publishable key, public in the storefront's pages, counts apart from the store key: a flooded storefront
+  // key takes its own budget, never the merchant's (docs/limits.md).
+  const rateKey = `${store.storeId}#${iface}${store.publishable ? '#publishable' : ''}`;
   if (deps.limiter.isSaturated(rateKey)) throw rateLimited(1);
   const dataHash = hashOf(event.data);
   if (!(await deps.events.record(accepted, dataHash))) {

@@ -184,4 +184,19 @@ describe('messageGroupOf', () => {
       messageGroupOf(storeId, 'products/restock', { product_id: 'p10' }),
     );
   });
+
+  it('counts the publishable key apart: a flooded storefront key leaves the store key its whole budget', async () => {
+    const { deps, limiter } = setup();
+    limiter.honourLimits = true;
+    const publishable: AuthenticatedStore = { ...store, publishable: { allowedOrigins: ['https://shop.example'] } };
+    for (let i = 0; i < LIMITS.eventsPerSecond; i++) {
+      expect(await acceptEvent(deps, publishable, 'headless', event(`pk-${i}`, `v-${i}`))).toBe('accepted');
+    }
+    const flooded = await captureError(acceptEvent(deps, publishable, 'headless', event('pk-over', 'v-over')));
+    expect(flooded).toBeInstanceOf(AppError);
+    expect((flooded as AppError).kind).toBe('rate_limited');
+    for (let i = 0; i < LIMITS.eventsPerSecond; i++) {
+      expect(await acceptEvent(deps, store, 'headless', event(`store-${i}`, `c-${i}`))).toBe('accepted');
+    }
+  });
 });
