@@ -1344,6 +1344,8 @@ export interface components {
              * @description When to send (at most 90 days ahead); absent or past: now.
              */
             sendAt?: string;
+            /** @description Create the campaign even when every segment named has no members (built and empty): without it such a campaign is refused with 422, since it would be sent to nobody. For a segment expected to fill before sendAt. */
+            allowEmptyAudience?: boolean;
         };
         CartData: {
             id?: (string | number) | null;
@@ -7811,6 +7813,20 @@ export interface operations {
                         /** @constant */
                         code: 413;
                         /** @example Request body is larger than 262144 bytes */
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request is well-formed but cannot be carried out as asked; the message says what to change */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        code: 422;
+                        /** @example The audience is empty: segment seg_4kTQ9x0bZr5LmN8pWc2D has no members, so the campaign would be sent to nobody. Check the segments, or send allowEmptyAudience: true to create it anyway (it goes to the members they have when it starts) */
                         message: string;
                     };
                 };

@@ -10,7 +10,11 @@ import {
 } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
 import { dynamoSuppressions } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoRecentSends } from '#shared/adapters/dynamodb/recent-sends.ts';
-import { dynamoSegmentMembers, dynamoSegments } from '#shared/adapters/dynamodb/segments.repositories.ts';
+import {
+  dynamoSegmentMembers,
+  dynamoSegmentStates,
+  dynamoSegments,
+} from '#shared/adapters/dynamodb/segments.repositories.ts';
 import { dynamoDailySends } from '#shared/adapters/dynamodb/send-pacer.ts';
 import { dynamoSendBatches } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
@@ -34,6 +38,7 @@ export const manageCampaignDeps = /* @__PURE__ */ lazy(
     campaigns: dynamoCampaigns(),
     active: dynamoActiveCampaigns(),
     segments: dynamoSegments(),
+    segmentStates: dynamoSegmentStates(),
     senders: senderDeps(),
     queue: sqsCampaignQueue(),
     // A due campaign through the timer wheel: one Scheduler schedule per store and due minute.

@@ -43,6 +43,8 @@ export const CampaignRequestSchema = known({
       v.isoTimestamp('must be an ISO 8601 time with a zone, e.g. 2026-12-01T09:00:00Z'),
     ),
   ),
+  /** Creates the campaign even when its segments have no members yet (otherwise 422). */
+  allowEmptyAudience: v.optional(v.boolean('must be true or false')),
 });
 
 export interface CampaignRequest {
@@ -57,6 +59,8 @@ export interface CampaignRequest {
   readonly text?: string;
   /** Epoch ms; absent: now. */
   readonly sendAt?: number;
+  /** Create it even when its segments have no members (a segment that will fill before `sendAt`). */
+  readonly allowEmptyAudience?: boolean;
 }
 
 /** Reads a `POST /campaigns` body; throws the validation error naming the field and the rule. */
@@ -80,5 +84,6 @@ export const parseCampaignRequest = (body: unknown): CampaignRequest => {
     ...(parsed.html ? { html: parsed.html } : {}),
     ...(parsed.text ? { text: parsed.text } : {}),
     ...(parsed.sendAt !== undefined ? { sendAt: Date.parse(parsed.sendAt) } : {}),
+    ...(parsed.allowEmptyAudience ? { allowEmptyAudience: true } : {}),
   };
 };

@@ -8,9 +8,9 @@ import { countsReader } from '#shared/domain/attribution/read-counts.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import { requireVerifiedSender, type SenderDeps } from '#shared/domain/email/senders.ts';
 import { randomBase62 } from '#shared/domain/ids.ts';
-import type { SegmentRepository } from '#shared/domain/segments/ports.ts';
+import type { SegmentRepository, SegmentStates } from '#shared/domain/segments/ports.ts';
 import type { Timers } from '#shared/domain/timers/ports.ts';
-import { conflict, notFound, unavailable, validationError } from '#shared/errors.ts';
+import { AppError, conflict, notFound, unavailable, validationError } from '#shared/errors.ts';
 import type { CampaignRequest } from './campaign-request.ts';
 import { compileTemplate } from './content.ts';
 import {
@@ -34,6 +34,8 @@ export interface ManageCampaignDeps {
   readonly campaigns: CampaignRepository;
   readonly active: ActiveCampaigns;
   readonly segments: Pick<SegmentRepository, 'get'>;
+  /** The segments' live member counts and builds: a campaign to segments that are all empty is refused. */
+  readonly segmentStates: Pick<SegmentStates, 'getMany'>;
   readonly senders: SenderDeps;
   readonly queue: CampaignQueue;
   /** The timer wheel: a due campaign is in its store's bucket for the minute, one schedule per store and minute. */
@@ -78,6 +80,32 @@ const ownCampaign = async (
 };
 
 /** `POST /api/v1/campaigns`. */
+/**
+ * A campaign to segments that all have no members, their builds done, would be sent to nobody and end `sent` at once:
+ * almost always a mistake (the wrong segment, or one defined too narrowly). Refused unless the request says it may be
+ * empty (`allowEmptyAudience`, for a segment expected to fill before `sendAt`). A segment still building may yet have
+ * members: not refused. The count is the one at creation; a scheduled campaign is sent to its members at `sendAt`.
+ */
+const requireAudience = async (
+  deps: Pick<ManageCampaignDeps, 'segmentStates'>,
+  storeId: string,
+  ids: readonly string[],
+) => {
+  const states = await deps.segmentStates.getMany(storeId, ids);
+  const empty = ids.every((id) => {
+    const state = states.get(id);
+    return state !== undefined && state.build.status === 'ready' && state.members === 0;
+  });
+  if (empty) {
+    throw new AppError(
+      'unprocessable',
+      `The audience is empty: ${ids.length === 1 ? `segment ${ids[0]} has` : `segments ${ids.join(', ')} have`} no ` +
+        'members, so the campaign would be sent to nobody. Check the segments, or send allowEmptyAudience: true to ' +
+        'create it anyway (it goes to the members they have when it starts)',
+    );
+  }
+};
+
 export const createCampaign = async (
   deps: ManageCampaignDeps,
   storeId: string,
@@ -98,6 +126,7 @@ export const createCampaign = async (
       }
     }
   }
+  if (!request.allowEmptyAudience) await requireAudience(deps, storeId, request.segments);
   await requireVerifiedSender(deps.senders, storeId, request.from.email);
   const content = {
     subject: request.subject,

@@ -224,6 +224,21 @@ export const campaignFakes = () => {
     verifiedAt: 0,
   };
   const manage: ManageCampaignDeps = {
+    // Every segment of the fake is built: its live count is its member list's length.
+    segmentStates: {
+      getMany: async (_s, ids) =>
+        new Map(
+          ids
+            .filter((id) => members.has(id))
+            .map((id) => [
+              id,
+              {
+                members: members.get(id)?.length ?? 0,
+                build: { revision: 1, status: 'ready' as const, scanned: 0, startedAt: 0 },
+              },
+            ]),
+        ),
+    },
     campaigns: worker.campaigns,
     active: {
       take: async (_s, cap) => {

@@ -27,7 +27,34 @@ const withSegment = () => {
 
 const MINUTE = 60_000;
 
+/** The request as a client sends it (JSON body). */
+const bodyOf = (r: CampaignRequest) => ({
+  name: r.name,
+  segments: r.segments,
+  from: r.from,
+  subject: r.subject,
+  ...(r.text ? { text: r.text } : {}),
+  ...(r.html ? { html: r.html } : {}),
+});
+
 describe('creating a campaign', () => {
+  it('refuses segments that all have no members (422 naming them), unless the request allows an empty audience', async () => {
+    const fakes = campaignFakes();
+    fakes.segment(S1, []);
+    const refused = await createCampaign(fakes.manage, CAMPAIGN_STORE, request()).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      kind: 'unprocessable',
+      message: expect.stringMatching(new RegExp(`^The audience is empty: segment ${S1} has no members`)),
+    });
+    expect(fakes.queued).toEqual([]);
+    const allowed = await createCampaign(fakes.manage, CAMPAIGN_STORE, request({ allowEmptyAudience: true }));
+    expect(allowed.status).toBe('scheduled');
+    expect(parseCampaignRequest({ ...bodyOf(request()), allowEmptyAudience: true }).allowEmptyAudience).toBe(true);
+    expect(() => parseCampaignRequest({ ...bodyOf(request()), allowEmptyAudience: 'yes' })).toThrow(
+      'allowEmptyAudience must be true or false',
+    );
+  });
+
   it('queues a campaign without sendAt at once, as scheduled until the worker starts it', async () => {
     const fakes = withSegment();
     const created = await createCampaign(fakes.manage, CAMPAIGN_STORE, request());

@@ -46,6 +46,12 @@ const CampaignRequest: JsonSchema = {
       format: 'date-time',
       description: `When to send (at most ${CAMPAIGN_LIMITS.scheduleDays} days ahead); absent or past: now.`,
     },
+    allowEmptyAudience: {
+      type: 'boolean',
+      description:
+        'Create the campaign even when every segment named has no members (built and empty): without it such a ' +
+        'campaign is refused with 422, since it would be sent to nobody. For a segment expected to fill before sendAt.',
+    },
   },
 };
 
@@ -185,9 +191,13 @@ export const CAMPAIGN_ROUTES = {
     },
     ok: webhooksReply.accepted(DATA),
     data: record(),
-    errors: ['validation', 'payload_too_large', 'conflict', 'rate_limited', 'unavailable'],
+    errors: ['validation', 'payload_too_large', 'unprocessable', 'conflict', 'rate_limited', 'unavailable'],
     errorMessages: {
       validation: 'segments[0] seg_4kTQ9x0bZr5LmN8pWc2D is not a segment of this store',
+      unprocessable:
+        'The audience is empty: segment seg_4kTQ9x0bZr5LmN8pWc2D has no members, so the campaign would be sent to ' +
+        'nobody. Check the segments, or send allowEmptyAudience: true to create it anyway (it goes to the members ' +
+        'they have when it starts)',
       conflict: `The store already has ${CAMPAIGN_LIMITS.activePerStore} campaigns scheduled or sending, the most allowed; wait for one to finish or cancel one`,
       unavailable: 'The campaign could not be scheduled; nothing was saved, retry',
     },
