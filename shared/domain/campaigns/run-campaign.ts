@@ -14,9 +14,10 @@
  * 5. the page is recorded on the campaign (counts, the next position) by one conditional update.
  *
  * The campaign is read again before each page, so a cancel stops the walk at the next page; the send worker checks it
- * before each chunk. The walk goes on in a new message when its time runs short. Any message resumes from the
- * position recorded on the campaign, so a redelivered or duplicate message repeats at most the page in progress, whose
- * claims and batch are the same again (same page, same batch id).
+ * before each chunk. The walk goes on in a new message when its time runs short. Any message (a `start` that finds the
+ * campaign `sending` too: redelivered after the process stopped mid-walk) resumes from the position recorded on the
+ * campaign, so a redelivered or duplicate message repeats at most the page in progress, whose claims and batch are the
+ * same again (same page, same batch id).
  */
 import type { Clock } from '#shared/domain/clock.ts';
 import { normalizeAddress } from '#shared/domain/email/bulk-model.ts';
@@ -231,14 +232,19 @@ export const handleCampaignMessage = async (
   if (message.type === 'release') return releaseHeldBatch(deps, message);
   const first = await deps.campaigns.get(storeId, campaignId);
   if (!first) throw new PermanentError(`campaign ${campaignId} of store ${storeId} does not exist`);
-  if (message.type === 'start') {
+  // A start turns the campaign `sending` once. A start that finds it `sending` already (redelivered after the process
+  // stopped mid-walk, or a tick fired twice) does not start it again but resumes the walk from the position recorded on
+  // the campaign, like a walk message: the recipients of recorded pages are not claimed again, and a walk that ended
+  // already does nothing more.
+  const resumed = message.type === 'walk' || first.state === 'sending';
+  if (message.type === 'start' && !resumed) {
     if (first.state !== 'scheduled') return { skipped: `campaign is ${first.state}` };
-    // Once: a repeated start (a tick fired twice) finds it sending and starts nothing.
-    if (!(await deps.campaigns.start(storeId, campaignId, deps.clock.now()))) return { skipped: 'started already' };
+    // Another attempt may have started it in between: that one walks, and so may this one, from the same position.
+    await deps.campaigns.start(storeId, campaignId, deps.clock.now());
   }
   let pages = 0;
   for (;;) {
-    const campaign = pages === 0 && message.type === 'walk' ? first : await deps.campaigns.get(storeId, campaignId);
+    const campaign = pages === 0 && resumed ? first : await deps.campaigns.get(storeId, campaignId);
     if (campaign?.state !== 'sending') return { skipped: `campaign is ${campaign?.state ?? 'gone'}` };
     if (campaign.walkedAt !== undefined) return { pages, walked: true, continued: false };
     if (pages > 0 && !hasTime()) {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CampaignRequest } from '#shared/domain/campaigns/campaign-request.ts';
 import { cancelCampaign, createCampaign, listCampaignRecipients } from '#shared/domain/campaigns/manage-campaigns.ts';
+import { campaignStatus } from '#shared/domain/campaigns/model.ts';
 import { handleCampaignMessage, pageBatchId } from '#shared/domain/campaigns/run-campaign.ts';
 import {
   CAMPAIGN_STORE,
@@ -137,9 +138,51 @@ describe('campaign walk', () => {
       storeId: CAMPAIGN_STORE,
       campaignId: created.id,
     });
-    expect(again).toEqual({ skipped: 'campaign is sending' });
+    // The walk ended already: the repeated start resumes nothing.
+    expect(again).toEqual({ pages: 0, walked: true, continued: false });
     expect(fakes.batches.size).toBe(batches);
+    expect(fakes.limits.active).toBe(0);
     expect(fakes.campaigns.get(created.id)?.progress.recipients).toBe(4);
+  });
+
+  it('resumes the walk on a start redelivered after the process stopped mid-walk: each member mailed once, sent', async () => {
+    const fakes = campaignFakes();
+    fakes.segment(S1, ids('a', 8));
+    const created = await createCampaign(fakes.manage, CAMPAIGN_STORE, request());
+    const start = fakes.queued.shift() as NonNullable<(typeof fakes.queued)[number]>;
+    // The process stops while reading the second page (a SIGKILL): the start message is not acknowledged.
+    const page = fakes.worker.members.page;
+    let reads = 0;
+    const killed = {
+      ...fakes.worker,
+      members: {
+        ...fakes.worker.members,
+        page: async (...args: Parameters<typeof page>) => {
+          if (++reads === 2) throw new Error('killed');
+          return page(...args);
+        },
+      },
+    };
+    await expect(handleCampaignMessage(killed, start)).rejects.toThrow('killed');
+    expect(sentTo(fakes)).toHaveLength(3);
+    expect(fakes.campaigns.get(created.id)?.state).toBe('sending');
+
+    // The queue hands the same start message again, to a new process.
+    const again = await handleCampaignMessage(fakes.worker, start);
+    expect(again).toMatchObject({ walked: true, continued: false });
+    expect(sentTo(fakes)).toEqual(ids('a', 8).map((c) => c.email));
+    expect(fakes.limits.active).toBe(0);
+    // The send worker reports every batch: the campaign is sent.
+    for (const { batch, recipients } of fakes.batches.values()) {
+      await fakes.worker.campaigns.addOutcome(CAMPAIGN_STORE, created.id, undefined, {
+        sent: recipients.length,
+        failed: 0,
+      });
+      expect(batch.campaignId).toBe(created.id);
+    }
+    const campaign = fakes.campaigns.get(created.id);
+    expect(campaign?.progress).toMatchObject({ recipients: 8, queued: 8, sent: 8 });
+    expect(campaign && campaignStatus(campaign)).toBe('sent');
   });
 
   it('goes on in a new message when its time runs short, from where it stopped', async () => {
