@@ -42,13 +42,11 @@ export const upsertContact = async (
     const before = await deps.customers.get(storeId, String(data.id));
     const write = applyCustomerData(before, data, { storeId, newId: deps.newContactId, now: deps.clock.now() });
     checkRecordBudget(before, write.customer);
-    try {
-      await deps.customers.save(write.customer, before?.revision ?? 0);
-    } catch (error) {
-      // Another writer got there first: re-read and apply again.
-      if (error instanceof Error && error.name === 'RevisionConflict' && tries < MAX_CONFLICT_RETRIES) continue;
-      throw error;
-    }
+    // The webhook goes before the contact is saved: a process stopped between the two leaves the contact unchanged, so
+    // the redelivered event finds the consent change again and emits again. The delivery's id comes from the event
+    // and the subscription, so the repeat finds the same delivery and queues it again (still pending) or does nothing
+    // (already handled): at least once, never a second delivery. Saved first, the repeat would see no change and a
+    // delivery recorded but not yet queued would wait forever.
     if (consentChanged(before, write.customer)) {
       const nowSeconds = Math.floor(deps.clock.now() / 1000);
       await deps.webhooks.emit(
@@ -57,6 +55,13 @@ export const upsertContact = async (
         marketingBody(write.customer, source.storeType, nowSeconds),
         `marketing#${source.eventId}`,
       );
+    }
+    try {
+      await deps.customers.save(write.customer, before?.revision ?? 0);
+    } catch (error) {
+      // Another writer got there first: re-read and apply again (a consent change still made emits the same event id).
+      if (error instanceof Error && error.name === 'RevisionConflict' && tries < MAX_CONFLICT_RETRIES) continue;
+      throw error;
     }
     return write;
   }

@@ -122,6 +122,17 @@ export const runImport = async (
   options: RunImportOptions = {},
 ): Promise<RunOutcome> => {
   const found = await deps.jobs.get(message.storeId, message.jobId);
+  if (found?.status === 'finished' && found.result) {
+    // Finished, but the message came back: the process may have stopped between saving the end and announcing it.
+    // Announced again with the same event id, the delivery is the same one (queued again while pending, else nothing).
+    await deps.webhooks.emit(
+      found.storeId,
+      'bulk_operations/finish',
+      { endpoint: 'customers', status: found.result },
+      `import#${found.id}`,
+    );
+    return 'skipped';
+  }
   if (!found || found.status === 'finished' || found.status === 'uploading') return 'skipped';
   let job: ImportJob = found;
   const counts = { ...job.counts };

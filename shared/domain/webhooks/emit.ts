@@ -1,7 +1,10 @@
 /**
  * Emitting a webhook event: when the store subscribes the topic, one delivery is recorded (once per event and
  * subscription, whatever retries happen upstream; it holds the topic, event id and body) and queued for the delivery
- * worker. No subscription, nothing written and nothing sent (before the November 2026 cost pass every event was also put in a
+ * worker. The record is written before its queue message; a process stopped between the two is made good by emitting
+ * the same event again (its callers emit on every handling of their message until what they announce is stored), which
+ * finds the same delivery (its id comes from the event and the subscription) and queues it again while it is pending.
+ * No subscription, nothing written and nothing sent (before the November 2026 cost pass every event was also put in a
  * `STORE#<id>#WEBHOOK-EVENTS` log that nothing read).
  */
 import type { Clock } from '#shared/domain/clock.ts';

@@ -131,6 +131,8 @@ export const webhookFakes = () => {
     deps,
     addWebhook,
     addDelivery,
+    /** Every stored delivery, by `<storeId>#<id>`. */
+    deliveries,
     /** The stored delivery, as it is now. */
     delivery: (id: string) => deliveries.get(keyOf(WEBHOOK_STORE, id)),
     /** Plays a concurrent writer of delivery `id` during each of its writes from now on. */
