@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
+import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
 import { issuePublishableKey } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 import {
@@ -60,6 +61,15 @@ const visitorSignsUp = async (id: string, firstName: string) => {
     }),
   });
   expect(response.status, await response.text()).toBe(200);
+  // A sign-up through the public key subscribes no one; once it is applied, the merchant's store key records the
+  // consent (as a confirmed opt-in would), and only that: the first name stays the visitor's.
+  await eventually('the visitor signed up', () => dynamoCustomerRepository().get(store.storeId, id));
+  const consent = await api(runtime, store.apiKey, 'POST', '/api/v1/events', {
+    endpoint: 'customers/update',
+    source_id: `esc-consent-${id}`,
+    data: { id, email_marketing_consent: { state: 'subscribed', updated_at: 1_700_000_001 } },
+  });
+  expect(consent.status, JSON.stringify(consent.body)).toBe(200);
 };
 
 describe('a campaign to contacts whose first names a visitor set', () => {

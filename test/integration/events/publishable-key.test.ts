@@ -1,7 +1,7 @@
 /**
  * The publishable key (`pk_…`) over HTTP on the local runtime: it posts headless events from a browser on an origin the
  * store allows (with CORS headers), never from a server (no Origin), and nothing else; it signs up new customers and
- * changes no existing one; a page on another origin is refused
+ * changes no existing one, and subscribes none of them; a page on another origin is refused
  * before anything is recorded; rotating it retires the old one. The browser itself: test/integration/events/
  * publishable-key-browser.test.ts.
  */
@@ -103,6 +103,43 @@ describe('the publishable key', () => {
     await drained(runtime);
     expect(await customers.get(store.storeId, 'new-1')).toMatchObject({ email: 'new@example.com' });
     expect(await customers.get(store.storeId, 'known-1')).toEqual(before);
+  });
+
+  it('stores the consent a sign-up gives as not subscribed: a public key alone subscribes no address', async () => {
+    const given = await post(
+      publishable,
+      { origin: SHOP },
+      {
+        endpoint: 'customers/create',
+        source_id: 'consent-given',
+        data: {
+          id: 'consent-1',
+          created_at: 1_700_000_000,
+          email: 'someone@example.com',
+          phone: '+33612345678',
+          email_marketing_consent: { state: 'subscribed', opt_in_level: 'single_opt_in', updated_at: 1_700_000_000 },
+          sms_marketing_consent: { state: 'subscribed', opt_in_level: 'single_opt_in', updated_at: 1_700_000_000 },
+        },
+      },
+    );
+    expect(given.status).toBe(200);
+    const implied = await post(
+      publishable,
+      { origin: SHOP },
+      {
+        endpoint: 'customers/create',
+        source_id: 'consent-implied',
+        data: { id: 'consent-2', created_at: 1_700_000_000, email: 'other@example.com' },
+      },
+    );
+    expect(implied.status).toBe(200);
+    await drained(runtime);
+    const customers = dynamoCustomerRepository();
+    const first = await customers.get(store.storeId, 'consent-1');
+    expect(first).toMatchObject({ email: 'someone@example.com' });
+    expect(first?.emailConsent?.state).toBe('not_subscribed');
+    expect(first?.smsConsent?.state).toBe('not_subscribed');
+    expect((await customers.get(store.storeId, 'consent-2'))?.emailConsent?.state).toBe('not_subscribed');
   });
 
   it('answers a page on an allowed origin with its CORS headers, errors included', async () => {

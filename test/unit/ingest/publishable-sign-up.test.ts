@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Customer } from '#shared/domain/customers/model.ts';
+import { signUpConsentState } from '#shared/domain/ingest/apply/customers.ts';
 import { type ApplyDeps, applyEvent } from '#shared/domain/ingest/apply-event.ts';
 import { parseIngestMessage } from '#shared/domain/ingest/ingest-message.ts';
 import type { IngestMessage } from '#shared/domain/ingest/model.ts';
@@ -67,6 +68,33 @@ describe('a headless sign-up through the publishable key', () => {
 
     await applyEvent(deps, signUp({ id: 'c-1', email: 'ada@new.example' }));
     expect(customers.get('c-1')).toMatchObject({ email: 'ada@new.example' });
+  });
+});
+
+describe('the consent a sign-up stores', () => {
+  it('is never subscribed through the publishable key, given or implied; the store key’s is as given', async () => {
+    const { customers, deps } = setup();
+    const subscribed = { state: 'subscribed', opt_in_level: 'single_opt_in', updated_at: 1_700_000_000 };
+    await applyEvent(
+      deps,
+      signUp(
+        { id: 'c-1', email: 'a@example.com', phone: '+33612345678', email_marketing_consent: subscribed },
+        'publishable',
+      ),
+    );
+    expect(customers.get('c-1')?.emailConsent?.state).toBe('not_subscribed');
+    expect(customers.get('c-1')?.smsConsent?.state).toBe('not_subscribed');
+    await applyEvent(deps, signUp({ id: 'c-2', email: 'b@example.com', email_marketing_consent: subscribed }));
+    expect(customers.get('c-2')?.emailConsent?.state).toBe('subscribed');
+    await applyEvent(deps, signUp({ id: 'c-3', email: 'c@example.com' }));
+    expect(customers.get('c-3')?.emailConsent?.state).toBe('subscribed');
+  });
+
+  it('keeps the other states as given', () => {
+    expect(signUpConsentState('subscribed', true)).toBe('not_subscribed');
+    expect(signUpConsentState('unsubscribed', true)).toBe('unsubscribed');
+    expect(signUpConsentState('not_subscribed', true)).toBe('not_subscribed');
+    expect(signUpConsentState('subscribed', false)).toBe('subscribed');
   });
 });
 

@@ -52,10 +52,19 @@ export const applyGeneralCustomer = async (deps: ApplyDeps, message: IngestMessa
 };
 
 /**
+ * The consent state a sign-up stores. Through the publishable key, which anyone can read in the storefront's pages,
+ * `subscribed` is stored as `not_subscribed`: a public key alone never subscribes an address to marketing (anyone could
+ * sign up anyone's address); confirmation by the address's owner is what will subscribe it. Other states are kept.
+ */
+export const signUpConsentState = (state: string, publicKey: boolean): string =>
+  publicKey && state === 'subscribed' ? 'not_subscribed' : state;
+
+/**
  * A form subscription: the channel given is subscribed unless the payload says otherwise (collecting an address in a
  * subscription form is the subscription). Through the publishable key, which anyone can read in the storefront's pages,
  * it signs up a new customer only: naming an existing customer's id changes nothing of it (email, phone, names, dates,
- * consent, tags) and starts nothing, so a public key cannot redirect a customer's mail or their consent.
+ * consent, tags) and starts nothing, so a public key cannot redirect a customer's mail or their consent; and the consent
+ * it gives a new customer is stored not subscribed (`signUpConsentState`).
  */
 export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
   const data = message.data as HeadlessCustomerData;
@@ -63,12 +72,11 @@ export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMess
     return { applied: 'none', triggers: [] };
   }
   const nowSeconds = Math.floor(deps.clock.now() / 1000);
-  const consent = (given: { state: string } | undefined, channelGiven: boolean) =>
-    given
-      ? { state: given.state, updatedAt: nowSeconds }
-      : channelGiven
-        ? { state: 'subscribed', updatedAt: nowSeconds }
-        : undefined;
+  const publicKey = message.key === 'publishable';
+  const consent = (given: { state: string } | undefined, channelGiven: boolean) => {
+    const state = given ? given.state : channelGiven ? 'subscribed' : undefined;
+    return state === undefined ? undefined : { state: signUpConsentState(state, publicKey), updatedAt: nowSeconds };
+  };
   const { email_marketing_consent, sms_marketing_consent, ...rest } = data;
   const { customer } = await upsertCustomer(deps, message, {
     ...rest,
