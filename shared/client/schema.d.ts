@@ -43,7 +43,7 @@ export interface paths {
         put?: never;
         /**
          * Send a storefront event (headless interface)
-         * @description The headless storefront interface (spec "Headless event interface"). A duplicate `source_id` answers `{success: false, code: 304, message}` with HTTP 200. Besides the store key it takes the store's **publishable key** (`pk_…`, `npm run admin -- store publishable-key`), made for storefront pages: it works on this route only, only from a browser page (no `Origin` answers 403) and only on the origins the store allows (CORS; another origin answers 403), before anything is recorded; it signs up new customers, never as subscribed to marketing, and changes no existing one. At most 40 requests per second per store with the store key, and as many apart with the publishable key.
+         * @description The headless storefront interface (spec "Headless event interface"). A duplicate `source_id` answers `{success: false, code: 304, message}` with HTTP 200. Besides the store key it takes the store's **publishable key** (`pk_…`, `npm run admin -- store publishable-key`), made for storefront pages: it works on this route only, only from a browser page (no `Origin` answers 403) and only on the origins the store allows (CORS; another origin answers 403), before anything is recorded; it signs up new customers, never as subscribed to marketing and without starting a flow, and changes no existing one. At most 40 requests per second per store with the store key, and as many apart with the publishable key.
          *
          *     Host: front.
          */

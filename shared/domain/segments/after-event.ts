@@ -40,8 +40,10 @@ export const segmentsAfterEvent = async (
     results[customerId] = await refreshContact(deps, message.storeId, customerId, {
       id: `event#${message.sourceId}`,
       trigger: { endpoint: message.endpoint, sourceId: message.sourceId },
-      // `ignore_flow = Y` skips all automated flows (general rule 6): membership changes, no flow starts.
-      fire: !flowsIgnored(message.data),
+      // `ignore_flow = Y` skips all automated flows (general rule 6): membership changes, no flow starts. So does an
+      // event sent with the publishable key: a sign-up anyone could type in, not confirmed by the address's owner,
+      // starts no flow that would mail it (not even one whose consent rule is `not_unsubscribed`).
+      fire: !flowsIgnored(message.data) && message.key !== 'publishable',
     });
   }
   return results;

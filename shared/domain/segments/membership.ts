@@ -8,7 +8,8 @@
  * `segment_entered` / `segment_exited` triggers are fired before the member write, with an id made of the segment,
  * the contact and the cause: a retry after a crash between the two finds the same change and fires the same trigger
  * id again, which the flow engine records once. A segment still building fires nothing (its contacts are being added
- * by the build pass, which is not news about them); neither does an event sent with `ignore_flow = Y`.
+ * by the build pass, which is not news about them); neither does an event sent with `ignore_flow = Y`, nor one sent
+ * with the publishable key (`after-event.ts`).
  */
 import type { Clock } from '#shared/domain/clock.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
@@ -43,7 +44,10 @@ export interface RefreshCause {
   readonly trigger: FlowTrigger['cause'];
   /** Epoch ms; the evaluation uses the later of it and the clock (a timer never fires before its time). */
   readonly at?: number;
-  /** False for `ignore_flow = Y` and for builds: membership changes, no flow starts. */
+  /**
+   * False for `ignore_flow = Y`, for events sent with the publishable key and for builds: membership changes, no flow
+   * starts.
+   */
   readonly fire: boolean;
 }
 

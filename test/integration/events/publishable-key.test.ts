@@ -1,7 +1,7 @@
 /**
  * The publishable key (`pk_…`) over HTTP on the local runtime: it posts headless events from a browser on an origin the
  * store allows (with CORS headers), never from a server (no Origin), and nothing else; it signs up new customers and
- * changes no existing one, and subscribes none of them; a page on another origin is refused
+ * changes no existing one, subscribes none of them and starts no flow for them; a page on another origin is refused
  * before anything is recorded; rotating it retires the old one. The browser itself: test/integration/events/
  * publishable-key-browser.test.ts.
  */
@@ -12,8 +12,10 @@ import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.t
 import { hashApiKey } from '#shared/domain/stores/api-key.ts';
 import { issuePublishableKey, parseOrigin } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
-import { drained } from '#test/support/harness.ts';
+import { address, awaitMails, definedFlow, mailsTo, SENDER, settled } from '#test/integration/flows/engine-support.ts';
+import { drained, triggersOf } from '#test/support/harness.ts';
 import { eventually, newStore, postEvent, type TestStore } from '#test/support/local.ts';
+import { api } from '#test/support/webhooks.ts';
 
 const SHOP = 'https://shop.example';
 
@@ -140,6 +142,68 @@ describe('the publishable key', () => {
     expect(first?.emailConsent?.state).toBe('not_subscribed');
     expect(first?.smsConsent?.state).toBe('not_subscribed');
     expect((await customers.get(store.storeId, 'consent-2'))?.emailConsent?.state).toBe('not_subscribed');
+  });
+
+  it('starts no flow for a sign-up through it (welcome, segment entered), even one that mails the not subscribed; the store key’s does', async () => {
+    // The merchant's flows mail everyone who has not unsubscribed: a stored `not_subscribed` alone would let a public
+    // key mail any address typed into a request.
+    const segment = await api(runtime, store.apiKey, 'POST', '/api/v1/segments', {
+      name: 'Everyone with an address',
+      conditions: { match: 'all', conditions: [{ field: 'contact.email', op: 'exists' }] },
+    });
+    expect(segment.status, JSON.stringify(segment.body)).toBe(200);
+    const segmentId = (segment.body as { data: { id: string } }).data.id;
+    await eventually('the segment built', async () => {
+      const read = await api(runtime, store.apiKey, 'GET', `/api/v1/segments/${segmentId}`);
+      return (read.body as { data: { status: string } }).data.status === 'ready' || undefined;
+    });
+    const steps = [{ type: 'email', from: SENDER, subject: 'Welcome', text: 'Welcome to the shop' }];
+    await definedFlow(runtime, store, {
+      name: 'Welcome, consent or not',
+      trigger: 'subscription_welcome',
+      consent: 'not_unsubscribed',
+      steps,
+    });
+    await definedFlow(runtime, store, {
+      name: 'Segment entered, consent or not',
+      trigger: 'segment_entered',
+      segment_id: segmentId,
+      consent: 'not_unsubscribed',
+      steps,
+    });
+    const typedIn = address('typed-in');
+    const signedUpByStore = address('by-store');
+    const subscribed = { state: 'subscribed', opt_in_level: 'single_opt_in', updated_at: 1_700_000_000 };
+    const forged = await post(
+      publishable,
+      { origin: SHOP },
+      {
+        endpoint: 'customers/create',
+        source_id: 'welcome-forged',
+        data: { id: 'welcome-pk', created_at: 1_700_000_000, email: typedIn, email_marketing_consent: subscribed },
+      },
+    );
+    expect(forged.status).toBe(200);
+    const byStore = await post(
+      store.apiKey,
+      {},
+      {
+        endpoint: 'customers/create',
+        source_id: 'welcome-store-key',
+        data: { id: 'welcome-store', created_at: 1_700_000_000, email: signedUpByStore },
+      },
+    );
+    expect(byStore.body).toEqual({ success: true });
+
+    // The store key's sign-up gets both emails: the flows work.
+    await awaitMails(runtime, signedUpByStore, 2);
+    await settled(runtime);
+    expect(await mailsTo(runtime, typedIn)).toEqual([]);
+    const mailing = (await triggersOf(store.storeId)).filter((t) => t.contact.email === typedIn);
+    expect(mailing).toEqual([]);
+    expect((await dynamoCustomerRepository().get(store.storeId, 'welcome-pk'))?.emailConsent?.state).toBe(
+      'not_subscribed',
+    );
   });
 
   it('answers a page on an allowed origin with its CORS headers, errors included', async () => {

@@ -1,7 +1,8 @@
 /**
  * What an event sent with the publishable key (public in the storefront's pages) may do to customers: a headless
- * `customers/create` signs up a new customer, and changes nothing of an existing one nor starts anything for it. The
- * key kind travels on the queued message; a message queued before it did (no `key`) is the store key's.
+ * `customers/create` signs up a new customer, never subscribed and without a welcome, and changes nothing of an existing
+ * one nor starts anything for it. The key kind travels on the queued message; a message queued before it did (no `key`)
+ * is the store key's.
  */
 import { describe, expect, it } from 'vitest';
 import type { Customer } from '#shared/domain/customers/model.ts';
@@ -43,11 +44,27 @@ const signUp = (data: Record<string, unknown>, key?: 'publishable'): IngestMessa
 });
 
 describe('a headless sign-up through the publishable key', () => {
-  it('creates a new customer and starts the welcome, as the store key’s does', async () => {
-    const { customers, fired, deps } = setup();
-    await applyEvent(deps, signUp({ id: 'c-1', email: 'new@example.com' }, 'publishable'));
+  it('creates a new customer and reports it (customer/newsletter), but starts no welcome; the store key’s starts it', async () => {
+    const { customers, emitted, fired, deps } = setup();
+    const outcome = await applyEvent(deps, signUp({ id: 'c-1', email: 'new@example.com' }, 'publishable'));
     expect(customers.get('c-1')).toMatchObject({ email: 'new@example.com' });
+    expect(outcome).toEqual({ applied: 'customer', triggers: [], contact: { customerId: 'c-1' } });
+    expect(emitted).toContain('customer/newsletter');
+    expect(fired).toEqual([]);
+
+    await applyEvent(deps, signUp({ id: 'c-2', email: 'other@example.com' }));
     expect(fired).toEqual(['subscription_welcome']);
+  });
+
+  it('starts no welcome when a new id names an existing customer’s address, and leaves that customer as it was', async () => {
+    const { customers, fired, deps } = setup();
+    await applyEvent(deps, signUp({ id: 'c-1', email: 'ada@example.com', first_name: 'Ada' }));
+    const before = customers.get('c-1');
+    fired.length = 0;
+    await applyEvent(deps, signUp({ id: 'c-9', email: 'ada@example.com', first_name: 'Eve' }, 'publishable'));
+    expect(customers.get('c-1')).toBe(before);
+    expect(customers.get('c-9')?.emailConsent?.state).toBe('not_subscribed');
+    expect(fired).toEqual([]);
   });
 
   it('changes nothing of an existing customer and starts nothing; the store key’s sign-up still updates it', async () => {

@@ -94,6 +94,32 @@ describe('refreshContact', () => {
     expect([...fakes.members(SEGMENT_STORE, 'seg_new').keys()].sort()).toEqual(['c1', 'c2']);
   });
 
+  it('starts no flow for a sign-up through the publishable key, but keeps its membership; the store key’s starts one', async () => {
+    const fakes = segmentFakes();
+    withSegment(fakes, 'seg_vip', VIP);
+    fakes.contacts.set(`${SEGMENT_STORE}\nc1`, contactOf('c1', { platformTags: ['vip'] }));
+    fakes.contacts.set(`${SEGMENT_STORE}\nc2`, contactOf('c2', { platformTags: ['vip'] }));
+    const signUp = (sourceId: string, key?: 'publishable') =>
+      ({
+        v: 1,
+        storeId: SEGMENT_STORE,
+        sourceId,
+        interface: 'headless',
+        endpoint: 'customers/create',
+        data: {},
+        acceptedAt: fakes.clock.now,
+        ...(key ? { key } : {}),
+      }) as IngestMessage;
+    const deps = { ...fakes.deps, contacts: contactsByEmail(fakes.contacts) };
+    const applied = { applied: 'customer', triggers: [] };
+
+    await segmentsAfterEvent(deps, signUp('s1', 'publishable'), { ...applied, contact: { customerId: 'c1' } });
+    expect(fakes.members(SEGMENT_STORE, 'seg_vip').has('c1')).toBe(true);
+    expect(fakes.fired).toEqual([]);
+    await segmentsAfterEvent(deps, signUp('s2'), { ...applied, contact: { customerId: 'c2' } });
+    expect(fakes.fired.map((t) => t.contact.customerId)).toEqual(['c2']);
+  });
+
   it('schedules the contact again for the moment its 30-day window closes, and lets it out then', async () => {
     const fakes = segmentFakes();
     withSegment(fakes, 'seg_recent', RECENT);

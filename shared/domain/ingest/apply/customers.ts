@@ -1,7 +1,8 @@
 /**
  * Customer events. General `customers/create` and `customers` start the "customer created" flow only when they create
  * the customer (rule 5); `customers/update` starts none. Headless `customers/create` is a form subscription: it creates
- * or updates the contact, starts the subscription-welcome flow and emits `customer/newsletter` (headless rule 5).
+ * or updates the contact, starts the subscription-welcome flow and emits `customer/newsletter` (headless rule 5); through
+ * the publishable key, less (`applyHeadlessCustomer`).
  */
 import { upsertContact } from '#shared/domain/contacts/upsert-contact.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
@@ -63,8 +64,11 @@ export const signUpConsentState = (state: string, publicKey: boolean): string =>
  * A form subscription: the channel given is subscribed unless the payload says otherwise (collecting an address in a
  * subscription form is the subscription). Through the publishable key, which anyone can read in the storefront's pages,
  * it signs up a new customer only: naming an existing customer's id changes nothing of it (email, phone, names, dates,
- * consent, tags) and starts nothing, so a public key cannot redirect a customer's mail or their consent; and the consent
- * it gives a new customer is stored not subscribed (`signUpConsentState`).
+ * consent, tags) and starts nothing, so a public key cannot redirect a customer's mail or their consent. For a new
+ * customer, the consent it gives is stored not subscribed (`signUpConsentState`), and it starts no welcome: the address
+ * was typed in by anyone, not confirmed by its owner, so no flow mails it on this sign-up, whatever the flow's consent
+ * rule (a welcome set to `not_unsubscribed` would otherwise mail any address a request names). The
+ * `customer/newsletter` webhook still reports the sign-up.
  */
 export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
   const data = message.data as HeadlessCustomerData;
@@ -90,6 +94,7 @@ export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMess
     newsletterBody(customer, nowSeconds),
     `newsletter#${message.sourceId}`,
   );
+  if (publicKey) return { applied: 'customer', triggers: [], contact: { customerId: customer.originId } };
 
   const kind = await fireFromEvent(deps, message, {
     kind: 'subscription_welcome',

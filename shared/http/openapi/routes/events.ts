@@ -175,7 +175,7 @@ export const EVENT_ROUTES = {
       '**publishable key** (`pk_…`, `npm run admin -- store publishable-key`), made for storefront pages: it works on ' +
       'this route only, only from a browser page (no `Origin` answers 403) and only on the origins the store allows ' +
       `(CORS; another origin answers 403), before anything is recorded; it signs up new customers, never as subscribed to ` +
-      `marketing, and changes no existing one. At most ${LIMITS.eventsPerSecond} requests per second per store with the store key, and as many apart with the publishable key.`,
+      `marketing and without starting a flow, and changes no existing one. At most ${LIMITS.eventsPerSecond} requests per second per store with the store key, and as many apart with the publishable key.`,
     api: 'headless',
     body: envelopes('HeadlessEvent', HEADLESS_ENDPOINTS, HEADLESS_PAYLOADS),
     ok: { accepted: headlessReply.accepted(), duplicate: headlessReply.duplicate() },
