@@ -157,8 +157,11 @@ describe('the local clock advance', () => {
     expect(await timerSchedule('cart', store.storeId, token)).toBeDefined();
     expect(await triggersOf(store.storeId)).toEqual([]);
 
+    // Counted by what this cart's timer did, not by how many timers fired: near midnight UTC the hour also brings the
+    // day's history-compaction timers of the file's other stores.
     const { fired } = await runtime.advanceClock(3600);
-    expect(fired).toBe(1);
+    expect(fired).toBeGreaterThanOrEqual(1);
     await awaitTriggers(store.storeId, 1, 'abandoned_cart');
+    expect(await timerSchedule('cart', store.storeId, token)).toBeUndefined();
   });
 });
