@@ -1,3 +1,5 @@
+import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
+import { bulkEmailed } from '#shared/domain/attribution/attribute.ts';
 /** Wiring of the senders, bulk sending and send worker use cases to their adapters (built once per warm function). */
 
 import { dynamoBulkBudget } from '#shared/adapters/dynamodb/budgets.ts';
@@ -120,6 +122,8 @@ export const sendWorkerDeps = /* @__PURE__ */ lazy(
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     sendRatePerSecond: config().sesSendRatePerSecond,
     leaseMs: CHUNK_LEASE_MS,
+    onChunkSent: (batch, sent, at) =>
+      bulkEmailed(dynamoAttribution(), batch.storeId, { batchId: batch.id, campaignId: batch.campaignId }, sent, at),
     onRetaken: () => metrics.count(BUSINESS_METRICS.sendClaimsRetaken, 1, { by: 'bulk' }),
   }),
 );

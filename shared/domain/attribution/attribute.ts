@@ -54,15 +54,21 @@ export const flowEmailed = async (
   await count(store, storeId, touch, dayOf(touch.at), { emailed: 1 });
 };
 
-/** A bulk batch's emails were sent. */
+/** A bulk batch's emails were sent (a campaign's when it names one). */
 export const bulkEmailed = async (
   store: AttributionStore,
   storeId: string,
-  batchId: string,
+  batch: { readonly batchId: string; readonly campaignId?: string | undefined },
   emails: number,
   at: number,
 ) => {
-  if (emails > 0) await count(store, storeId, { kind: 'bulk', batchId, at }, dayOf(at), { emailed: emails });
+  const touch: Touch = {
+    kind: 'bulk',
+    batchId: batch.batchId,
+    ...(batch.campaignId ? { campaignId: batch.campaignId } : {}),
+    at,
+  };
+  if (emails > 0) await count(store, storeId, touch, dayOf(at), { emailed: emails });
 };
 
 /** What SES reported about an email, counted once per event (`eventId`: the SES event's, stable over redeliveries). */

@@ -86,10 +86,11 @@ export const stepCounter = (stepId: string, counter: string) => `step#${stepId}#
 export const countsFor = (
   touch: Touch,
   deltas: Readonly<Record<string, number>>,
-): readonly { readonly scope: string; readonly deltas: Readonly<Record<string, number>> }[] =>
-  touch.kind === 'flow'
+): readonly { readonly scope: string; readonly deltas: Readonly<Record<string, number>> }[] => {
+  const store = { scope: 'store', deltas: { ...deltas, ...kindCounters(emailKindOf(touch), deltas) } };
+  return touch.kind === 'flow'
     ? [
-        { scope: 'store', deltas },
+        store,
         {
           scope: `flow#${touch.flowId}`,
           deltas: {
@@ -99,10 +100,28 @@ export const countsFor = (
         },
       ]
     : [
-        { scope: 'store', deltas },
+        store,
         { scope: `batch#${touch.batchId}`, deltas },
         ...(touch.campaignId ? [{ scope: campaignScope(touch.campaignId), deltas }] : []),
       ];
+};
+
+/** The kinds of email the store's counters also keep apart: a flow's, a campaign's, a bulk batch's without campaign. */
+export const EMAIL_KINDS = ['flow', 'campaign', 'bulk'] as const;
+export type EmailKind = (typeof EMAIL_KINDS)[number];
+
+export const emailKindOf = (touch: Touch): EmailKind =>
+  touch.kind === 'flow' ? 'flow' : touch.campaignId ? 'campaign' : 'bulk';
+
+/** A store counter of one kind of email (`campaign#delivered`), kept beside the store's total of every kind. */
+export const kindCounter = (kind: EmailKind, counter: string) => `${kind}#${counter}`;
+
+const kindCounters = (kind: EmailKind, deltas: Readonly<Record<string, number>>) =>
+  Object.fromEntries(
+    Object.entries(deltas)
+      .filter(([name]) => (FUNNEL as readonly string[]).includes(name) && name !== 'entered')
+      .map(([name, n]) => [kindCounter(kind, name), n]),
+  );
 
 /** A campaign's counters (`GET /api/v1/campaigns/{id}`'s stats): its emails' SES events and influenced orders. */
 export const campaignScope = (campaignId: string) => `campaign#${campaignId}`;

@@ -5,7 +5,14 @@
  * a few small reads, whatever the store's size.
  */
 import { parseStatsRange } from '#shared/domain/attribution/attribute.ts';
-import { dayOf, type Stats, summarize } from '#shared/domain/attribution/model.ts';
+import {
+  dayOf,
+  EMAIL_KINDS,
+  type EmailKind,
+  kindCounter,
+  type Stats,
+  summarize,
+} from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import { countsReader } from '#shared/domain/attribution/read-counts.ts';
 import type { Clock } from '#shared/domain/clock.ts';
@@ -28,11 +35,40 @@ export interface FlowOverview {
   readonly stats: Stats;
 }
 
+/** One kind of email's funnel: every count is of that kind's emails, so each rate is over its own sent. */
+export interface EmailFunnel {
+  readonly sent: number;
+  readonly delivered: number;
+  readonly opened: number;
+  readonly clicked: number;
+  readonly bounced: number;
+  readonly unsubscribed: number;
+}
+
+const FUNNEL_OF: readonly (keyof EmailFunnel)[] = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'unsubscribed'];
+
+/** Each kind's funnel from the store's counters (`kindCounter`), and their total (their sums). */
+export const emailFunnels = (
+  totals: ReadonlyMap<string, number>,
+): { readonly kinds: Readonly<Record<EmailKind, EmailFunnel>>; readonly total: EmailFunnel } => {
+  const of = (kind: EmailKind): EmailFunnel =>
+    Object.fromEntries(
+      FUNNEL_OF.map((name) => [name, totals.get(kindCounter(kind, name === 'sent' ? 'emailed' : name)) ?? 0]),
+    ) as unknown as EmailFunnel;
+  const kinds = Object.fromEntries(EMAIL_KINDS.map((kind) => [kind, of(kind)])) as Record<EmailKind, EmailFunnel>;
+  const total = Object.fromEntries(
+    FUNNEL_OF.map((name) => [name, EMAIL_KINDS.reduce((n, kind) => n + kinds[kind][name], 0)]),
+  ) as unknown as EmailFunnel;
+  return { kinds, total };
+};
+
 export interface StoreOverview {
   readonly from: string;
   readonly to: string;
   /** The store's own counters (flow and bulk email alike). */
   readonly totals: Stats;
+  /** The store's emails by kind (flow, campaign, bulk) and their total, each counted apart. */
+  readonly emails: ReturnType<typeof emailFunnels>;
   /** Events applied by kind, and webhook delivery attempts. */
   readonly activity: Activity;
 }
@@ -61,7 +97,12 @@ export const storeOverview = async (
   // the days around them (its totals only: to today, 30 days are a few days and a month); one each over a long one.
   const counts = await read.many(['store', ...ACTIVITY_SCOPES], range, { totalsOnly: ['store'] });
   const totals = counts.get('store')?.totals ?? new Map<string, number>();
-  return { ...range, totals: summarize(range.from, range.to, totals), activity: activityOf(counts) };
+  return {
+    ...range,
+    totals: summarize(range.from, range.to, totals),
+    emails: emailFunnels(totals),
+    activity: activityOf(counts),
+  };
 };
 
 /**

@@ -82,6 +82,11 @@ export interface SendWorkerDeps {
     chunk: CampaignChunk | undefined,
     counts: { readonly sent: number; readonly failed: number },
   ) => Promise<void>;
+  /**
+   * Counts a completed chunk's sent emails in the store's counters (the console overview's bulk and campaign sent).
+   * Told once, by the attempt that completed the chunk.
+   */
+  readonly onChunkSent?: (batch: SendBatch, sent: number, at: number) => Promise<void>;
   /** Messages per second the SES account allows. */
   readonly sendRatePerSecond: number;
   /** How long a chunk's lease lasts: longer than one attempt can run, shorter than the queue's visibility timeout. */
@@ -279,6 +284,7 @@ const sendChunk = async (
       failed: final.filter((r) => r.status === 'failed').length,
     };
     const completed = await deps.batches.completeChunk(batch.storeId, batch.id, chunk, lease, counts);
+    if (completed && counts.sent > 0) await deps.onChunkSent?.(batch, counts.sent, deps.clock.now());
     // Once per chunk: only the attempt that completed it counts it for its campaign (and a later delivery that finds
     // it done, should this attempt stop before: `recountCampaignChunk`).
     if (completed && batch.campaignId) {

@@ -1,18 +1,34 @@
 /** The store's overview: its emails, earned orders, events applied and webhook health over a range of days. */
-import type { Stats } from '#shared/domain/attribution/model.ts';
-import type { StoreOverview } from '#shared/domain/console/overview.ts';
+import type { EmailKind } from '#shared/domain/attribution/model.ts';
+import type { EmailFunnel, StoreOverview } from '#shared/domain/console/overview.ts';
 import { escapeHtml } from '#shared/http/back-office-pages.ts';
 import type { Reply } from '#shared/http/reply.ts';
 import { cards, count, page, rate, revenue } from './layout.ts';
 
-const FUNNEL_CARDS: readonly [keyof Stats, string][] = [
-  ['emailed', 'Sent'],
-  ['delivered', 'Delivered'],
-  ['opened', 'Opened'],
-  ['clicked', 'Clicked'],
-  ['bounced', 'Bounced'],
-  ['unsubscribed', 'Unsubscribed'],
+const KIND_LABELS: readonly [EmailKind, string][] = [
+  ['flow', 'Flow emails'],
+  ['campaign', 'Campaign emails'],
+  ['bulk', 'Bulk emails'],
 ];
+
+/** One kind's row: its counts, and each rate over that kind's own sent. */
+const funnelRow = (id: string, label: string, f: EmailFunnel, tag: 'td' | 'th' = 'td') => {
+  const n = (v: number, r?: string) =>
+    `<${tag} class="n">${count(v)}${r ? ` <span class="muted">(${r})</span>` : ''}</${tag}>`;
+  return `<tr id="emails-${id}"><th scope="row">${label}</th>${n(f.sent)}${n(f.delivered, rate(f.delivered, f.sent))}${n(f.opened, rate(f.opened, f.sent))}${n(f.clicked, rate(f.clicked, f.sent))}${n(f.bounced, rate(f.bounced, f.sent))}${n(f.unsubscribed)}</tr>`;
+};
+
+/** The store's emails by kind and their total, each rate over its own row's sent. */
+const emailsTable = ({ emails }: StoreOverview) => `<table id="emails">
+<caption>Emails by kind (rates are of that row's sent)</caption>
+<thead><tr><th scope="col">Kind</th><th scope="col" class="n">Sent</th><th scope="col" class="n">Delivered</th><th scope="col" class="n">Opened</th><th scope="col" class="n">Clicked</th><th scope="col" class="n">Bounced</th><th scope="col" class="n">Unsubscribed</th></tr></thead>
+<tbody>
+${KIND_LABELS.map(([kind, label]) => funnelRow(kind, label, emails.kinds[kind])).join('\n')}
+</tbody>
+<tfoot>
+${funnelRow('total', 'All emails', emails.total)}
+</tfoot>
+</table>`;
 
 /** Events applied by kind, and webhook delivery health. */
 const activitySection = ({ activity }: StoreOverview) => {
@@ -60,11 +76,7 @@ export const storeOverviewPage = (store: { storeId: string; name: string }, over
 </form>
 <p class="muted">Days are UTC; counts are kept as events arrive (docs/attribution.md).</p>
 <h2 id="emails-heading">Emails</h2>
-${cards(
-  'emails',
-  FUNNEL_CARDS.map(([key, label]) => [key, label, count(totals[key] as number)] as const),
-)}
-<p class="muted" id="rates">Delivered ${rate(totals.delivered, totals.emailed)} of sent · opened ${rate(totals.opened, totals.delivered)} and clicked ${rate(totals.clicked, totals.delivered)} of delivered</p>
+${emailsTable(overview)}
 <h2 id="orders-heading">Orders the emails earned</h2>
 ${cards('orders', [
   ['recovered-orders', 'Recovered orders', count(totals.recovered.orders)],

@@ -102,6 +102,20 @@ describe('send worker', () => {
     expect(calls).toHaveLength(1);
   });
 
+  it("counts a completed chunk's sent emails for the store's counters once, not again when delivered twice", async () => {
+    const store = memoryBatches(batchOf(3), queued(3));
+    const { mailer } = scriptedMailer([allSent]);
+    const told: [string, number][] = [];
+    const { deps } = depsWith(store.repo, mailer, {
+      onChunkSent: async (batch, sent) => {
+        told.push([batch.id, sent]);
+      },
+    });
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ done: 'sent' });
+    expect(await handleSendMessage(deps, chunkMessage, first)).toEqual({ done: 'skipped' });
+    expect(told).toEqual([['sb_1', 3]]);
+  });
+
   it('retries only the recipients SES refused for a passing reason, and marks the permanent refusals failed', async () => {
     const store = memoryBatches(batchOf(3), queued(3));
     const { mailer, calls } = scriptedMailer([
