@@ -12,7 +12,7 @@ import { handleSendMessage, parseSendMessage, retryDelaySeconds } from '#shared/
 import { PermanentError } from '#shared/errors.ts';
 import { logger } from '#shared/observability.ts';
 import { queueWorker } from '#shared/queue/batch.ts';
-import { sendWorkerDeps } from '#shared/wiring/sending.ts';
+import { afterSendBatch, sendWorkerDeps } from '#shared/wiring/sending.ts';
 
 export const handler = queueWorker({
   queue: QUEUES.sends,
@@ -32,4 +32,6 @@ export const handler = queueWorker({
     logger.info('Send message handled', { ...message, attempt, ...outcome });
     if ('retryInSeconds' in outcome) await holdBack(required('sendQueueUrl'), record, outcome.retryInSeconds);
   },
+  // The completed chunks' sent emails, one counters message per batch.
+  afterBatch: afterSendBatch,
 });

@@ -2162,7 +2162,7 @@ export interface components {
             to: string;
             /** @description Runs started (flows and their totals; 0 for a step or the store) */
             entered: number;
-            /** @description Emails sent by flows */
+            /** @description Emails sent: a flow's or step's by it; the store's of every kind (flow, campaign and bulk) */
             emailed: number;
             /** @description Deliveries SES reported */
             delivered: number;
@@ -2198,7 +2198,7 @@ export interface components {
                 day: string;
                 /** @description Runs started (flows and their totals; 0 for a step or the store) */
                 entered: number;
-                /** @description Emails sent by flows */
+                /** @description Emails sent: a flow's or step's by it; the store's of every kind (flow, campaign and bulk) */
                 emailed: number;
                 /** @description Deliveries SES reported */
                 delivered: number;
@@ -2235,7 +2235,7 @@ export interface components {
                 month: string;
                 /** @description Runs started (flows and their totals; 0 for a step or the store) */
                 entered: number;
-                /** @description Emails sent by flows */
+                /** @description Emails sent: a flow's or step's by it; the store's of every kind (flow, campaign and bulk) */
                 emailed: number;
                 /** @description Deliveries SES reported */
                 delivered: number;
@@ -2271,7 +2271,7 @@ export interface components {
                 stepId: string;
                 /** @description Runs started (flows and their totals; 0 for a step or the store) */
                 entered: number;
-                /** @description Emails sent by flows */
+                /** @description Emails sent: a flow's or step's by it; the store's of every kind (flow, campaign and bulk) */
                 emailed: number;
                 /** @description Deliveries SES reported */
                 delivered: number;
@@ -3009,7 +3009,7 @@ export interface components {
             to: string;
             /** @description Runs started (flows and their totals; 0 for a step or the store) */
             entered: number;
-            /** @description Emails sent by flows */
+            /** @description Emails sent: a flow's or step's by it; the store's of every kind (flow, campaign and bulk) */
             emailed: number;
             /** @description Deliveries SES reported */
             delivered: number;
@@ -3045,7 +3045,7 @@ export interface components {
                 day: string;
                 /** @description Runs started (flows and their totals; 0 for a step or the store) */
                 entered: number;
-                /** @description Emails sent by flows */
+                /** @description Emails sent: a flow's or step's by it; the store's of every kind (flow, campaign and bulk) */
                 emailed: number;
                 /** @description Deliveries SES reported */
                 delivered: number;
@@ -3082,7 +3082,7 @@ export interface components {
                 month: string;
                 /** @description Runs started (flows and their totals; 0 for a step or the store) */
                 entered: number;
-                /** @description Emails sent by flows */
+                /** @description Emails sent: a flow's or step's by it; the store's of every kind (flow, campaign and bulk) */
                 emailed: number;
                 /** @description Deliveries SES reported */
                 delivered: number;

@@ -1,5 +1,3 @@
-import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
-import { bulkEmailed } from '#shared/domain/attribution/attribute.ts';
 /** Wiring of the senders, bulk sending and send worker use cases to their adapters (built once per warm function). */
 
 import { dynamoBulkBudget } from '#shared/adapters/dynamodb/budgets.ts';
@@ -14,6 +12,7 @@ import { sesIdentities } from '#shared/adapters/ses/identities.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsSendQueue } from '#shared/adapters/sqs/send-queue.ts';
 import { config } from '#shared/config.ts';
+import { bulkEmailed } from '#shared/domain/attribution/attribute.ts';
 import type { AcceptBulkDeps } from '#shared/domain/email/accept-bulk.ts';
 import type { CampaignChunk } from '#shared/domain/email/bulk-model.ts';
 import type { DailySendCap } from '#shared/domain/email/ports.ts';
@@ -25,6 +24,7 @@ import type { SendingSettingsDeps } from '#shared/domain/stores/sending-settings
 import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { systemClock } from './clock.ts';
+import { batchCounters } from './counters.ts';
 
 export const senderDeps = /* @__PURE__ */ lazy(
   (): SenderDeps => ({ senders: dynamoSenders(), identities: sesIdentities(), clock: systemClock }),
@@ -109,6 +109,13 @@ const campaignHooks = () => {
   };
 };
 
+/** The send worker's counts (a completed chunk's sent emails), queued at its batch's end like the other workers'. */
+const sendCounters = /* @__PURE__ */ lazy(() => batchCounters('Send'));
+
+export const afterSendBatch = async (): Promise<void> => {
+  await sendCounters().flush();
+};
+
 export const sendWorkerDeps = /* @__PURE__ */ lazy(
   (): SendWorkerDeps => ({
     ...campaignHooks(),
@@ -123,7 +130,7 @@ export const sendWorkerDeps = /* @__PURE__ */ lazy(
     sendRatePerSecond: config().sesSendRatePerSecond,
     leaseMs: CHUNK_LEASE_MS,
     onChunkSent: (batch, sent, at) =>
-      bulkEmailed(dynamoAttribution(), batch.storeId, { batchId: batch.id, campaignId: batch.campaignId }, sent, at),
+      bulkEmailed(sendCounters().store, batch.storeId, { batchId: batch.id, campaignId: batch.campaignId }, sent, at),
     onRetaken: () => metrics.count(BUSINESS_METRICS.sendClaimsRetaken, 1, { by: 'bulk' }),
   }),
 );

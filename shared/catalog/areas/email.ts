@@ -26,11 +26,12 @@ export const EMAIL_FUNCTIONS = area('email', [
   }),
   // Five chunks of 50 in parallel; a chunk waits at most ~20 s for its send slots (else it is re-queued), so 60 s is
   // ample, and the chunk lease (90 s) stays under the queue's visibility timeout. Unsubscribe links are signed with
-  // a key derived from the master key; re-queued chunks go back to `sends`. The SES rate, not concurrency, bounds it.
+  // a key derived from the master key; re-queued chunks go back to `sends`, completed chunks' sent emails to `counters`.
+  // The SES rate, not concurrency, bounds it.
   consumer(
     'send-worker',
     'sends',
-    { table: 'readWrite', sendTo: ['sends'], mailer: true, masterKey: true },
+    { table: 'readWrite', sendTo: ['sends', 'counters'], mailer: true, masterKey: true },
     { timeoutSeconds: 60, memoryMb: 512, batchSize: 5, maxConcurrency: 10 },
   ),
   // SES events, each a few reads and writes and at most a webhook to queue, handled side by side: 100 fit well within

@@ -56,7 +56,7 @@ export const flowEmailed = async (
 
 /** A bulk batch's emails were sent (a campaign's when it names one). */
 export const bulkEmailed = async (
-  store: AttributionStore,
+  store: Pick<AttributionStore, 'add'>,
   storeId: string,
   batch: { readonly batchId: string; readonly campaignId?: string | undefined },
   emails: number,

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { eventually, newStore } from '#test/support/local.ts';
-import { mailStore, registerDomain, send } from '#test/support/sending.ts';
+import { call, mailStore, registerDomain, send } from '#test/support/sending.ts';
 import { freshPath, type Receiver, startReceiver, subscribe } from '#test/support/webhooks.ts';
 import { signedBody, simulated } from './support.ts';
 
@@ -94,5 +94,18 @@ describe('a bulk send, end to end', () => {
 
     const second = await send(runtime, store, request);
     expect(second.body).toMatchObject({ totalAccepted: 1, totalRejected: 2 });
+
+    // The store's counters reconcile: every bulk email sent is counted as sent (the local SES delivers each one; the
+    // simulated bounce came on top of its delivery), so delivered never exceeds sent.
+    const counted = await eventually(
+      'the four bulk emails counted as sent and delivered',
+      async () => {
+        const answer = await call(runtime.urls.main, store.apiKey, 'GET', '/api/v1/stats');
+        const data = (answer.body as { data: { emailed: number; delivered: number } }).data;
+        return data.delivered === 4 ? data : undefined;
+      },
+      30_000,
+    );
+    expect(counted.emailed).toBe(4);
   });
 });

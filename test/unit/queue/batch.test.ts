@@ -5,11 +5,18 @@
  * handed to its owner and acknowledged, while throttling and network errors are retried.
  */
 import * as v from 'valibot';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { PermanentError, validationError } from '#shared/errors.ts';
+import { logger } from '#shared/observability.ts';
 import { fifoQueueWorker, queueWorker } from '#shared/queue/batch.ts';
 import { queueMessage } from '#shared/queue/message.ts';
 import { lambdaContext, sqsEvent } from '#test/support/events.ts';
+
+// The failures these tests provoke are logged by design; the lane's output keeps to the tests' own results.
+beforeEach(() => {
+  vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+  vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+});
 
 const parse = queueMessage(v.object({ n: v.number() }), 'test message');
 

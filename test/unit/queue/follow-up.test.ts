@@ -1,7 +1,14 @@
 /** A follow-up step (the segments an applied event changed) never turns a handled message into a failed one. */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { PermanentError } from '#shared/errors.ts';
+import { logger } from '#shared/observability.ts';
 import { followUp } from '#shared/queue/follow-up.ts';
+
+// The failures these tests provoke are logged by design; the lane's output keeps to the tests' own results.
+beforeEach(() => {
+  vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+  vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+});
 
 describe('followUp', () => {
   it('answers what the step answers', async () => {

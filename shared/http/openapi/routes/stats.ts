@@ -20,7 +20,7 @@ const Orders = (what: string) => v.pipe(v.object({ orders: count('Orders'), reve
 
 const counts = {
   entered: count('Runs started (flows and their totals; 0 for a step or the store)'),
-  emailed: count('Emails sent by flows'),
+  emailed: count("Emails sent: a flow's or step's by it; the store's of every kind (flow, campaign and bulk)"),
   delivered: count('Deliveries SES reported'),
   opened: count('First opens'),
   clicked: count('Clicks (each SES click event once)'),
