@@ -1,14 +1,16 @@
 /** Attribution records and counters (`shared/domain/attribution`) in the service table. */
 
 import { dynamo } from '#shared/adapters/aws-clients.ts';
-import { PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
+import { PutCommand, QueryCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import {
   type DayCounts,
   type Exposure,
   keepsMonths,
+  LATE_CLICK_MS,
   type MonthCounts,
   monthOf,
   type Touch,
+  type UnattributedOrder,
 } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 import { batchDelete, batchGet } from './batch.ts';
@@ -19,6 +21,9 @@ import { getItem, isConditionFailure, putIfAbsent, tableName } from './table.ts'
 /** Marks and clicks are kept 90 days (beyond any influence window or recovery); counted-once keys a week. */
 const MARK_TTL_SECONDS = 90 * 86_400;
 const ONCE_TTL_SECONDS = 7 * 86_400;
+
+/** How many of a contact's unattributed orders a click looks at (the newest). */
+const UNATTRIBUTED_READ = 10;
 
 const expiresAt = (seconds: number) => Math.floor(Date.now() / 1000) + seconds;
 
@@ -108,6 +113,53 @@ export const dynamoAttribution = (): AttributionStore => ({
       return Number(answer.Attributes?.[`revenue_${currency}`] ?? 0);
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  },
+
+  async markUnattributed(storeId, email, order) {
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.unattributedOrder(storeId, email, order.paidAt, order.orderId),
+          ...itemMeta('attribution'),
+          order,
+          expiresAt: Math.ceil((order.paidAt + LATE_CLICK_MS) / 1000),
+        },
+      }),
+    );
+  },
+
+  async unattributedOrders(storeId, email) {
+    // The newest few: a contact pays a handful of times a day at most, and older marks are past LATE_CLICK_MS.
+    const { Items = [] } = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.unattributedOrder(storeId, email, 0, '').pk },
+        ScanIndexForward: false,
+        Limit: UNATTRIBUTED_READ,
+        ConsistentRead: true,
+      }),
+    );
+    return Items.map((item) => item.order as UnattributedOrder);
+  },
+
+  async reconsiderOrder(storeId, orderId, attribution) {
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.attributedOrder(storeId, orderId),
+          UpdateExpression: 'SET attribution = :attribution',
+          ConditionExpression: 'attribution.kind = :none',
+          ExpressionAttributeValues: { ':attribution': attribution, ':none': 'none' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   },

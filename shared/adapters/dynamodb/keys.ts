@@ -221,6 +221,14 @@ export const keys = {
     pk: `STORE#${storeId}#ATTRIBUTED#${orderId}`,
     sk: 'ORDER',
   }),
+  /**
+   * An order of the contact paid with nothing to credit, which a late click may still influence; newest first by
+   * its sort key (the payment's epoch ms, zero-padded, then the order id).
+   */
+  unattributedOrder: (storeId: string, email: string, paidAt: number, orderId: string) => ({
+    pk: `STORE#${storeId}#UNATTRIBUTED#${email.toLowerCase()}`,
+    sk: `${String(paidAt).padStart(15, '0')}#${orderId}`,
+  }),
   /** A contact's latest run of a flow with A/B groups (one item per flow, all read at once when they pay). */
   exposure: (storeId: string, email: string, flowId: string) => ({
     pk: `STORE#${storeId}#EXPOSURE#${email.toLowerCase()}`,

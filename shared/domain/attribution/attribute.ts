@@ -17,6 +17,7 @@ import {
   DEFAULT_INFLUENCE_WINDOW_DAYS,
   dayOf,
   type FunnelCounter,
+  lateClickInfluences,
   type OrderAttribution,
   revenueCounter,
   type Stats,
@@ -24,6 +25,7 @@ import {
   stepCounts,
   summarize,
   type Touch,
+  type UnattributedOrder,
   withinWindow,
 } from './model.ts';
 import type { AttributionStore } from './ports.ts';
@@ -95,16 +97,46 @@ export const emailEventClaimed = async (
   await count(store, storeId, touch, dayOf(touch.at), { [counter]: 1 });
 };
 
-/** A click on a Storeflow email: the contact's last click (influenced orders), and counted. */
+/**
+ * A click on a Storeflow email: the contact's last click (influenced orders), and counted. A click reported after an
+ * order it happened before was paid influences that order now (`reconsiderLate`).
+ */
 export const emailClicked = async (
   store: AttributionStore,
   storeId: string,
   email: string,
   touch: Touch,
   eventId: string,
+  now: number,
 ): Promise<void> => {
   await store.markClick(storeId, email.toLowerCase(), touch);
+  await reconsiderLate(store, storeId, email, touch, now);
   await emailEventCounted(store, storeId, touch, 'clicked', eventId);
+};
+
+/**
+ * Credits the contact's orders paid unattributed that `click` influences, each once (`reconsiderOrder` changes only
+ * an order decided `none`), counted on the day of its payment. Both sides call it: the click after marking itself
+ * the last click, the payment after marking its order unattributed; whichever marks last sees the other's mark.
+ */
+const reconsiderLate = async (
+  store: AttributionStore,
+  storeId: string,
+  email: string,
+  click: Touch,
+  now: number,
+  orders?: readonly UnattributedOrder[],
+): Promise<void> => {
+  for (const order of orders ?? (await store.unattributedOrders(storeId, email.toLowerCase()))) {
+    if (!lateClickInfluences(click, order, now)) continue;
+    const { currency, amount } = order;
+    if (!(await store.reconsiderOrder(storeId, order.orderId, { kind: 'influenced', touch: click, currency, amount })))
+      continue;
+    await count(store, storeId, click, dayOf(order.paidAt), {
+      influencedOrders: 1,
+      [revenueCounter('influenced', currency)]: amount,
+    });
+  }
 };
 
 /** What an order earned, by the rules: recovered first, then influenced, else nothing. */
@@ -143,12 +175,38 @@ export const orderPaid = async (deps: OrderPaidDeps, order: Order): Promise<Orde
   if (!(await deps.attribution.claimOrder(order.storeId, order.id, decided))) return decided;
   // The A/B groups' measure (experiment.ts), whatever the emails earned: the holdout never has any.
   await measureOrder(deps.attribution, order, paidAt, windowDays);
-  if (decided.kind === 'none') return decided;
+  if (decided.kind === 'none') {
+    if (order.email) await markUnattributed(deps.attribution, order, order.email, { paidAt, windowDays });
+    return decided;
+  }
   await count(deps.attribution, order.storeId, decided.touch, dayOf(paidAt), {
     [`${decided.kind}Orders`]: 1,
     [revenueCounter(decided.kind, decided.currency)]: decided.amount,
   });
   return decided;
+};
+
+/**
+ * Remembers an order paid with nothing to credit, then looks once more for a click: one marked between the decision
+ * and this mark would otherwise see no order to influence (`reconsiderLate`).
+ */
+const markUnattributed = async (
+  store: AttributionStore,
+  order: Order,
+  address: string,
+  paid: { readonly paidAt: number; readonly windowDays: number },
+) => {
+  const email = address.toLowerCase();
+  const mark: UnattributedOrder = {
+    orderId: order.id,
+    paidAt: paid.paidAt,
+    windowDays: paid.windowDays,
+    currency: currencyOf(order.details.currency),
+    amount: amountOf(order.details.total_price),
+  };
+  await store.markUnattributed(order.storeId, email, mark);
+  const click = await store.lastClick(order.storeId, email);
+  if (click) await reconsiderLate(store, order.storeId, email, click, paid.paidAt, [mark]);
 };
 
 /** Longest range one request may read. */

@@ -138,6 +138,26 @@ export const stepCounts = (flowTotals: ReadonlyMap<string, number>, stepId: stri
 export const withinWindow = (clickAt: number, paidAt: number, days: number): boolean =>
   clickAt <= paidAt && paidAt - clickAt <= days * DAY_MS;
 
+/**
+ * How late a click may be reported and still influence an order paid after it: SES reports clicks seconds to minutes
+ * after they happen, so an order paid in between is decided before its click is known, and reconsidered when it is.
+ */
+export const LATE_CLICK_MS = 24 * 3_600_000;
+
+/** An order its payment found nothing to credit to: a click reported late may still influence it. */
+export interface UnattributedOrder {
+  readonly orderId: string;
+  readonly paidAt: number;
+  /** The store's influence window when the order was paid. */
+  readonly windowDays: number;
+  readonly currency: string;
+  readonly amount: number;
+}
+
+/** Whether a click (by when it happened) influences an order that was paid unattributed, as seen at `now`. */
+export const lateClickInfluences = (click: Touch, order: UnattributedOrder, now: number): boolean =>
+  withinWindow(click.at, order.paidAt, order.windowDays) && now - order.paidAt <= LATE_CLICK_MS;
+
 /** What one order earned, decided once at its payment. */
 export type OrderAttribution =
   | { readonly kind: 'recovered'; readonly touch: Touch; readonly currency: string; readonly amount: number }

@@ -1,5 +1,13 @@
 /** Ports of the attribution area: what its use cases need from the outside world. Nothing here imports an AWS SDK. */
-import type { CountsMessage, DayCounts, Exposure, MonthCounts, OrderAttribution, Touch } from './model.ts';
+import type {
+  CountsMessage,
+  DayCounts,
+  Exposure,
+  MonthCounts,
+  OrderAttribution,
+  Touch,
+  UnattributedOrder,
+} from './model.ts';
 
 export interface AttributionStore {
   /** Remembers that `touch` emailed about a cart or checkout (the latest email about it wins). */
@@ -30,6 +38,18 @@ export interface AttributionStore {
   ): Promise<number | undefined>;
   /** Records the order's attribution once: false when it was decided before (a redelivered event). */
   claimOrder(storeId: string, orderId: string, attribution: OrderAttribution): Promise<boolean>;
+  /**
+   * Remembers an order of the contact that was paid with nothing to credit (`LATE_CLICK_MS`: kept that long after its
+   * payment, when a late click may still influence it).
+   */
+  markUnattributed(storeId: string, email: string, order: UnattributedOrder): Promise<void>;
+  /** The contact's orders paid unattributed within the last `LATE_CLICK_MS`. */
+  unattributedOrders(storeId: string, email: string): Promise<UnattributedOrder[]>;
+  /**
+   * Changes an order decided `none` to `attribution`, once: false when the order was not decided `none` (decided
+   * otherwise, reconsidered before, or not decided yet).
+   */
+  reconsiderOrder(storeId: string, orderId: string, attribution: OrderAttribution): Promise<boolean>;
   /** Records that an occurrence (a click event) was counted: false when it was before. */
   claimOnce(storeId: string, key: string): Promise<boolean>;
   /** Adds to one counter item: a scope's day (`YYYY-MM-DD`) or month (`YYYY-MM`), alone (one write). */

@@ -156,6 +156,10 @@ export const simAttribution = (clock: Clock) => {
         .sort((a, b) => b.at - a.at)[0],
     markClick: none,
     lastClick: none,
+    // A backtest replays no clicks, so no order waits for a late one.
+    markUnattributed: none,
+    unattributedOrders: async () => [],
+    reconsiderOrder: async () => false,
     async claimOrder(_storeId, orderId, attribution) {
       if (orders.has(orderId)) return false;
       orders.add(orderId);

@@ -259,6 +259,7 @@ export const handleSesEvent = async (
         rcptTo,
         touchOf(origin, event.at || deps.clock.now()),
         eventIdOf('click', `#${shortHash(event.link)}`),
+        deps.clock.now(),
       );
       await emit(
         'click',

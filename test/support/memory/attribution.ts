@@ -7,6 +7,7 @@ import {
   monthOf,
   type OrderAttribution,
   type Touch,
+  type UnattributedOrder,
 } from '#shared/domain/attribution/model.ts';
 import type { AttributionStore } from '#shared/domain/attribution/ports.ts';
 
@@ -20,6 +21,7 @@ export const memoryAttribution = (options: { legacy?: boolean } = {}) => {
   const subjects = new Map<string, Touch>();
   const clicks = new Map<string, Touch>();
   const orders = new Map<string, OrderAttribution>();
+  const unattributed = new Map<string, UnattributedOrder[]>();
   const once = new Set<string>();
   const counters = new Map<string, Map<string, Record<string, number>>>();
   const monthCounters = new Map<string, Map<string, Record<string, number>>>();
@@ -51,6 +53,19 @@ export const memoryAttribution = (options: { legacy?: boolean } = {}) => {
         .sort((a, b) => b.at - a.at)[0],
     markClick: async (storeId, email, touch) => latest(clicks, `${storeId}#${email}`, touch),
     lastClick: async (storeId, email) => clicks.get(`${storeId}#${email}`),
+    markUnattributed: async (storeId, email, order) => {
+      const own = unattributed.get(`${storeId}#${email}`) ?? [];
+      unattributed.set(
+        `${storeId}#${email}`,
+        [order, ...own].sort((a, b) => b.paidAt - a.paidAt),
+      );
+    },
+    unattributedOrders: async (storeId, email) => [...(unattributed.get(`${storeId}#${email}`) ?? [])].slice(0, 10),
+    reconsiderOrder: async (storeId, orderId, attribution) => {
+      if (orders.get(`${storeId}#${orderId}`)?.kind !== 'none') return false;
+      orders.set(`${storeId}#${orderId}`, attribution);
+      return true;
+    },
     claimOrder: async (storeId, orderId, attribution) => {
       if (orders.has(`${storeId}#${orderId}`)) return false;
       orders.set(`${storeId}#${orderId}`, attribution);

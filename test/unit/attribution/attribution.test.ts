@@ -97,7 +97,7 @@ describe('recovered', () => {
 describe('influenced', () => {
   it('credits an order by the same contact within the window after a click, when not recovered', async () => {
     const { memory, deps, at } = setup();
-    await emailClicked(memory.store, STORE, 'Ada@Example.com', { kind: 'bulk', batchId: 'bt_1', at: T0 }, 'ev1');
+    await emailClicked(memory.store, STORE, 'Ada@Example.com', { kind: 'bulk', batchId: 'bt_1', at: T0 }, 'ev1', T0);
     at(T0 + 4 * DAY_MS);
     const decided = await orderPaid(deps, order('o1', { total_price: '20.5', currency: 'GBP' }));
     expect(decided).toMatchObject({ kind: 'influenced', touch: { kind: 'bulk', batchId: 'bt_1' } });
@@ -110,8 +110,8 @@ describe('influenced', () => {
 
   it('does not credit an order after the window, nor another contact, nor a click counted twice', async () => {
     const { memory, deps, at } = setup();
-    await emailClicked(memory.store, STORE, 'ada@example.com', flowTouch(T0), 'ev1');
-    await emailClicked(memory.store, STORE, 'ada@example.com', flowTouch(T0), 'ev1');
+    await emailClicked(memory.store, STORE, 'ada@example.com', flowTouch(T0), 'ev1', T0);
+    await emailClicked(memory.store, STORE, 'ada@example.com', flowTouch(T0), 'ev1', T0);
     at(T0 + 5 * DAY_MS + 1);
     expect(await orderPaid(deps, order('late', { total_price: '1' }))).toEqual({ kind: 'none' });
     expect(await orderPaid(deps, order('other', { total_price: '1' }, { email: 'bob@example.com' }))).toEqual({
@@ -123,7 +123,7 @@ describe('influenced', () => {
   it('never mixes with recovered: an order both recovered and clicked counts as recovered only', async () => {
     const { memory, deps } = setup();
     await flowEmailed(memory.store, STORE, { type: 'cart', id: 'tok' }, flowTouch(T0 - 2000));
-    await emailClicked(memory.store, STORE, 'ada@example.com', flowTouch(T0 - 1000), 'ev1');
+    await emailClicked(memory.store, STORE, 'ada@example.com', flowTouch(T0 - 1000), 'ev1', T0);
     expect((await orderPaid(deps, order('o1', { total_price: '3' }, { cartToken: 'tok' }))).kind).toBe('recovered');
     const stats = await readStats(countsReader(memory.store, STORE), 'store', range);
     expect(stats.recovered.orders).toBe(1);
@@ -132,7 +132,7 @@ describe('influenced', () => {
 
   it("uses the store's own window when it has one", async () => {
     const { memory, deps, at } = setup();
-    await emailClicked(memory.store, STORE, 'ada@example.com', flowTouch(T0), 'ev1');
+    await emailClicked(memory.store, STORE, 'ada@example.com', flowTouch(T0), 'ev1', T0);
     at(T0 + 2 * DAY_MS);
     const oneDay = { ...deps, influenceWindowDays: async () => 1 };
     expect(await orderPaid(oneDay, order('o1', { total_price: '3' }))).toEqual({ kind: 'none' });
@@ -163,5 +163,69 @@ describe('the range of a stats request', () => {
     expect(() => parseStatsRange({ from: '2026-02-30' }, T0)).toThrow('from must be a date as YYYY-MM-DD');
     expect(() => parseStatsRange({ from: '2026-11-10', to: '2026-11-01' }, T0)).toThrow('to must not be before from');
     expect(() => parseStatsRange({ from: '2024-01-01', to: '2026-01-01' }, T0)).toThrow('a range is at most 366 days');
+  });
+});
+
+describe('a click reported after the payment it happened before', () => {
+  const click = (at: number) => ({ kind: 'bulk', batchId: 'bt_1', at }) as const;
+  const store = async (memory: ReturnType<typeof memoryAttribution>) =>
+    readStats(countsReader(memory.store, STORE), 'store', range);
+
+  it('influences the order when it arrives, once, counted on the day of the payment', async () => {
+    const { memory, deps, at } = setup();
+    at(T0 + 60_000);
+    expect(await orderPaid(deps, order('o1', { total_price: '12.50', currency: 'EUR' }))).toEqual({ kind: 'none' });
+    // SES reports the click, which happened a minute before the payment, two minutes after it.
+    await emailClicked(memory.store, STORE, 'Ada@Example.com', click(T0), 'ev1', T0 + 180_000);
+    await emailClicked(memory.store, STORE, 'ada@example.com', click(T0), 'ev1', T0 + 190_000);
+    await emailClicked(memory.store, STORE, 'ada@example.com', click(T0 + 1000), 'ev2', T0 + 200_000);
+    expect(await store(memory)).toMatchObject({
+      clicked: 2,
+      influenced: { orders: 1, revenue: { EUR: '12.50' } },
+      days: [expect.objectContaining({ day: '2026-11-20', influenced: { orders: 1, revenue: { EUR: '12.50' } } })],
+    });
+    // A payment event delivered again counts nothing anew.
+    await orderPaid(deps, order('o1', { total_price: '12.50', currency: 'EUR' }));
+    expect((await store(memory)).influenced.orders).toBe(1);
+  });
+
+  it('does not influence an order paid before the click happened, nor once the late-click limit has passed', async () => {
+    const { memory, deps, at } = setup();
+    at(T0);
+    await orderPaid(deps, order('before', { total_price: '1' }));
+    await emailClicked(memory.store, STORE, 'ada@example.com', click(T0 + 1000), 'ev1', T0 + 2000);
+    at(T0 + 10_000);
+    await orderPaid(deps, order('stale', { total_price: '1' }, { email: 'bob@example.com' }));
+    await emailClicked(memory.store, STORE, 'bob@example.com', click(T0), 'ev2', T0 + 10_000 + 25 * 3_600_000);
+    expect((await store(memory)).influenced.orders).toBe(0);
+  });
+
+  it('never turns a recovered order into an influenced one', async () => {
+    const { memory, deps, at } = setup();
+    await flowEmailed(memory.store, STORE, { type: 'cart', id: 'tok' }, flowTouch(T0 - 5000));
+    at(T0);
+    expect((await orderPaid(deps, order('o1', { total_price: '3' }, { cartToken: 'tok' }))).kind).toBe('recovered');
+    await emailClicked(memory.store, STORE, 'ada@example.com', click(T0 - 1000), 'ev1', T0 + 5000);
+    const stats = await store(memory);
+    expect(stats.recovered.orders).toBe(1);
+    expect(stats.influenced.orders).toBe(0);
+  });
+
+  it("is seen by the payment when the click is marked between the decision and the order's mark", async () => {
+    const { memory, deps, at } = setup();
+    at(T0 + 60_000);
+    // The click arrives while the payment is being decided: after its read of the last click, before its mark.
+    const racing = {
+      ...memory.store,
+      claimOrder: async (...args: Parameters<typeof memory.store.claimOrder>) => {
+        const claimed = await memory.store.claimOrder(...args);
+        await emailClicked(memory.store, STORE, 'ada@example.com', click(T0), 'ev1', T0 + 60_000);
+        return claimed;
+      },
+    };
+    expect(await orderPaid({ ...deps, attribution: racing }, order('o1', { total_price: '7' }))).toEqual({
+      kind: 'none',
+    });
+    expect((await store(memory)).influenced).toEqual({ orders: 1, revenue: { XXX: '7.00' } });
   });
 });
