@@ -1,8 +1,7 @@
 /**
- * A clock that runs ahead of the wall clock by an offset that only grows. The Scheduler emulator can run on it (its
- * tests do); the local runtime keeps one to count the time advanced by `POST /_local/clock/advance`, while its
- * Scheduler runs on the wall clock and advancing shifts the pending schedules instead (see `SchedulerEmulator.advance`),
- * so timers set after an advance are not already overdue.
+ * A clock that runs ahead of the wall clock by an offset that only grows: the local runtime's one clock. Its handlers
+ * read it (`readTimeFrom`, shared/clock.ts), its Scheduler fires by it, and its simulated SES events are stamped with
+ * it, so `POST /_local/clock/advance` makes time pass for everything at once.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';

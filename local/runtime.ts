@@ -14,7 +14,7 @@ import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.t
 import { ENV } from '#shared/config.ts';
 import { resetProcessState } from '#shared/lazy.ts';
 import { applyLogLevel } from '#shared/observability.ts';
-import { systemClock } from '#shared/wiring/clock.ts';
+import { readTimeFrom, systemClock } from '#shared/clock.ts';
 import { LocalClock } from './clock.ts';
 import { contractRecorder } from './contract-recorder.ts';
 import { startLocalDynamo } from './emulators/dynamodb.ts';
@@ -102,8 +102,8 @@ export interface LocalRuntime {
   readonly queueUrls: Record<QueueName, string>;
   readonly dlqUrls: Record<QueueName, string>;
   /**
-   * Makes `seconds` pass for the pending timers (each falls due that much earlier) and fires what became due;
-   * `offsetSeconds` is the total advanced so far. Timers set afterwards run on the wall clock, like the handlers.
+   * Makes `seconds` pass for the whole process (handlers, timers, simulated SES events) and fires the timers that
+   * became due; `offsetSeconds` is the total advanced so far.
    */
   advanceClock(seconds: number): Promise<{ offsetSeconds: number; fired: number }>;
   /** DynamoDB operations served so far, by operation name (`PutItem`, `UpdateItem`, …). */
@@ -226,14 +226,16 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     const sesProxy = await startSesProxy({ upstream: mailUrl, ...(dataDir ? { dataDir } : {}) });
     stops.push(() => sesProxy.stop());
 
-    // Scheduler and Secrets Manager (in repo). The time advanced so far (reported by /_local/clock/advance, kept across restarts). The Scheduler itself runs on
-    // the wall clock, as the handlers do; advancing makes the time pass for the schedules pending at that moment.
+    // Scheduler and Secrets Manager (in repo). One clock for the process: the wall clock plus the time advanced so far
+    // by /_local/clock/advance (kept across restarts); the handlers, the Scheduler and the simulated SES events all
+    // read it, so an advanced week is a week for stats, timelines, segments and timers alike.
     const clock = new LocalClock(dataDir ? { file: join(dataDir, 'clock.json') } : {});
+    readTimeFrom(() => clock.now());
     const emulators = await startAwsEmulators({
       port: port('emulators'),
       sqsEndpoint: sqsUrl,
       region: REGION,
-      clock: systemClock,
+      clock,
       secrets: { [MASTER_KEY_SECRET_ID]: masterSecret(dataDir) },
       ...(dataDir ? { dataDir: join(dataDir, 'scheduler') } : {}),
     });
@@ -291,15 +293,15 @@ export const startLocalRuntime = async (options: LocalRuntimeOptions = {}): Prom
     }
 
     // SES event publishing's stand-in: a Delivery event per mail SES accepts, and simulated ones on request.
-    const emailEvents = sqsEventPublisher(sqs, queues.urls.emailEvents);
+    const emailEvents = sqsEventPublisher(sqs, queues.urls.emailEvents, systemClock.now);
     if (options.simulateDeliveries !== false) {
-      const stopDeliveries = sesProxy.onSent(deliverySimulator(emailEvents));
+      const stopDeliveries = sesProxy.onSent(deliverySimulator(emailEvents, systemClock.now));
       stops.push(async () => stopDeliveries());
     }
 
     const advanceClock = async (seconds: number) => {
       clock.advance(seconds);
-      const fired = await emulators.scheduler.advance(seconds);
+      const fired = await emulators.scheduler.fireDue();
       return { offsetSeconds: clock.offsetMs / 1000, fired };
     };
 

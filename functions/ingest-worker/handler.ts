@@ -10,7 +10,7 @@ import { segmentsAfterEvent } from '#shared/domain/segments/after-event.ts';
 import { logger } from '#shared/observability.ts';
 import { fifoQueueWorker } from '#shared/queue/batch.ts';
 import { followUp } from '#shared/queue/follow-up.ts';
-import { systemClock } from '#shared/wiring/clock.ts';
+import { systemClock } from '#shared/clock.ts';
 import {
   applyDeps,
   eventCounters,

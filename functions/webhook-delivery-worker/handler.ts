@@ -12,7 +12,7 @@ import { deliver } from '#shared/domain/webhooks/deliver.ts';
 import { parseDeliveryMessage } from '#shared/domain/webhooks/delivery-message.ts';
 import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
 import { queueWorker } from '#shared/queue/batch.ts';
-import { systemClock } from '#shared/wiring/clock.ts';
+import { systemClock } from '#shared/clock.ts';
 import { attemptCounters, deliverDeps, flushAttemptCounters } from '#shared/wiring/webhooks.ts';
 
 export const handler = queueWorker({

@@ -36,8 +36,6 @@ export interface AwsEmulators {
   url: string;
   port: number;
   scheduler: {
-    /** Makes `seconds` pass for the pending schedules, then fires what became due; resolves to how many fired. */
-    advance(seconds: number): Promise<number>;
     /** Fires every due schedule now (e.g. right after the clock advanced); resolves to how many fired. */
     fireDue(): Promise<number>;
     /** Snapshot of all schedules. */
@@ -105,7 +103,6 @@ export async function startAwsEmulators(options: AwsEmulatorsOptions): Promise<A
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     scheduler: {
-      advance: (seconds) => scheduler.advance(seconds),
       fireDue: () => scheduler.fireDue(),
       list: () => scheduler.list(),
     },

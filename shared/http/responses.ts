@@ -5,6 +5,7 @@
  * HTTP status: the status line carries the body's `code`, except for the duplicate answer (`code: 304`), which is sent
  * with HTTP 200 because an HTTP 304 response may not carry a body and clients would drop the message.
  */
+import { systemClock } from '#shared/clock.ts';
 import type { AppError, ErrorKind } from '#shared/errors.ts';
 import { htmlPage } from './back-office-pages.ts';
 import type { Reply } from './reply.ts';
@@ -52,7 +53,7 @@ const stateBody = (state: number, message: string, data?: unknown) => ({
   message,
   state,
   success: state === 200,
-  timestamp: Date.now(),
+  timestamp: systemClock.now(),
   ...(data === undefined ? {} : { data }),
 });
 

@@ -7,10 +7,10 @@ import {
   dynamoSignInThrottle,
 } from '#shared/adapters/dynamodb/account.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { systemClock } from '#shared/clock.ts';
 import type { AccountAdminDeps } from '#shared/domain/accounts/manage-accounts.ts';
 import type { SignInDeps } from '#shared/domain/accounts/sign-in.ts';
 import { lazy } from '#shared/lazy.ts';
-import { systemClock } from './clock.ts';
 
 export const signInDeps = /* @__PURE__ */ lazy(
   (): SignInDeps => ({

@@ -2,9 +2,9 @@
 import { dynamoAttribution } from '#shared/adapters/dynamodb/attribution.ts';
 import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { systemClock } from '#shared/clock.ts';
 import type { RollupDeps, StatsDeps } from '#shared/domain/attribution/attribute.ts';
 import { lazy } from '#shared/lazy.ts';
-import { systemClock } from './clock.ts';
 
 export const statsDeps = /* @__PURE__ */ lazy(
   (): StatsDeps => ({ attribution: dynamoAttribution(), flows: dynamoFlows(), clock: systemClock }),

@@ -11,13 +11,13 @@ import { dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoStoreSlot } from '#shared/adapters/dynamodb/store-slot.ts';
 import { sqsBacktestQueue } from '#shared/adapters/sqs/backtest-queue.ts';
+import { systemClock } from '#shared/clock.ts';
 import { config } from '#shared/config.ts';
 import { type BacktestDeps, recordedSenderCheck } from '#shared/domain/backtest/backtest.ts';
 import type { RunBacktestDeps, StartBacktestDeps } from '#shared/domain/backtest/job.ts';
 import { contactsUpTo } from '#shared/domain/backtest/sim-repositories.ts';
 import type { Position } from '#shared/domain/contacts/export-contacts.ts';
 import { lazy } from '#shared/lazy.ts';
-import { systemClock } from './clock.ts';
 
 const directory = /* @__PURE__ */ lazy(() => dynamoContactDirectory());
 

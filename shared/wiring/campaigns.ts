@@ -21,6 +21,7 @@ import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { sqsCampaignQueue } from '#shared/adapters/sqs/campaign-queue.ts';
 import { sqsSendQueue } from '#shared/adapters/sqs/send-queue.ts';
+import { systemClock } from '#shared/clock.ts';
 import type {
   CampaignRecipientsDeps,
   CampaignStatsDeps,
@@ -30,7 +31,6 @@ import type { CampaignWorkerDeps } from '#shared/domain/campaigns/run-campaign.t
 import { wheelTimers } from '#shared/domain/timers/wheel.ts';
 import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
-import { systemClock } from './clock.ts';
 import { senderDeps, storeDailySendCap, storeSmartSending } from './sending.ts';
 
 export const manageCampaignDeps = /* @__PURE__ */ lazy(

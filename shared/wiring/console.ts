@@ -24,6 +24,7 @@ import {
 import { dynamoSendBatchList } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { dynamoDeliveryRepository, dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
+import { systemClock } from '#shared/clock.ts';
 import type { CampaignViewDeps } from '#shared/domain/console/campaigns-view.ts';
 import type { ContactViewDeps } from '#shared/domain/console/contact-view.ts';
 import type { FlowDetailDeps, PreviewDeps } from '#shared/domain/console/flow-detail.ts';
@@ -32,7 +33,6 @@ import { readStanding } from '#shared/domain/email/reputation.ts';
 import type { ManageFlowDeps } from '#shared/domain/flows/manage-flows.ts';
 import type { SegmentReadDeps } from '#shared/domain/segments/manage-segments.ts';
 import { lazy } from '#shared/lazy.ts';
-import { systemClock } from './clock.ts';
 
 /** The store overview: the day counters and the store's flows. */
 export const overviewDeps = /* @__PURE__ */ lazy(

@@ -4,11 +4,11 @@ import { dynamoContactCounts, recountContacts } from '#shared/adapters/dynamodb/
 import { dynamoContactDirectory, dynamoExportPositions } from '#shared/adapters/dynamodb/contact-export.ts';
 import { dynamoContactSearchIndex } from '#shared/adapters/dynamodb/contact-search.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
+import { systemClock } from '#shared/clock.ts';
 import type { RecountDeps } from '#shared/domain/contacts/contact-counts.ts';
 import type { IndexContactsDeps } from '#shared/domain/contacts/contact-search.ts';
 import type { ExportDeps } from '#shared/domain/contacts/export-contacts.ts';
 import { lazy } from '#shared/lazy.ts';
-import { systemClock } from './clock.ts';
 
 export const exportDeps = /* @__PURE__ */ lazy(
   (): ExportDeps => ({

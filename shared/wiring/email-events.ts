@@ -12,6 +12,7 @@ import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repositor
 import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
+import { systemClock } from '#shared/clock.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
 import { reputationBuffer } from '#shared/domain/email/reputation.ts';
 import type { UnsubscribeDeps } from '#shared/domain/email/unsubscribe.ts';
@@ -19,7 +20,6 @@ import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import type { UnsubscribeLinkDeps } from '#shared/http/unsubscribe-pages.ts';
 import { lazy } from '#shared/lazy.ts';
 import { logger } from '#shared/observability.ts';
-import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
 import { emitDeps } from './webhooks.ts';
 

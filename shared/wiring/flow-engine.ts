@@ -24,6 +24,7 @@ import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
+import { systemClock } from '#shared/clock.ts';
 import { config } from '#shared/config.ts';
 import { requireVerifiedSender } from '#shared/domain/email/senders.ts';
 import { budgetAdmission } from '#shared/domain/flows/admission.ts';
@@ -36,7 +37,6 @@ import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { batchReads } from './batch-reads.ts';
-import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
 import { PACING_HORIZON_SECONDS, senderDeps, storeDailySendCap, storeStanding } from './sending.ts';
 

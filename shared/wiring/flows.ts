@@ -2,10 +2,10 @@
 
 import { dynamoFlows } from '#shared/adapters/dynamodb/flow.repositories.ts';
 import { dynamoSegments } from '#shared/adapters/dynamodb/segments.repositories.ts';
+import { systemClock } from '#shared/clock.ts';
 import type { ManageFlowDeps } from '#shared/domain/flows/manage-flows.ts';
 import { segmentExists } from '#shared/domain/segments/manage-segments.ts';
 import { lazy } from '#shared/lazy.ts';
-import { systemClock } from './clock.ts';
 
 export const manageFlowDeps = /* @__PURE__ */ lazy((): ManageFlowDeps => {
   const segments = dynamoSegments();

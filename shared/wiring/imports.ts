@@ -8,12 +8,12 @@ import { dynamoStoreSlot } from '#shared/adapters/dynamodb/store-slot.ts';
 import { dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { s3ImportFiles } from '#shared/adapters/s3/import-files.ts';
 import { sqsImportQueue } from '#shared/adapters/sqs/import-queue.ts';
+import { systemClock } from '#shared/clock.ts';
 import { newId } from '#shared/domain/ids.ts';
 import type { RunImportDeps } from '#shared/domain/imports/run-import.ts';
 import type { ImportDeps } from '#shared/domain/imports/start-import.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import { lazy } from '#shared/lazy.ts';
-import { systemClock } from './clock.ts';
 import { segmentsAfterImport } from './segments.ts';
 import { emitDeps } from './webhooks.ts';
 

@@ -13,6 +13,7 @@ import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
 import { queuedFlowTriggers } from '#shared/adapters/sqs/flow-queue.ts';
 import { sqsSegmentQueue } from '#shared/adapters/sqs/segment-queue.ts';
+import { systemClock } from '#shared/clock.ts';
 import type { AfterEventDeps } from '#shared/domain/segments/after-event.ts';
 import type { SegmentWorkerDeps } from '#shared/domain/segments/build.ts';
 import type { ManageSegmentDeps } from '#shared/domain/segments/manage-segments.ts';
@@ -24,7 +25,6 @@ import { lazy } from '#shared/lazy.ts';
 import { LIMITS } from '#shared/limits.ts';
 import { followUp } from '#shared/queue/follow-up.ts';
 import { batchReads } from './batch-reads.ts';
-import { systemClock } from './clock.ts';
 
 export const manageSegmentDeps = /* @__PURE__ */ lazy(
   (): ManageSegmentDeps => ({

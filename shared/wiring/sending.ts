@@ -11,6 +11,7 @@ import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { sesIdentities } from '#shared/adapters/ses/identities.ts';
 import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsSendQueue } from '#shared/adapters/sqs/send-queue.ts';
+import { systemClock } from '#shared/clock.ts';
 import { config } from '#shared/config.ts';
 import { bulkEmailed } from '#shared/domain/attribution/attribute.ts';
 import type { AcceptBulkDeps } from '#shared/domain/email/accept-bulk.ts';
@@ -23,7 +24,6 @@ import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts
 import type { SendingSettingsDeps } from '#shared/domain/stores/sending-settings.ts';
 import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
-import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
 
 export const senderDeps = /* @__PURE__ */ lazy(

@@ -4,13 +4,13 @@ import { dynamoDeliveryRepository, dynamoWebhookRepository } from '#shared/adapt
 import { addressGuard, httpWebhookSender } from '#shared/adapters/http/webhook-sender.ts';
 import { storeKeys } from '#shared/adapters/secrets/store-keys.ts';
 import { sqsDeliveryQueue } from '#shared/adapters/sqs/delivery-queue.ts';
+import { systemClock } from '#shared/clock.ts';
 import { config } from '#shared/config.ts';
 import type { CounterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
 import type { DeliverDeps } from '#shared/domain/webhooks/deliver.ts';
 import type { EmitDeps } from '#shared/domain/webhooks/emit.ts';
 import type { ManageWebhookDeps } from '#shared/domain/webhooks/manage-webhooks.ts';
 import { lazy } from '#shared/lazy.ts';
-import { systemClock } from './clock.ts';
 import { batchCounters } from './counters.ts';
 
 /** Delivery attempts by outcome, per store and day (the console's overview), queued at the end of each batch. */

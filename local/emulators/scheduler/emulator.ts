@@ -104,22 +104,6 @@ export class SchedulerEmulator {
     return run;
   }
 
-  /**
-   * Makes `seconds` pass for the schedules that exist now: each pending schedule falls due that much earlier, then
-   * what became due fires. Schedules created later are not affected, so time moved forward for the pending timers
-   * without leaving the emulator's clock ahead of the handlers' (which would make every later timer fire at once).
-   * @returns how many schedules fired.
-   */
-  advance(seconds: number): Promise<number> {
-    if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('seconds must be a non-negative number');
-    const byMs = seconds * 1000;
-    for (const schedule of this.#schedules.values()) {
-      if (schedule.firedAt === undefined) schedule.dueAt -= byMs;
-    }
-    this.#save();
-    return this.fireDue();
-  }
-
   /** Stops the loop, waits for a delivery in flight and releases the SQS client. */
   async close(): Promise<void> {
     clearInterval(this.#timer);

@@ -2,6 +2,7 @@
 
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { PutCommand, QueryCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
+import { systemClock } from '#shared/clock.ts';
 import {
   type DayCounts,
   type Exposure,
@@ -25,7 +26,7 @@ const ONCE_TTL_SECONDS = 7 * 86_400;
 /** How many of a contact's unattributed orders a click looks at (the newest). */
 const UNATTRIBUTED_READ = 10;
 
-const expiresAt = (seconds: number) => Math.floor(Date.now() / 1000) + seconds;
+const expiresAt = (seconds: number) => Math.floor(systemClock.now() / 1000) + seconds;
 
 /** Puts `touch` at `key` unless a later one is there already. */
 const putLatest = async (key: { pk: string; sk: string }, touch: Touch) => {

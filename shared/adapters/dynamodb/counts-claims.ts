@@ -1,4 +1,5 @@
 /** The counters worker's claims (`shared/domain/attribution/queued-counts.ts`): one conditional put per message. */
+import { systemClock } from '#shared/clock.ts';
 import type { CountsClaims } from '#shared/domain/attribution/ports.ts';
 import { itemMeta, keys } from './keys.ts';
 import { putIfAbsent } from './table.ts';
@@ -11,6 +12,6 @@ export const dynamoCountsClaims = (): CountsClaims => ({
     putIfAbsent({
       ...keys.countsClaim(id),
       ...itemMeta('countsClaim'),
-      expiresAt: Math.floor(Date.now() / 1000) + CLAIM_TTL_SECONDS,
+      expiresAt: Math.floor(systemClock.now() / 1000) + CLAIM_TTL_SECONDS,
     }),
 });

@@ -2,6 +2,7 @@
 
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
+import { systemClock } from '#shared/clock.ts';
 import {
   CONTACT_EMAIL_RETENTION_SECONDS,
   type ContactEmail,
@@ -184,7 +185,7 @@ export const dynamoSentMessages = (puts: ItemWriter = directPuts, reads: ItemRea
           UpdateExpression: 'SET openedAt = :now',
           // Only a known message, and only once: an unknown id creates nothing and counts as no first open.
           ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(openedAt)',
-          ExpressionAttributeValues: { ':now': Date.now() },
+          ExpressionAttributeValues: { ':now': systemClock.now() },
         }),
       );
       return true;

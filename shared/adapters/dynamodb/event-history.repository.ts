@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
+import { systemClock } from '#shared/clock.ts';
 import type { EventHistory } from '#shared/domain/ingest/event-history.ts';
 import { historyDay } from '#shared/domain/ingest/event-history.ts';
 import type { CompactableHistory } from '#shared/domain/ingest/history-compaction.ts';
@@ -52,7 +53,7 @@ const queryDay = (
 const packsOf = (item: Record<string, unknown>) => [...((item.packs as Set<Uint8Array> | undefined) ?? [])];
 
 export const dynamoEventHistory = (
-  clock: { now(): number } = { now: () => Date.now() },
+  clock: { now(): number } = systemClock,
   writes: ItemWriter = directPuts,
 ): EventHistory => ({
   async put(storeId, pack, expiresAt) {
@@ -77,7 +78,7 @@ export const dynamoEventHistory = (
  * item's time is the 15 digits after `PACK#`, in every layout: a pack's first event, an old item's minute), puts as
  * the worker's (one `PutItem` each: a day holds a few merged packs), deletes 25 to a `BatchWriteItem`.
  */
-export const dynamoCompactableHistory = (clock: { now(): number } = { now: () => Date.now() }): CompactableHistory => {
+export const dynamoCompactableHistory = (clock: { now(): number } = systemClock): CompactableHistory => {
   const history = dynamoEventHistory(clock);
   return {
     async items(storeId, day, after) {

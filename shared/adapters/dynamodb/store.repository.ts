@@ -1,5 +1,6 @@
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { DeleteCommand, PutCommand, UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
+import { systemClock } from '#shared/clock.ts';
 import type { Clock } from '#shared/domain/clock.ts';
 import type { AuthenticatedStore, Store } from '#shared/domain/stores/model.ts';
 import type { StoreRepository } from '#shared/domain/stores/ports.ts';
@@ -82,7 +83,7 @@ export const dynamoStoreRepository = (): StoreRepository => {
             ':next': next.keyHash,
             ':cipher': next.keyCipher,
             ':old': oldKeyHash,
-            ':now': Date.now(),
+            ':now': systemClock.now(),
           },
         }),
       );

@@ -16,7 +16,7 @@ import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
 import { SYNC_BACKTEST_SLOT_SECONDS } from '#shared/domain/backtest/backtest.ts';
 import { historyDays } from '#shared/domain/ingest/event-history.ts';
-import { systemClock } from '#shared/wiring/clock.ts';
+import { systemClock } from '#shared/clock.ts';
 import { api } from '#test/support/webhooks.ts';
 import {
   address,

@@ -157,14 +157,17 @@ describe('the frequency cap', () => {
 
 /** An IANA zone (`Etc/GMT…`, whole hours) in which it is now `hour`:xx. */
 const zoneAtHour = (hour: number) => {
-  let offset = (((hour - new Date(Date.now()).getUTCHours()) % 24) + 24) % 24;
+  let offset = (((hour - new Date(runtime.clock.now()).getUTCHours()) % 24) + 24) % 24;
   if (offset > 14) offset -= 24;
   // `Etc/GMT-9` is UTC+9: the sign is POSIX's, the opposite of ISO's.
   return offset === 0 ? 'Etc/GMT' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
 };
 
-/** An IANA zone in which it is now 03:xx, and the next 08:00 there (epoch ms). */
-const zoneAtThreeAm = () => ({ zone: zoneAtHour(3), windowStart: Math.floor(Date.now() / H) * H + 5 * H });
+/** An IANA zone in which it is now 03:xx by the runtime's clock, and the next 08:00 there (epoch ms). */
+const zoneAtThreeAm = () => ({
+  zone: zoneAtHour(3),
+  windowStart: Math.floor(runtime.clock.now() / H) * H + 5 * H,
+});
 
 describe('quiet hours', () => {
   it('defers a marketing email due at 03:00 in the contact’s zone to 08:00 there, then sends it', async () => {

@@ -360,6 +360,17 @@ describe('the local runtime', () => {
     expect(runtime.clock.offsetMs).toBe(3_660_000);
   });
 
+  it("makes the advanced time the handlers' time: the stats' today is the runtime clock's", async () => {
+    await advance(JSON.stringify({ seconds: 2 * 86_400 }));
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    expect(day(runtime.clock.now())).not.toBe(day(Date.now()));
+    const answer = await fetch(`${runtime.urls.main}/api/v1/stats`, {
+      headers: { 'x-service-access-token': shop.apiKey },
+    });
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { data: { to: string } }).data.to).toBe(day(runtime.clock.now()));
+  });
+
   it.each([
     ['a negative number', JSON.stringify({ seconds: -5 })],
     ['a string', JSON.stringify({ seconds: '3600' })],
