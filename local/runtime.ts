@@ -11,10 +11,10 @@ import { dynamoSentMessages } from '#shared/adapters/dynamodb/email.repositories
 import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { HOSTS, type Host } from '#shared/catalog/hosts.ts';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
+import { readTimeFrom, systemClock } from '#shared/clock.ts';
 import { ENV } from '#shared/config.ts';
 import { resetProcessState } from '#shared/lazy.ts';
 import { applyLogLevel } from '#shared/observability.ts';
-import { readTimeFrom, systemClock } from '#shared/clock.ts';
 import { LocalClock } from './clock.ts';
 import { contractRecorder } from './contract-recorder.ts';
 import { startLocalDynamo } from './emulators/dynamodb.ts';

@@ -1,6 +1,7 @@
 /** Consumes the FIFO ingest queue: applies each accepted event to the store's entities and starts its flows. */
 
 import { QUEUES } from '#shared/catalog/queues.ts';
+import { systemClock } from '#shared/clock.ts';
 import { countEventApplied, countEventFailed } from '#shared/domain/console/activity.ts';
 import { applyEvent } from '#shared/domain/ingest/apply-event.ts';
 import { BatchSummary } from '#shared/domain/ingest/batch-summary.ts';
@@ -10,7 +11,6 @@ import { segmentsAfterEvent } from '#shared/domain/segments/after-event.ts';
 import { logger } from '#shared/observability.ts';
 import { fifoQueueWorker } from '#shared/queue/batch.ts';
 import { followUp } from '#shared/queue/follow-up.ts';
-import { systemClock } from '#shared/clock.ts';
 import {
   applyDeps,
   eventCounters,

@@ -6,13 +6,13 @@
 
 import { holdBack } from '#shared/adapters/sqs/visibility.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
+import { systemClock } from '#shared/clock.ts';
 import { required } from '#shared/config.ts';
 import { countDeliveryAttempt } from '#shared/domain/console/activity.ts';
 import { deliver } from '#shared/domain/webhooks/deliver.ts';
 import { parseDeliveryMessage } from '#shared/domain/webhooks/delivery-message.ts';
 import { BUSINESS_METRICS, logger, metrics } from '#shared/observability.ts';
 import { queueWorker } from '#shared/queue/batch.ts';
-import { systemClock } from '#shared/clock.ts';
 import { attemptCounters, deliverDeps, flushAttemptCounters } from '#shared/wiring/webhooks.ts';
 
 export const handler = queueWorker({

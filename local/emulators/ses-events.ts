@@ -172,25 +172,42 @@ export const sqsEventPublisher = (sqs: SQSClient, queueUrl: string, now: () => n
   };
 };
 
+/** SES's mailbox simulator addresses (a `+label` allowed), which the local runtime answers as SES does. */
+const SIMULATOR = /^(bounce|complaint)(\+[^@]*)?@simulator\.amazonses\.com$/i;
+
+const simulatorOutcome = (mail: LocalSentMail) => {
+  const kinds = mail.to.map((to) => SIMULATOR.exec(bare(to))?.[1]?.toLowerCase());
+  return kinds.includes('bounce') ? 'bounce' : kinds.includes('complaint') ? 'complaint' : 'delivery';
+};
+
 /**
- * A `Delivery` event for every mail the local SES accepted. Held back a second, as a real delivery takes at least
- * that, so the send worker has recorded the message when the event is handled (the worker does not depend on it).
+ * A `Delivery` event for every mail the local SES accepted, except to SES's mailbox simulator: `bounce@…` gets a
+ * permanent `Bounce` instead, `complaint@…` a `Delivery` and then a `Complaint`. Held back a second, as a real
+ * delivery takes at least that, so the send worker has recorded the message when the event is handled (the worker
+ * does not depend on it).
  */
 export const deliverySimulator =
   (publisher: EventPublisher, now: () => number = Date.now) =>
   async (mails: LocalSentMail[]): Promise<void> => {
     const sentAt = now();
-    await publisher.publishAll(
-      mails.map((mail) => ({
-        messageId: mail.messageId,
-        source: mail.from,
-        destination: mail.to,
-        tags: mail.tags,
-        sentAt,
-      })),
-      { type: 'delivery' },
-      1,
-    );
+    const eventMail = (mail: LocalSentMail): EventMail => ({
+      messageId: mail.messageId,
+      source: mail.from,
+      destination: mail.to,
+      tags: mail.tags,
+      sentAt,
+    });
+    const of = (outcome: string) => mails.filter((mail) => simulatorOutcome(mail) === outcome).map(eventMail);
+    const complaints = of('complaint');
+    await Promise.all([
+      publisher.publishAll([...of('delivery'), ...complaints], { type: 'delivery' }, 1),
+      publisher.publishAll(
+        of('bounce'),
+        { type: 'bounce', bounceType: 'Permanent', diagnostic: 'smtp; 550 5.1.1 user unknown (mailbox simulator)' },
+        1,
+      ),
+      publisher.publishAll(complaints, { type: 'complaint' }, 2),
+    ]);
   };
 
 const text = (value: unknown, max = 2048): string | undefined =>

@@ -14,9 +14,9 @@ import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { dynamoStoreSlot } from '#shared/adapters/dynamodb/store-slot.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
 import { QueryCommand } from '#shared/adapters/dynamodb-client.ts';
+import { systemClock } from '#shared/clock.ts';
 import { SYNC_BACKTEST_SLOT_SECONDS } from '#shared/domain/backtest/backtest.ts';
 import { historyDays } from '#shared/domain/ingest/event-history.ts';
-import { systemClock } from '#shared/clock.ts';
 import { api } from '#test/support/webhooks.ts';
 import {
   address,
