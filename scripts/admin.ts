@@ -25,6 +25,7 @@ import { rollUpStoreStats } from '#shared/domain/attribution/attribute.ts';
 import { DEFAULT_INFLUENCE_WINDOW_DAYS } from '#shared/domain/attribution/model.ts';
 import { countStoreContacts } from '#shared/domain/contacts/contact-counts.ts';
 import { indexStoreContacts } from '#shared/domain/contacts/contact-search.ts';
+import { parseLinkHost } from '#shared/domain/events/public-links.ts';
 import {
   createStore,
   issuePublishableKey,
@@ -44,7 +45,7 @@ const USAGE = `Usage:
   npm run admin -- store create --name <name> [--type direct|platform] [--account <mainAccountId>]
   npm run admin -- store rotate-key --store <storeId>
   npm run admin -- store resume-sending --store <storeId>
-  npm run admin -- store publishable-key --store <storeId> [--origin <https://shop.example>]… [--rotate]
+  npm run admin -- store publishable-key --store <storeId> [--origin <https://shop.example>]… [--link-host <cdn.shop.example>]… [--rotate]
   npm run admin -- store daily-send-cap --store <storeId> --cap <emails per UTC day, 0 for none | default>
   npm run admin -- store count-contacts --store <storeId>
   npm run admin -- store rollup-stats --store <storeId>
@@ -71,6 +72,7 @@ const { values, positionals } = parseArgs({
     stores: { type: 'string' },
     'password-stdin': { type: 'boolean' },
     origin: { type: 'string', multiple: true },
+    'link-host': { type: 'string', multiple: true },
     rotate: { type: 'boolean' },
     cap: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
@@ -148,14 +150,23 @@ const run = async () => {
           return fail((error as Error).message);
         }
       });
+      const linkHosts = values['link-host']?.map((host) => {
+        try {
+          return parseLinkHost(host);
+        } catch (error) {
+          return fail((error as Error).message);
+        }
+      });
       const issued = await issuePublishableKey(deps, storeId, {
         ...(origins ? { origins } : {}),
+        ...(linkHosts ? { linkHosts } : {}),
         rotate: values.rotate === true,
       });
       console.log(
         `Publishable key of ${storeId} (for storefront pages: it only posts headless events)\n` +
           `  key      ${issued.publishableKey}\n` +
-          `  origins  ${issued.allowedOrigins.length > 0 ? issued.allowedOrigins.join(' ') : '(none: pages cannot use it yet; add --origin)'}`,
+          `  origins  ${issued.allowedOrigins.length > 0 ? issued.allowedOrigins.join(' ') : '(none: pages cannot use it yet; add --origin)'}\n` +
+          `  links    ${[...issued.allowedOrigins.map((o) => new URL(o).hostname.replace(/^www\./, '')), ...issued.linkHosts].join(' ') || '(none)'} (and below: links and images sent with it must be on these hosts; add --link-host for a CDN)`,
       );
       if (values.rotate) {
         console.log(`The previous publishable key stops working within ${DEFAULT_AUTH_CACHE_SECONDS} seconds.`);

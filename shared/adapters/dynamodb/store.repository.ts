@@ -31,7 +31,7 @@ export const dynamoStoreRepository = (): StoreRepository => {
         return {
           storeId: store.storeId,
           type: store.type,
-          publishable: { allowedOrigins: store.allowedOrigins ?? [] },
+          publishable: { allowedOrigins: store.allowedOrigins ?? [], linkHosts: store.linkHosts ?? [] },
         };
       }
       return undefined;
@@ -143,11 +143,12 @@ export const dynamoStoreRepository = (): StoreRepository => {
           TableName: tableName(),
           Key: keys.store(storeId),
           UpdateExpression: next.key
-            ? 'SET allowedOrigins = :origins, publishableKey = :key, publishableKeyHash = :hash'
-            : 'SET allowedOrigins = :origins',
+            ? 'SET allowedOrigins = :origins, linkHosts = :hosts, publishableKey = :key, publishableKeyHash = :hash'
+            : 'SET allowedOrigins = :origins, linkHosts = :hosts',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: {
             ':origins': [...next.allowedOrigins],
+            ':hosts': [...next.linkHosts],
             ...(next.key ? { ':key': next.key.value, ':hash': next.key.hash } : {}),
           },
         }),

@@ -1,6 +1,7 @@
 /** Store administration use cases (the admin command): create a store with its first key, rotate a key, reveal it. */
 
 import type { Clock } from '#shared/domain/clock.ts';
+import { parseLinkHost } from '#shared/domain/events/public-links.ts';
 import { newId } from '#shared/domain/ids.ts';
 import { decryptApiKey, encryptApiKey, generateApiKey, generatePublishableKey, hashApiKey } from './api-key.ts';
 import type { Store, StoreType } from './model.ts';
@@ -78,11 +79,12 @@ export const parseOrigin = (raw: string): string => {
 export const issuePublishableKey = async (
   deps: StoreAdminDeps,
   storeId: string,
-  input: { readonly origins?: readonly string[]; readonly rotate?: boolean },
-): Promise<{ publishableKey: string; allowedOrigins: readonly string[] }> => {
+  input: { readonly origins?: readonly string[]; readonly linkHosts?: readonly string[]; readonly rotate?: boolean },
+): Promise<{ publishableKey: string; allowedOrigins: readonly string[]; linkHosts: readonly string[] }> => {
   const store = await deps.stores.get(storeId);
   if (!store) throw new Error(`No store ${storeId}`);
   const allowedOrigins = input.origins ? [...new Set(input.origins.map(parseOrigin))] : (store.allowedOrigins ?? []);
+  const linkHosts = input.linkHosts ? [...new Set(input.linkHosts.map(parseLinkHost))] : (store.linkHosts ?? []);
   const fresh = input.rotate || !store.publishableKey ? generatePublishableKey() : undefined;
   await deps.stores.setPublishableKey(storeId, {
     ...(fresh
@@ -95,8 +97,9 @@ export const issuePublishableKey = async (
         }
       : {}),
     allowedOrigins,
+    linkHosts,
   });
-  return { publishableKey: fresh ?? (store.publishableKey as string), allowedOrigins };
+  return { publishableKey: fresh ?? (store.publishableKey as string), allowedOrigins, linkHosts };
 };
 
 /**

@@ -13,7 +13,7 @@ export interface AuthenticatedStore {
    * Set when the caller used the store's publishable key (`pk_…`, made for browsers), not its secret key: it works on
    * the headless event route only, and from a browser only on the store's allowed origins.
    */
-  readonly publishable?: { readonly allowedOrigins: readonly string[] };
+  readonly publishable?: { readonly allowedOrigins: readonly string[]; readonly linkHosts: readonly string[] };
 }
 
 export interface Store extends AuthenticatedStore {
@@ -35,6 +35,11 @@ export interface Store extends AuthenticatedStore {
   readonly publishableKeyHash?: string;
   /** The browser origins (`https://shop.example`) whose pages may post headless events with the publishable key. */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Hosts beyond the allowed origins' own that links and images sent with the publishable key may name (a CDN such as
+   * `cdn.shopify.com`): `publicLinkHosts`.
+   */
+  readonly linkHosts?: readonly string[];
   /** The store's own daily cap on marketing email, over the deployment's `storeDailySendCap`; 0 for none. */
   readonly dailySendCap?: number;
   /** Days after a click within which a paid order counts as influenced (docs/attribution.md); default 5. */

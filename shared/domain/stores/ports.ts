@@ -26,6 +26,7 @@ export interface StoreRepository {
       /** A new key, and the hash of the one it replaces (whose lookup item goes). */
       readonly key?: { readonly value: string; readonly hash: string; readonly replaces?: string };
       readonly allowedOrigins: readonly string[];
+      readonly linkHosts: readonly string[];
     },
   ): Promise<void>;
 }

@@ -220,6 +220,36 @@ describe('the publishable key', () => {
     expect(invalid.headers.get('access-control-allow-origin')).toBe(SHOP);
   });
 
+  it("refuses a cart whose links leave the store's site (412 naming the field), recording nothing; the store key may", async () => {
+    const token = `phish-${++sequence}`;
+    const phishing = {
+      endpoint: 'carts/create',
+      source_id: `pk-${sequence}`,
+      data: {
+        token,
+        checkout_url: 'https://evil.example/login',
+        timestamp: 1_700_000_000,
+        email: `mark${sequence}@example.com`,
+        line_items: [{ title: 'Your account will be closed: verify now', quantity: 1, price: '1.00', product_id: 'p' }],
+      },
+    };
+    const refused = await post(publishable, { origin: SHOP }, phishing);
+    expect(refused.status).toBe(412);
+    expect(String(refused.body.message)).toMatch(
+      /^data\.checkout_url must link to the store's own site \(shop\.example\)/,
+    );
+    expect(await dynamoEventLog().recorded(store.storeId, phishing.source_id)).toBeUndefined();
+
+    const own = {
+      ...phishing,
+      source_id: `pk-own-${sequence}`,
+      data: { ...phishing.data, checkout_url: `${SHOP}/cart/${token}` },
+    };
+    expect((await post(publishable, { origin: SHOP }, own)).status).toBe(200);
+    // The merchant's server, with the store key, is not held to it.
+    expect((await post(store.apiKey, {}, { ...phishing, source_id: `sk-${sequence}` })).status).toBe(200);
+  });
+
   it('refuses a page on another origin (403) before recording the event', async () => {
     const event = headlessEvent();
     const refused = await post(publishable, { origin: 'https://evil.example' }, event);
@@ -265,16 +295,24 @@ describe('the publishable key', () => {
 
   it('keeps its key when only the origins change, and retires the old key when rotated', async () => {
     const deps = storeAdminDeps();
-    const same = await issuePublishableKey(deps, store.storeId, { origins: [SHOP, 'http://localhost:3000'] });
-    expect(same).toEqual({ publishableKey: publishable, allowedOrigins: [SHOP, 'http://localhost:3000'] });
+    const same = await issuePublishableKey(deps, store.storeId, {
+      origins: [SHOP, 'http://localhost:3000'],
+      linkHosts: ['cdn.shop-images.example'],
+    });
+    expect(same).toEqual({
+      publishableKey: publishable,
+      allowedOrigins: [SHOP, 'http://localhost:3000'],
+      linkHosts: ['cdn.shop-images.example'],
+    });
     const rotated = await issuePublishableKey(deps, store.storeId, { rotate: true });
     expect(rotated.publishableKey).not.toBe(publishable);
     expect(rotated.allowedOrigins).toEqual([SHOP, 'http://localhost:3000']);
+    expect(rotated.linkHosts).toEqual(['cdn.shop-images.example']);
     expect(await deps.stores.findByKeyHash(hashApiKey(publishable))).toBeUndefined();
     expect(await deps.stores.findByKeyHash(hashApiKey(rotated.publishableKey))).toEqual({
       storeId: store.storeId,
       type: 'direct',
-      publishable: { allowedOrigins: [SHOP, 'http://localhost:3000'] },
+      publishable: { allowedOrigins: [SHOP, 'http://localhost:3000'], linkHosts: ['cdn.shop-images.example'] },
     });
     // The store key is untouched and still the store's secret key.
     expect(await deps.stores.findByKeyHash(hashApiKey(store.apiKey))).toEqual({

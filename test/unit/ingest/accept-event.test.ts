@@ -188,7 +188,10 @@ describe('messageGroupOf', () => {
   it('counts the publishable key apart: a flooded storefront key leaves the store key its whole budget', async () => {
     const { deps, limiter } = setup();
     limiter.honourLimits = true;
-    const publishable: AuthenticatedStore = { ...store, publishable: { allowedOrigins: ['https://shop.example'] } };
+    const publishable: AuthenticatedStore = {
+      ...store,
+      publishable: { allowedOrigins: ['https://shop.example'], linkHosts: [] },
+    };
     for (let i = 0; i < LIMITS.eventsPerSecond; i++) {
       expect(await acceptEvent(deps, publishable, 'headless', event(`pk-${i}`, `v-${i}`))).toBe('accepted');
     }
