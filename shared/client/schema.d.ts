@@ -1935,7 +1935,7 @@ export interface components {
                  * @description Why it did not enter (`skipped`)
                  * @enum {string}
                  */
-                reason?: "flow_disabled" | "no_matching_flow" | "condition_false" | "no_consent" | "suppressed" | "no_email" | "ignore_flow" | "reentry";
+                reason?: "flow_disabled" | "no_matching_flow" | "condition_false" | "no_consent" | "suppressed" | "no_email" | "ignore_flow" | "reentry" | "unconfirmed_address";
                 /** @description What the reason is about, e.g. the condition with the value seen: `{field, op, expected, value}` */
                 detail?: {
                     [key: string]: unknown;

@@ -13,6 +13,8 @@ export interface BackInStockSubscription {
   readonly details: Readonly<Record<string, unknown>>;
   /** Epoch milliseconds. */
   readonly createdAt: number;
+  /** Requested with the publishable key: its notice mails only a contact the store knows (`knownAddress`). */
+  readonly viaPublicKey?: true;
 }
 
 /** One subscription per person, product and variant. */

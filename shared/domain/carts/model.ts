@@ -22,6 +22,8 @@ export interface Cart {
   /** The customer's id in the store's system; links the cart to a contact. */
   readonly customerId?: string;
   readonly checkoutUrl?: string;
+  /** Last written with the publishable key: its recovery mails only a contact the store knows (`knownAddress`). */
+  readonly publicWrite?: true;
   readonly lineItems: readonly Readonly<Record<string, unknown>>[];
   /** `ignore_flow = Y` on the latest write: no recovery for this cart. */
   readonly ignoreFlow: boolean;

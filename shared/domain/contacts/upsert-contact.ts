@@ -32,15 +32,28 @@ const checkRecordBudget = (before: Customer | undefined, after: Customer) => {
   );
 };
 
+/**
+ * A contact a public sign-up created is marked (`Customer.publicSignUp`); any write by the store's own systems (an
+ * event with the store key, an import) removes the mark: the store knows the address now.
+ */
+const withSignUpMark = (write: CustomerWrite, publicKey: boolean): CustomerWrite => {
+  const { publicSignUp: _, ...customer } = write.customer;
+  return { ...write, customer: publicKey ? { ...customer, publicSignUp: true } : customer };
+};
+
 export const upsertContact = async (
   deps: ContactWriteDeps,
-  source: { storeId: string; storeType: StoreType; eventId: string },
+  /** `publicKey`: the write came with the publishable key (a sign-up): the contact is marked `publicSignUp`. */
+  source: { storeId: string; storeType: StoreType; eventId: string; publicKey?: boolean },
   data: CustomerCreateData | CustomerUpdateData,
 ): Promise<CustomerWrite> => {
   const { storeId } = source;
   for (let tries = 1; ; tries++) {
     const before = await deps.customers.get(storeId, String(data.id));
-    const write = applyCustomerData(before, data, { storeId, newId: deps.newContactId, now: deps.clock.now() });
+    const write = withSignUpMark(
+      applyCustomerData(before, data, { storeId, newId: deps.newContactId, now: deps.clock.now() }),
+      source.publicKey === true,
+    );
     checkRecordBudget(before, write.customer);
     // The webhook goes before the contact is saved: a process stopped between the two leaves the contact unchanged, so
     // the redelivered event finds the consent change again and emits again. The delivery's id comes from the event

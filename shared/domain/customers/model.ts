@@ -38,6 +38,11 @@ export interface Customer {
   readonly birthDate?: string;
   readonly city?: string;
   readonly emailConsent?: MarketingConsent;
+  /**
+   * Created by a sign-up through the publishable key and not written by the store's own systems since: its address
+   * was typed by anyone, so flows started from the publishable key do not mail it (`knownAddress`).
+   */
+  readonly publicSignUp?: true;
   readonly smsConsent?: MarketingConsent;
   readonly defaultAddress?: Address;
   /** `tags`: the platform's own customer tags. */

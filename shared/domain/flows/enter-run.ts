@@ -18,7 +18,7 @@ import { type FlowEvaluation, type FlowRun, runIdOf, type SkipReason } from './r
 import { finished } from './run-changes.ts';
 import { groupOf, HOLDOUT } from './split.ts';
 import { startingRun } from './transition.ts';
-import { type FlowKind, type FlowTrigger, isSegmentKind } from './trigger.ts';
+import { type FlowKind, type FlowTrigger, isSegmentKind, knownAddress } from './trigger.ts';
 
 export interface EnterDeps extends AdvanceDeps {
   /** The store's run-start budget (a trigger over it is put off, whole); without it, no bound. */
@@ -249,6 +249,7 @@ export const handleTrigger = async (
     if (!consentAllows(flow.consent, contact)) {
       return skip('no_consent', { required: flow.consent, emailConsent: contact?.emailConsent?.state ?? null });
     }
+    if (!knownAddress(trigger, contact, email)) return skip('unconfirmed_address');
     if (await isSuppressed(email)) return skip('suppressed');
     const guard = entryGuard(flow.reentry, trigger, email);
     const claimedAt = deps.clock.now();

@@ -16,6 +16,7 @@ export const SKIP_REASONS = [
   'no_email',
   'ignore_flow',
   'reentry',
+  'unconfirmed_address',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

@@ -56,7 +56,26 @@ export interface FlowTrigger {
   readonly context: Readonly<Record<string, unknown>>;
   /** Epoch milliseconds. */
   readonly at: number;
+  /**
+   * Set when the trigger's address came from the store's publishable key (a cart, a back-in-stock request or a page
+   * view posted with it), which anyone can read in the storefront's pages: its flows mail only a contact the store
+   * knows (`knownAddress`).
+   */
+  readonly publicOrigin?: true;
 }
+
+/**
+ * Whether a trigger may mail `email`: always, unless its address came from the publishable key; then only the address
+ * of a contact the store's own systems wrote (not one created by a public sign-up), so a public client cannot have the
+ * store mail an address nobody confirmed (a cart, a back-in-stock request, with any address in it).
+ */
+export const knownAddress = (
+  trigger: Pick<FlowTrigger, 'publicOrigin'>,
+  contact: { readonly email?: string | undefined; readonly publicSignUp?: true | undefined } | undefined,
+  email: string,
+): boolean =>
+  trigger.publicOrigin !== true ||
+  (contact !== undefined && contact.publicSignUp !== true && contact.email?.toLowerCase() === email.toLowerCase());
 
 /** `ignore_flow = Y` in any event skips flow triggering (general interface rule 6). */
 export const flowsIgnored = (data: Record<string, unknown>): boolean => data.ignore_flow === 'Y';

@@ -96,6 +96,7 @@ export const fireTimer = async (
       subject: { type: 'cart', id: cart.token },
       contact: { email, ...(cart.customerId ? { customerId: cart.customerId } : {}) },
       cause: { timer: `cart#${timer.revision}` },
+      ...(cart.publicWrite ? { publicOrigin: true as const } : {}),
       context: {
         cart: {
           token: cart.token,

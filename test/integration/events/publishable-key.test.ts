@@ -206,6 +206,78 @@ describe('the publishable key', () => {
     );
   });
 
+  it('mails no address it names unless the store knows it: back-in-stock and cart recovery for a typed-in address send nothing', async () => {
+    const steps = [{ type: 'email', from: SENDER, subject: 'News for you', text: 'Here it is' }];
+    await definedFlow(runtime, store, {
+      name: 'Back in stock',
+      trigger: 'back_in_stock',
+      consent: 'transactional',
+      steps,
+    });
+    await definedFlow(runtime, store, { name: 'Cart', trigger: 'abandoned_cart', consent: 'not_unsubscribed', steps });
+    const known = address('known');
+    const typedIn = address('typed-in-bis');
+    const signedUp = address('signed-up-bis');
+    const storeEvent = async (endpoint: string, data: Record<string, unknown>) =>
+      expect(
+        (await postEvent(runtime.urls.main, store.apiKey, { endpoint, source_id: `sk-${++sequence}`, data })).body,
+      ).toEqual({ code: 200, message: 'ok' });
+    const publicEvent = async (endpoint: string, data: Record<string, unknown>) =>
+      expect(
+        (await post(publishable, { origin: SHOP }, { endpoint, source_id: `pk-${++sequence}`, data })).status,
+      ).toBe(200);
+    await storeEvent('customers/create', { id: 'bis-known', email: known, created_at: 1_700_000_000 });
+    await publicEvent('customers/create', { id: 'bis-signed-up', email: signedUp, created_at: 1_700_000_000 });
+    await storeEvent('products/create', {
+      id: 'bis-lamp',
+      title: 'Lamp',
+      src: `${SHOP}/lamp.jpg`,
+      purchase_url: `${SHOP}/products/bis-lamp`,
+      variants: [{ id: 'bis-lamp-v1', price: '10.00', inventory_quantity: 0 }],
+    });
+    await drained(runtime);
+    for (const email of [known, typedIn, signedUp]) {
+      await publicEvent('products/back_in_stock', { product_id: 'bis-lamp', email });
+    }
+    const cart = (token: string, email: string, customer_id?: string) => ({
+      token,
+      checkout_url: `${SHOP}/cart/${token}`,
+      timestamp: 1_700_000_000,
+      email,
+      ...(customer_id ? { customer_id } : {}),
+      line_items: [{ title: 'Lamp', quantity: 1, price: '10.00', product_id: 'bis-lamp' }],
+    });
+    await publicEvent('carts/create', cart('pk-cart-typed', typedIn));
+    // A known customer's id with someone else's address mails neither.
+    await publicEvent('carts/create', cart('pk-cart-other', typedIn, 'bis-known'));
+    await publicEvent('carts/create', cart('pk-cart-known', known, 'bis-known'));
+    await drained(runtime);
+    await storeEvent('products/restock', { product_id: 'bis-lamp' });
+    await drained(runtime);
+    await runtime.advanceClock(3601);
+
+    // The store's own customer gets the notice and the cart reminder; the typed-in and signed-up addresses nothing.
+    await awaitMails(runtime, known, 2);
+    await settled(runtime);
+    expect(await mailsTo(runtime, typedIn)).toEqual([]);
+    expect(await mailsTo(runtime, signedUp)).toEqual([]);
+    const skipped = await eventually('the skipped evaluations', async () => {
+      const runs = await api(
+        runtime,
+        store.apiKey,
+        'GET',
+        `/api/v1/flow-activity?email=${encodeURIComponent(typedIn)}`,
+      );
+      const list = (runs.body as { data: { list: { reason?: string }[] } }).data.list;
+      return list.length >= 3 ? list : undefined;
+    });
+    expect(skipped.map((item) => item.reason)).toEqual([
+      'unconfirmed_address',
+      'unconfirmed_address',
+      'unconfirmed_address',
+    ]);
+  });
+
   it('answers a page on an allowed origin with its CORS headers, errors included', async () => {
     const accepted = await post(publishable, { origin: SHOP });
     expect(accepted.status).toBe(200);

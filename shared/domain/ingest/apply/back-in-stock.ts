@@ -18,7 +18,11 @@ import { type ApplyDeps, type ApplyOutcome, fireFromEvent, withoutUndefined } fr
 
 export const applyBackInStock = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
   const now = deps.clock.now();
-  const base = { storeId: message.storeId, createdAt: now };
+  const base = {
+    storeId: message.storeId,
+    createdAt: now,
+    ...(message.key === 'publishable' ? { viaPublicKey: true as const } : {}),
+  };
   let subscriptions: BackInStockSubscription[];
   if (message.interface === 'headless') {
     const { product_id, product_variants, email, phone, ...details } = message.data as HeadlessBackInStockData;
@@ -85,6 +89,7 @@ export const notifyRestock = async (
           },
         }),
         discriminator: `${subscription.variantId}#${subscriberKey(subscription)}`,
+        publicOrigin: subscription.viaPublicKey === true,
       }),
     );
   }

@@ -3,7 +3,7 @@
  * hour later; `checkouts/create` stores the checkout, deletes the matching cart and sets the checkout-recovery timer.
  * The flows themselves start when the timers fire (see `../../timers/fire-timer.ts`).
  */
-import { applyCartData, cartTokenOf } from '#shared/domain/carts/model.ts';
+import { applyCartData, type Cart, cartTokenOf } from '#shared/domain/carts/model.ts';
 import { applyCheckoutData } from '#shared/domain/checkouts/model.ts';
 import type { CartData, CheckoutData } from '#shared/domain/events/payloads/carts.ts';
 import type { HeadlessCartData } from '#shared/domain/events/payloads/headless.ts';
@@ -11,12 +11,21 @@ import type { IngestMessage } from '#shared/domain/ingest/model.ts';
 import { CART_RECOVERY_WAIT_MS, timerName } from '#shared/domain/timers/model.ts';
 import { type ApplyDeps, type ApplyOutcome, deleteCart, withRetry } from './context.ts';
 
+/** Marks a cart last written with the publishable key (`Cart.publicWrite`); a store-key write clears the mark. */
+const withPublicWrite = (cart: Cart, publicKey: boolean): Cart => {
+  const { publicWrite: _, ...rest } = cart;
+  return publicKey ? { ...rest, publicWrite: true } : rest;
+};
+
 export const applyCart = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
   const data = message.data as CartData | HeadlessCartData;
   const token = cartTokenOf(data as { token?: string; id?: string });
   const cart = await withRetry(async () => {
     const existing = await deps.carts.get(message.storeId, token);
-    const next = applyCartData(existing, data, { storeId: message.storeId, now: deps.clock.now() });
+    const next = withPublicWrite(
+      applyCartData(existing, data, { storeId: message.storeId, now: deps.clock.now() }),
+      message.key === 'publishable',
+    );
     await deps.carts.save(next, existing?.revision ?? 0);
     return next;
   });

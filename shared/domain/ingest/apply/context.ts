@@ -82,6 +82,8 @@ export const fireFromEvent = async (
     context: Record<string, unknown>;
     /** Distinguishes several triggers of one kind from one event (e.g. one per back-in-stock subscriber). */
     discriminator?: string;
+    /** The address came from the publishable key (`FlowTrigger.publicOrigin`). */
+    publicOrigin?: boolean;
   },
 ): Promise<FlowKind> => {
   const suffix = trigger.discriminator ? `#${trigger.discriminator}` : '';
@@ -94,6 +96,7 @@ export const fireFromEvent = async (
     cause: { endpoint: message.endpoint, sourceId: message.sourceId },
     context: trigger.context,
     at: deps.clock.now(),
+    ...(trigger.publicOrigin ? { publicOrigin: true as const } : {}),
   });
   return trigger.kind;
 };

@@ -16,7 +16,12 @@ import { type ApplyDeps, type ApplyOutcome, fireFromEvent } from './context.ts';
 const upsertCustomer = (deps: ApplyDeps, message: IngestMessage, data: CustomerCreateData | CustomerUpdateData) =>
   upsertContact(
     deps,
-    { storeId: message.storeId, storeType: message.storeType ?? 'direct', eventId: message.sourceId },
+    {
+      storeId: message.storeId,
+      storeType: message.storeType ?? 'direct',
+      eventId: message.sourceId,
+      publicKey: message.key === 'publishable',
+    },
     data,
   );
 

@@ -27,6 +27,7 @@ export const applyHeadlessPageView = async (deps: ApplyDeps, message: IngestMess
       page: { url: data.page.url, title: data.page.title },
       requestId: data.requestId,
     },
+    publicOrigin: message.key === 'publishable',
   });
   return { applied: 'page_view', triggers: [kind] };
 };
