@@ -68,14 +68,22 @@ export const compileTemplate = async (
   validateTemplates(content, 'body');
   const first = await renderWith(content, placeholder, campaign);
   const second = await renderWith(content, standIn, campaign);
-  const names = [...Object.values(CONTACT_FIELDS), UNSUBSCRIBE_PLACEHOLDER];
-  // A template that outputs the fields as they are renders the same whatever stands for them.
+  // And with every contact field empty, as SES fills a field the contact does not have.
+  const fields: readonly string[] = Object.values(CONTACT_FIELDS);
+  const empty = await renderWith(content, (name) => (fields.includes(name) ? '' : placeholder(name)), campaign);
+  const names = [...fields, UNSUBSCRIBE_PLACEHOLDER];
+  // A template that outputs the fields as they are renders the same whatever stands for them, an empty value included
+  // (`| default: 'there'` would show only then, and SES would send the empty value instead).
   const undo = (text: string | undefined) =>
     names.reduce((t, name) => t?.replaceAll(standIn(name), placeholder(name)), text);
+  // Compared with white space folded: rendering makes a subject one trimmed line, so "Hi " and "Hi" are the same.
+  const fold = (text: string | undefined) => text?.replace(/\s+/g, ' ').trim();
+  const blank = (text: string | undefined) =>
+    fold(fields.reduce((t, name) => t?.replaceAll(placeholder(name), ''), text));
   for (const part of ['subject', 'html', 'text'] as const) {
-    if (undo(second[part]) !== first[part]) {
+    if (undo(second[part]) !== first[part] || blank(first[part]) !== fold(empty[part])) {
       throw validationError(
-        `${part}: a campaign template outputs contact fields as they are ({{ contact.first_name }}); a filter or condition on a contact field is not supported`,
+        `${part}: a campaign template outputs contact fields as they are ({{ contact.first_name }}); a filter or condition on a contact field is not supported (not even | default: a missing value is sent empty)`,
       );
     }
   }

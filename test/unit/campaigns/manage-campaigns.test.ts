@@ -160,6 +160,17 @@ describe('templates', () => {
     await expect(
       createCampaign(fakes.manage, CAMPAIGN_STORE, request({ text: '{{ contact.email | slice: 0, 3 }}' })),
     ).rejects.toThrow(/text: /);
+    // `default` shows only for an empty value, which SES would fill in empty: "Hi !".
+    await expect(
+      createCampaign(
+        fakes.manage,
+        CAMPAIGN_STORE,
+        request({ subject: "Hi {{ contact.first_name | default: 'there' }}!" }),
+      ),
+    ).rejects.toThrow(/subject: a campaign template outputs contact fields as they are .*not even \| default/);
+    await expect(
+      createCampaign(fakes.manage, CAMPAIGN_STORE, request({ html: '{% if contact.last_name == "" %}Hi{% endif %}' })),
+    ).rejects.toThrow(/html: /);
     expect(fakes.campaigns.size).toBe(0);
   });
 });
