@@ -8,6 +8,9 @@
  * - `X-Service-hmac-sha256` is the Base64 HMAC-SHA256 of the exact raw body, keyed with the store's API key. Verify
  *   the bytes as they arrived: parsing and re-serialising the JSON can change them.
  * - Compare in constant time (`timingSafeEqual`), so the comparison leaks nothing about the expected signature.
+ * - Refuse replays: `X-Service-Timestamp` is the attempt's time (epoch seconds) and `X-Service-Timestamp-hmac-sha256`
+ *   the same HMAC over `<timestamp>.<raw body>`; a request whose timestamp is more than five minutes from the
+ *   receiver's clock is refused, so a captured request cannot be posted again later.
  * - Answer 200 only when the event is handled: any other status (or none within 10 s) is retried 5 times, after 5, 10,
  *   20, 40 and 80 seconds. `X-Service-Delivery-Id` stays the same across retries: use it to handle an event once.
  */
@@ -44,6 +47,27 @@ export const verifyStoreflowSignature = (
   return given.length === expected.length && timingSafeEqual(given, expected);
 };
 
+/**
+ * True when the delivery is fresh: `X-Service-Timestamp-hmac-sha256` was made with `apiKey` over
+ * `<timestamp>.<rawBody>`, and the timestamp is within `maxAgeSeconds` of `now` (epoch ms), either way.
+ */
+export const verifyStoreflowTimestamp = (
+  rawBody: Buffer | string,
+  timestamp: string | undefined,
+  signature: string | undefined,
+  apiKey: string,
+  now: number,
+  maxAgeSeconds = 300,
+): boolean => {
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(now / 1000 - Number(timestamp)) > maxAgeSeconds) return false;
+  return verifyStoreflowSignature(
+    Buffer.concat([Buffer.from(`${timestamp}.`), Buffer.from(rawBody)]),
+    signature,
+    apiKey,
+  );
+};
+
 export interface Delivery {
   readonly webhookId: string;
   /** The same on every retry of one delivery: remember it to handle each event once. */
@@ -75,10 +99,16 @@ const header = (request: IncomingMessage, name: string): string | undefined => {
 };
 
 /**
- * An HTTP server that accepts Storeflow webhooks for one store: 401 for a missing or wrong signature, 200 once the
+ * An HTTP server that accepts Storeflow webhooks for one store: 401 for a missing or wrong signature or a stale
+ * timestamp (a replay), 200 once the
  * topic's handler returned, 500 when it threw (Storeflow retries), 200 for a topic without a handler (nothing to do).
  */
-export const createWebhookReceiver = (options: { apiKey: string; handlers: Handlers }): Server =>
+export const createWebhookReceiver = (options: {
+  apiKey: string;
+  handlers: Handlers;
+  /** The receiver's clock (epoch ms), for the freshness check. */
+  now?: () => number;
+}): Server =>
   createServer(async (request, response) => {
     if (request.method !== 'POST') return void response.writeHead(405).end();
     const raw = await readRaw(request);
@@ -86,6 +116,14 @@ export const createWebhookReceiver = (options: { apiKey: string; handlers: Handl
     if (!verifyStoreflowSignature(raw, header(request, 'x-service-hmac-sha256'), options.apiKey)) {
       return void response.writeHead(401).end();
     }
+    const fresh = verifyStoreflowTimestamp(
+      raw,
+      header(request, 'x-service-timestamp'),
+      header(request, 'x-service-timestamp-hmac-sha256'),
+      options.apiKey,
+      (options.now ?? Date.now)(),
+    );
+    if (!fresh) return void response.writeHead(401).end();
     const topic = header(request, 'x-service-topic') as WebhookTopic | undefined;
     const delivery = {
       webhookId: header(request, 'x-service-webhook-id') ?? '',

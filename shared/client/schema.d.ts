@@ -8268,6 +8268,10 @@ export interface operations {
                 "X-Service-Webhook-Id": string;
                 /** @description The same on every retry of one delivery: de-duplicate on it */
                 "X-Service-Delivery-Id": string;
+                /** @description The attempt's time, epoch seconds */
+                "X-Service-Timestamp": string;
+                /** @description Base64 HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the store API key: refuse a stale timestamp to refuse replays */
+                "X-Service-Timestamp-hmac-sha256": string;
             };
             path?: never;
             cookie?: never;
@@ -8306,6 +8310,10 @@ export interface operations {
                 "X-Service-Webhook-Id": string;
                 /** @description The same on every retry of one delivery: de-duplicate on it */
                 "X-Service-Delivery-Id": string;
+                /** @description The attempt's time, epoch seconds */
+                "X-Service-Timestamp": string;
+                /** @description Base64 HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the store API key: refuse a stale timestamp to refuse replays */
+                "X-Service-Timestamp-hmac-sha256": string;
             };
             path?: never;
             cookie?: never;
@@ -8344,6 +8352,10 @@ export interface operations {
                 "X-Service-Webhook-Id": string;
                 /** @description The same on every retry of one delivery: de-duplicate on it */
                 "X-Service-Delivery-Id": string;
+                /** @description The attempt's time, epoch seconds */
+                "X-Service-Timestamp": string;
+                /** @description Base64 HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the store API key: refuse a stale timestamp to refuse replays */
+                "X-Service-Timestamp-hmac-sha256": string;
             };
             path?: never;
             cookie?: never;
@@ -8382,6 +8394,10 @@ export interface operations {
                 "X-Service-Webhook-Id": string;
                 /** @description The same on every retry of one delivery: de-duplicate on it */
                 "X-Service-Delivery-Id": string;
+                /** @description The attempt's time, epoch seconds */
+                "X-Service-Timestamp": string;
+                /** @description Base64 HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the store API key: refuse a stale timestamp to refuse replays */
+                "X-Service-Timestamp-hmac-sha256": string;
             };
             path?: never;
             cookie?: never;

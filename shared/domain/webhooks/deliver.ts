@@ -41,15 +41,29 @@ const EARLY_MS = 1_000;
 export const signature = (body: string, key: string): string =>
   createHmac('sha256', key).update(body, 'utf8').digest('base64');
 
-export const deliveryHeaders = (delivery: Delivery, key: string): Record<string, string> => ({
-  'content-type': 'application/json',
-  'user-agent': 'Storeflow-Webhooks/1',
-  'x-service-hmac-sha256': signature(delivery.body, key),
-  'x-service-topic': delivery.topic,
-  'x-service-webhook-id': delivery.webhookId,
-  // Not in the spec: a unique id per delivery (the same on every retry) so receivers can de-duplicate.
-  'x-service-delivery-id': delivery.id,
-});
+/**
+ * The spec signs the body alone, so a recorded delivery can be posted again later, or under a new delivery id, and
+ * still verify. Beside the spec's header, each attempt carries its time (`X-Service-Timestamp`, epoch seconds) and a
+ * signature over that time and the body (`${timestamp}.${body}`), so a receiver that checks both can refuse a request
+ * older than a few minutes (docs/webhooks.md).
+ */
+export const timestampedSignature = (timestamp: string, body: string, key: string): string =>
+  signature(`${timestamp}.${body}`, key);
+
+export const deliveryHeaders = (delivery: Delivery, key: string, now: number): Record<string, string> => {
+  const timestamp = String(Math.floor(now / 1000));
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Storeflow-Webhooks/1',
+    'x-service-hmac-sha256': signature(delivery.body, key),
+    'x-service-timestamp': timestamp,
+    'x-service-timestamp-hmac-sha256': timestampedSignature(timestamp, delivery.body, key),
+    'x-service-topic': delivery.topic,
+    'x-service-webhook-id': delivery.webhookId,
+    // Not in the spec: a unique id per delivery (the same on every retry) so receivers can de-duplicate.
+    'x-service-delivery-id': delivery.id,
+  };
+};
 
 /** Writes the delivery changed (conditional on the revision read); the attempt's claim goes unless `claimedUntil`. */
 const settle = async (
@@ -126,7 +140,7 @@ export const deliver = async (
 
   const delivery = await claim(deps, read);
   if (!delivery) return { done: 'skipped' };
-  const result = await deps.sender.post(delivery.url, delivery.body, deliveryHeaders(delivery, key));
+  const result = await deps.sender.post(delivery.url, delivery.body, deliveryHeaders(delivery, key, deps.clock.now()));
   const record: DeliveryAttempt = { at: deps.clock.now(), ...result };
   if (result.outcome === 'delivered') {
     await settle(deps, delivery, { status: 'delivered', attempt: record });

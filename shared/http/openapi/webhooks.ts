@@ -187,6 +187,11 @@ export const webhooksSection = (): Record<string, unknown> =>
             header('X-Service-Topic', `The topic: \`${topic}\``),
             header('X-Service-Webhook-Id', 'The subscription id'),
             header('X-Service-Delivery-Id', 'The same on every retry of one delivery: de-duplicate on it'),
+            header('X-Service-Timestamp', "The attempt's time, epoch seconds"),
+            header(
+              'X-Service-Timestamp-hmac-sha256',
+              'Base64 HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the store API key: refuse a stale timestamp to refuse replays',
+            ),
           ],
           requestBody: { required: true, content: { 'application/json': { schema: body.schema() } } },
           responses: {

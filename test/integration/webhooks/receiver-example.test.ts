@@ -9,6 +9,7 @@ import {
   createWebhookReceiver,
   type Delivery,
   verifyStoreflowSignature,
+  verifyStoreflowTimestamp,
   type WebhookBodies,
 } from '#docs/examples/webhook-receiver.ts';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
@@ -92,10 +93,18 @@ describe('the example webhook receiver', () => {
       expect(verifyStoreflowSignature(raw, headers['x-service-hmac-sha256'], `shop_${'x'.repeat(40)}`)).toBe(false);
       expect(verifyStoreflowSignature(raw, undefined, sender.apiKey)).toBe(false);
       expect(verifyStoreflowSignature(raw, 'c2hvcnQ=', sender.apiKey)).toBe(false);
+      const [timestamp, timestamped] = [headers['x-service-timestamp'], headers['x-service-timestamp-hmac-sha256']];
+      const sentAt = Number(timestamp) * 1000;
+      expect(verifyStoreflowTimestamp(raw, timestamp, timestamped, sender.apiKey, sentAt + 60_000)).toBe(true);
+      expect(verifyStoreflowTimestamp(raw, timestamp, timestamped, sender.apiKey, sentAt + 301_000)).toBe(false);
+      expect(verifyStoreflowTimestamp(raw, String(Number(timestamp) + 1), timestamped, sender.apiKey, sentAt)).toBe(
+        false,
+      );
     });
 
-    it('refuses a changed body, a re-serialised body and a missing signature with 401', async () => {
-      const receiver = createWebhookReceiver({ apiKey: sender.apiKey, handlers: {} });
+    it('refuses a changed body, a re-serialised body, a missing signature and a replay with 401', async () => {
+      let clock = Date.now();
+      const receiver = createWebhookReceiver({ apiKey: sender.apiKey, handlers: {}, now: () => clock });
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
       try {
@@ -105,6 +114,8 @@ describe('the example webhook receiver', () => {
             headers: {
               'content-type': 'application/json',
               'x-service-topic': 'customer/newsletter',
+              'x-service-timestamp': headers['x-service-timestamp'] ?? '',
+              'x-service-timestamp-hmac-sha256': headers['x-service-timestamp-hmac-sha256'] ?? '',
               ...(signature ? { 'x-service-hmac-sha256': signature } : {}),
             },
             body,
@@ -116,6 +127,9 @@ describe('the example webhook receiver', () => {
         const reserialised = JSON.stringify(JSON.parse(raw.toString('utf8')), null, 2);
         expect((await post(reserialised, signature)).status).toBe(401);
         expect((await post(raw)).status).toBe(401);
+        // The same captured request posted again ten minutes later: the body's signature still holds, the time not.
+        clock += 10 * 60_000;
+        expect((await post(raw, signature)).status).toBe(401);
       } finally {
         await new Promise<void>((resolve) => receiver.close(() => resolve()));
       }

@@ -335,10 +335,13 @@ describe('signature', () => {
       updatedAt: 0,
       revision: 1,
     };
-    const headers = deliveryHeaders(delivery, key);
+    const headers = deliveryHeaders(delivery, key, 1_767_000_000_500);
     expect(headers).toMatchObject({
       'content-type': 'application/json',
       'x-service-hmac-sha256': createHmac('sha256', key).update('{"id":"c-1"}').digest('base64'),
+      // The attempt's time, signed with the body: a receiver can refuse a delivery posted again later.
+      'x-service-timestamp': '1767000000',
+      'x-service-timestamp-hmac-sha256': createHmac('sha256', key).update('1767000000.{"id":"c-1"}').digest('base64'),
       'x-service-topic': 'customer/newsletter',
       'x-service-webhook-id': 'wh_1',
       'x-service-delivery-id': 'dl_1',
