@@ -25,6 +25,7 @@ export interface WebhookBodies {
   'bulk_operations/finish': Schemas['BulkOperationsFinish'];
   'customer/newsletter': Schemas['CustomerNewsletter'];
   'customer/marketing': Schemas['CustomerMarketingFormatOne'] | Schemas['CustomerMarketingFormatTwo'];
+  'store/sending_paused': Schemas['StoreSendingPaused'];
   'transmission/callback':
     | Schemas['TransmissionCallbackDelivery']
     | Schemas['TransmissionCallbackBounce']

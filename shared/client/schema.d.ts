@@ -940,6 +940,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "store/sending_paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The sending guard paused the store's marketing mail, or the pause ended (Storeflow's own topic)
+         * @description Not in the spec. Sent once per change: when bounces or complaints pause the marketing mail (bulk sends refused, marketing flow emails exit `sending_paused`; transactional mail goes on), and when the pause ends (the rates fell back as days passed, or the operator resumed the store). The event id names the change, so a repeat keeps its delivery id.
+         *
+         *     Verify `X-Service-hmac-sha256` before trusting the body: Base64 of HMAC-SHA256 over the exact raw body, keyed with the store's API key (see docs/examples/webhook-receiver.ts).
+         */
+        post: operations["webhookStoreSendingPaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "transmission/callback": {
         parameters: {
             query?: never;
@@ -1592,7 +1614,7 @@ export interface components {
                  * @description Webhook topic
                  * @enum {string}
                  */
-                topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback";
+                topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback" | "store/sending_paused";
                 url: string;
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed" | "cancelled";
@@ -1624,7 +1646,7 @@ export interface components {
              * @description Webhook topic
              * @enum {string}
              */
-            topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback";
+            topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback" | "store/sending_paused";
             url: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed" | "cancelled";
@@ -3002,6 +3024,16 @@ export interface components {
         };
         /** @description De-duplication key, at most 50 characters: one already seen answers `code: 304` */
         SourceId: string;
+        StoreSendingPaused: {
+            /** @description The store */
+            store_id: string;
+            /** @description true: marketing mail is paused from now; false: the pause ended */
+            paused: boolean;
+            /** @description Why it is paused, in words a merchant reads (bounce or complaint rate and counts); null when it ended */
+            reason: string | null;
+            /** @description When the change was seen, epoch seconds */
+            timestamp: number;
+        };
         StoreStats: {
             /** @description First day, YYYY-MM-DD */
             from: string;
@@ -3200,7 +3232,7 @@ export interface components {
                  * @description Webhook topic
                  * @enum {string}
                  */
-                topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback";
+                topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback" | "store/sending_paused";
                 url: string;
                 /** @constant */
                 format: "json";
@@ -3215,7 +3247,7 @@ export interface components {
              * @description Webhook topic
              * @enum {string}
              */
-            topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback";
+            topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback" | "store/sending_paused";
             url: string;
             /** @constant */
             format: "json";
@@ -3227,7 +3259,7 @@ export interface components {
              * @description Webhook topic; any other value answers 400 `Topic noneffective`
              * @enum {string}
              */
-            topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback";
+            topic: "bulk_operations/finish" | "customer/newsletter" | "customer/marketing" | "transmission/callback" | "store/sending_paused";
             /** @description Absolute https URL resolving to public addresses (locally also http://127.0.0.1 and localhost) */
             url: string;
         };
@@ -8363,6 +8395,48 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CustomerMarketingFormatOne"] | components["schemas"]["CustomerMarketingFormatTwo"];
+            };
+        };
+        responses: {
+            /** @description Received. Only 200 counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within the timeout) is retried: 5 retries, after 5, 10, 20, 40 and 80 seconds. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookStoreSendingPaused: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Base64 HMAC-SHA256 of the raw body, keyed with the store API key */
+                "X-Service-hmac-sha256": string;
+                /** @description The topic: `store/sending_paused` */
+                "X-Service-Topic": string;
+                /** @description The subscription id */
+                "X-Service-Webhook-Id": string;
+                /** @description The same on every retry of one delivery: de-duplicate on it */
+                "X-Service-Delivery-Id": string;
+                /** @description The attempt's time, epoch seconds */
+                "X-Service-Timestamp": string;
+                /** @description Base64 HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the store API key: refuse a stale timestamp to refuse replays */
+                "X-Service-Timestamp-hmac-sha256": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreSendingPaused"];
             };
         };
         responses: {

@@ -9,16 +9,21 @@ import {
   dynamoSuppressions,
 } from '#shared/adapters/dynamodb/email.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
-import { dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
+import { dynamoStandingAnnouncements, dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
 import { systemClock } from '#shared/clock.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
-import { reputationBuffer } from '#shared/domain/email/reputation.ts';
+import {
+  type AnnounceStandingDeps,
+  announceStanding,
+  reputationBuffer,
+  type StoreReputation,
+} from '#shared/domain/email/reputation.ts';
 import type { UnsubscribeDeps } from '#shared/domain/email/unsubscribe.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import type { UnsubscribeLinkDeps } from '#shared/http/unsubscribe-pages.ts';
-import { lazy } from '#shared/lazy.ts';
+import { lazy, onReset } from '#shared/lazy.ts';
 import { logger } from '#shared/observability.ts';
 import { batchCounters } from './counters.ts';
 import { emitDeps } from './webhooks.ts';
@@ -40,13 +45,54 @@ const eventCounters = /* @__PURE__ */ lazy(() => batchCounters('Email event'));
 /** The bounce guard's counts a batch adds, likewise written once at its end. */
 const reputationCounts = /* @__PURE__ */ lazy(() => reputationBuffer(dynamoStoreReputation()));
 
+/** The stores whose guard counts the current batch added to: their standing may have changed. */
+const touchedStores = new Set<string>();
+onReset(() => touchedStores.clear());
+
 /** The end of a batch of SES events: its funnel counters and its bounce-guard counts written. */
 export const flushEmailEventCounters = async (): Promise<void> => {
   const [counters, reputation] = await Promise.allSettled([eventCounters().flush(), reputationCounts().flush()]);
   if (reputation.status === 'rejected') {
     logger.warn('Bounce guard counts not written; kept for the next batch', { error: reputation.reason });
+  } else {
+    const stores = [...touchedStores];
+    touchedStores.clear();
+    await announceChanges(stores);
   }
   if (counters.status === 'rejected') throw counters.reason;
+};
+
+/** Each store's pause or its end, told to its `store/sending_paused` webhook (a failure waits for the next batch). */
+const announceChanges = async (stores: readonly string[]) => {
+  for (const storeId of stores) {
+    try {
+      await announceStanding(standingAnnouncementDeps(), storeId);
+    } catch (error) {
+      touchedStores.add(storeId);
+      logger.warn('Sending standing not announced; tried again after the next batch', { storeId, error });
+    }
+  }
+};
+
+export const standingAnnouncementDeps = /* @__PURE__ */ lazy(
+  (): AnnounceStandingDeps => ({
+    reputation: dynamoStoreReputation(),
+    announcements: dynamoStandingAnnouncements(),
+    webhooks: webhookEmitter(emitDeps()),
+    clock: systemClock,
+  }),
+);
+
+/** The guard's counts of the batch, noting the stores they touch. */
+const notingReputation = (): StoreReputation => {
+  const { reputation } = reputationCounts();
+  return {
+    ...reputation,
+    async count(storeId, day, event, n) {
+      touchedStores.add(storeId);
+      await reputation.count(storeId, day, event, n);
+    },
+  };
 };
 
 /**
@@ -61,7 +107,7 @@ export const emailEventDeps = /* @__PURE__ */ lazy(
     ...unsubscribeDeps(),
     webhooks: webhookEmitter({ ...emitDeps(), webhooks: dynamoWebhookRepository(eventReads()) }),
     sentMessages: dynamoSentMessages(directPuts, eventReads()),
-    reputation: reputationCounts().reputation,
+    reputation: notingReputation(),
     contactEmails: dynamoContactEmails(),
   }),
 );

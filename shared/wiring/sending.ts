@@ -17,7 +17,13 @@ import { bulkEmailed } from '#shared/domain/attribution/attribute.ts';
 import type { AcceptBulkDeps } from '#shared/domain/email/accept-bulk.ts';
 import type { CampaignChunk } from '#shared/domain/email/bulk-model.ts';
 import type { DailySendCap } from '#shared/domain/email/ports.ts';
-import { readStanding, reputationDays, type StandingCheck, standingOf } from '#shared/domain/email/reputation.ts';
+import {
+  announceStanding,
+  readStanding,
+  reputationDays,
+  type StandingCheck,
+  standingOf,
+} from '#shared/domain/email/reputation.ts';
 import type { SendWorkerDeps } from '#shared/domain/email/send-chunk.ts';
 import type { SenderDeps } from '#shared/domain/email/senders.ts';
 import type { SmartSendingSettings } from '#shared/domain/email/smart-sending.ts';
@@ -25,6 +31,7 @@ import type { SendingSettingsDeps } from '#shared/domain/stores/sending-settings
 import { lazy } from '#shared/lazy.ts';
 import { BUSINESS_METRICS, metrics } from '#shared/observability.ts';
 import { batchCounters } from './counters.ts';
+import { standingAnnouncementDeps } from './email-events.ts';
 
 export const senderDeps = /* @__PURE__ */ lazy(
   (): SenderDeps => ({ senders: dynamoSenders(), identities: sesIdentities(), clock: systemClock }),
@@ -84,8 +91,11 @@ export const storeStanding = /* @__PURE__ */ lazy((): StandingCheck => {
 });
 
 /** `store resume-sending`: the store's guard counts start afresh (functions read them at most a minute late). */
-export const resumeSending = (storeId: string) =>
-  dynamoStoreReputation().reset(storeId, reputationDays(systemClock.now()));
+/** The operator's resume: the guard's counts start afresh, and the store's webhook hears that the pause ended. */
+export const resumeSending = async (storeId: string) => {
+  await dynamoStoreReputation().reset(storeId, reputationDays(systemClock.now()));
+  await announceStanding(standingAnnouncementDeps(), storeId);
+};
 
 export const batchReadDeps = () => ({ batches: dynamoSendBatches(systemClock) });
 

@@ -18,6 +18,8 @@ export const FLOW_KEYS = {
   }),
   /** A store's deliveries, permanent bounces and complaints of one UTC day (the sending guard). */
   reputation: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#REPUTATION#${day}`, sk: 'COUNT' }),
+  /** Whether the store's webhooks last announced its marketing paused, and how many changes they announced. */
+  standingAnnounced: (storeId: string) => ({ pk: `STORE#${storeId}#REPUTATION`, sk: 'ANNOUNCED' }),
   /** A store's marketing sends of one UTC day (`yyyymmdd`), counted against the daily cap. */
   dailySends: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#DAILY-SENDS#${day}`, sk: 'COUNT' }),
   /** A contact's recent marketing send times, for the frequency cap (docs/smart-sending.md). */

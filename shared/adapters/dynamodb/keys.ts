@@ -31,6 +31,7 @@
  * | attribution (order)  | STORE#<storeId>#ATTRIBUTED#<orderId> | ORDER |                                   |                                      |
  * | attribution (counted once) | STORE#<storeId>#COUNTED#<key> | ONCE |                                   |                                      |
  * | attribution (A/B exposure) | STORE#<storeId>#EXPOSURE#<email> | <flowId> |                           |                                      |
+ * | attribution (unattributed order) | STORE#<storeId>#UNATTRIBUTED#<email> | <paidAt>#<orderId> (24 h) |  |                                      |
  * | stats    | STORE#<storeId>#STATS#<scope>        | <YYYY-MM-DD> |                                      |                                      |
  * | stats (month) | STORE#<storeId>#STATS#<scope>   | MONTH#<YYYY-MM> |                                   |                                      |
  * | stats (months kept) | STORE#<storeId>#STATS     | MONTHS    |                                         |                                      |
@@ -57,6 +58,7 @@
  * | waitingRuns | STORE#<storeId>#WAITING          | COUNT     |                                         |                                      |
  * | dailySends | STORE#<storeId>#DAILY-SENDS#<day> | COUNT     |                                         |                                      |
  * | reputation | STORE#<storeId>#REPUTATION#<day>  | COUNT     |                                         |                                      |
+ * | reputation (announced) | STORE#<storeId>#REPUTATION | ANNOUNCED (paused or not, version) |        |                                      |
  * | recentSends | STORE#<storeId>#RECENT-SENDS#<email> | SENDS (marketing send times, 7 days) |      |                                      |
  * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
  * | contactActivity | STORE#<storeId>#ACTIVITY#<email> | <at>#<triggerId> |                           |                                      |

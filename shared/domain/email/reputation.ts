@@ -145,3 +145,49 @@ export const reputationBuffer = (
     },
   };
 };
+
+/** What the store's webhooks last said of its pause: paused or not, and how many changes they announced. */
+export interface StandingAnnouncements {
+  last(storeId: string): Promise<{ readonly paused: boolean; readonly version: number }>;
+  /** Records change `version` (paused or not) if the last recorded is `version - 1`; false when another did first. */
+  record(storeId: string, paused: boolean, version: number): Promise<boolean>;
+}
+
+export interface AnnounceStandingDeps {
+  readonly reputation: Pick<StoreReputation, 'counts'>;
+  readonly announcements: StandingAnnouncements;
+  readonly webhooks: {
+    emit(storeId: string, topic: 'store/sending_paused', body: Record<string, unknown>, eventId: string): Promise<void>;
+  };
+  readonly clock: { now(): number };
+}
+
+/**
+ * Tells the store's `store/sending_paused` webhook when the guard pauses its marketing mail and when the pause ends,
+ * once per change: the change's number names the event (`sending-standing#<n>`), emitted before the change is
+ * recorded, so a process stopped in between emits the same event again (one delivery, at least once) and a
+ * concurrent announcer records nothing twice. Answers the change announced, if any.
+ */
+export const announceStanding = async (
+  deps: AnnounceStandingDeps,
+  storeId: string,
+): Promise<'paused' | 'resumed' | undefined> => {
+  const standing = await readStanding(deps.reputation, deps.clock)(storeId);
+  const paused = standing.state === 'paused';
+  const last = await deps.announcements.last(storeId);
+  if (last.paused === paused) return undefined;
+  const version = last.version + 1;
+  await deps.webhooks.emit(
+    storeId,
+    'store/sending_paused',
+    {
+      store_id: storeId,
+      paused,
+      reason: standing.state === 'paused' ? standing.reason : null,
+      timestamp: Math.floor(deps.clock.now() / 1000),
+    },
+    `sending-standing#${version}`,
+  );
+  await deps.announcements.record(storeId, paused, version);
+  return paused ? 'paused' : 'resumed';
+};

@@ -12,6 +12,18 @@ import type { JsonSchema } from './json-schema.ts';
 const str = v.string();
 const seconds = v.pipe(v.number(), v.integer(), v.description('Unix epoch seconds'));
 
+const StoreSendingPaused = v.object({
+  store_id: v.pipe(str, v.description('The store')),
+  paused: v.pipe(v.boolean(), v.description('true: marketing mail is paused from now; false: the pause ended')),
+  reason: v.pipe(
+    v.nullable(str),
+    v.description(
+      'Why it is paused, in words a merchant reads (bounce or complaint rate and counts); null when it ended',
+    ),
+  ),
+  timestamp: v.pipe(v.number(), v.description('When the change was seen, epoch seconds')),
+});
+
 const BulkOperationsFinish = v.object({
   endpoint: v.picklist(['customers', 'orders', 'products']),
   status: v.picklist(['SUCCESS', 'FAIL']),
@@ -153,6 +165,12 @@ const BODIES: Record<WebhookTopic, { summary: string; description: string; schem
         ref('CustomerMarketingFormatTwo', CustomerMarketingFormatTwo),
       ],
     }),
+  },
+  'store/sending_paused': {
+    summary: "The sending guard paused the store's marketing mail, or the pause ended (Storeflow's own topic)",
+    description:
+      'Not in the spec. Sent once per change: when bounces or complaints pause the marketing mail (bulk sends refused, marketing flow emails exit `sending_paused`; transactional mail goes on), and when the pause ends (the rates fell back as days passed, or the operator resumed the store). The event id names the change, so a repeat keeps its delivery id.',
+    schema: () => ref('StoreSendingPaused', StoreSendingPaused),
   },
   'transmission/callback': {
     summary: 'An email event (delivery, bounce, open, click, list unsubscribe)',
