@@ -1,6 +1,8 @@
 /** Consumes the import queue: streams a job's file and upserts its contacts (continuing in a new message if long). */
 
-import { QUEUES } from '#shared/catalog/queues.ts';
+import { keepInvisible } from '#shared/adapters/sqs/visibility.ts';
+import { IMPORT_HEARTBEAT, QUEUES } from '#shared/catalog/queues.ts';
+import { required } from '#shared/config.ts';
 import { parseImportMessage } from '#shared/domain/imports/import-message.ts';
 import { runImport } from '#shared/domain/imports/run-import.ts';
 import { logger } from '#shared/observability.ts';
@@ -11,11 +13,22 @@ import { forgetBatchSegments } from '#shared/wiring/segments.ts';
 export const handler = queueWorker({
   queue: QUEUES.imports,
   parse: parseImportMessage,
-  handle: async (message, { context, lastAttempt }) => {
-    const outcome = await runImport(runImportDeps(), message, () => context.getRemainingTimeInMillis(), {
-      lastAttempt,
+  handle: async (message, { context, lastAttempt, record }) => {
+    // Invisible a minute at a time while it runs: a worker that dies leaves its job to another within a minute, from
+    // the last saved place, not after the queue's half-hour timeout.
+    const heartbeat = keepInvisible(required('importQueueUrl'), record, {
+      seconds: IMPORT_HEARTBEAT.seconds,
+      everyMs: IMPORT_HEARTBEAT.everyMs,
+      onError: (error) => logger.warn('Import heartbeat failed; tried again at the next beat', { ...message, error }),
     });
-    logger.info('Import run', { ...message, outcome });
+    try {
+      const outcome = await runImport(runImportDeps(), message, () => context.getRemainingTimeInMillis(), {
+        lastAttempt,
+      });
+      logger.info('Import run', { ...message, outcome });
+    } finally {
+      await heartbeat.stop();
+    }
   },
   // The store's segments the run read (its contacts' segment step), forgotten.
   afterBatch: async () => forgetBatchSegments(),

@@ -44,7 +44,9 @@ export const QUEUES = {
   /** Batch imports: a message per job, and per continuation of a job that outlives one invocation. */
   imports: {
     fifo: false,
-    // Six times the worker's 5 minutes: a crashed run's message comes back after half an hour.
+    // Six times the worker's 5 minutes, as Lambda asks of a queue it reads. A run keeps its message invisible a minute
+    // at a time (`IMPORT_HEARTBEAT`), so a crashed run's message comes back within a minute; only one whose first beat
+    // failed waits this long.
     visibilityTimeoutSeconds: 1800,
     maxReceiveCount: 3,
     urlEnv: ENV.importQueueUrl,
@@ -126,3 +128,9 @@ export const QUEUES = {
   },
 } as const satisfies Record<string, QueueSpec>;
 export type QueueName = keyof typeof QUEUES;
+
+/**
+ * How an import run keeps its message: invisible for `seconds`, renewed every `everyMs` while it works
+ * (`keepInvisible`). A run that dies is picked up again within `seconds` of its last beat.
+ */
+export const IMPORT_HEARTBEAT = { seconds: 60, everyMs: 20_000 } as const;

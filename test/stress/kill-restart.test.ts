@@ -15,18 +15,14 @@
  * The visibility timeouts of the ingest and webhook queues are shortened (`STRESS_VISIBILITY_SECONDS`, 10 s) so the
  * messages in flight at the kill come back within the test; in AWS they come back after the catalog's timeouts.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DEFAULT_PORTS, PORT_ENV, type PortName } from '#local/runtime.ts';
 import { dynamoDeliveryRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
 import { queueFunctions } from '#shared/catalog/functions.ts';
 import { QUEUES } from '#shared/catalog/queues.ts';
 import { newStore, queueIsEmpty } from '#test/support/local.ts';
+import { type ChildInfo, childRuntime } from './child-runtime.ts';
 import {
   contactIndex,
   isOriginal,
@@ -42,89 +38,9 @@ import {
 
 const STORES = 12;
 const VISIBILITY_SECONDS = 10;
-const ROOT = resolve(import.meta.dirname, '../..');
 
-interface ChildInfo {
-  readonly pid: number;
-  readonly urls: { main: string; front: string };
-  readonly queueUrls: Record<string, string>;
-  readonly dlqUrls: Record<string, string>;
-  readonly env: Record<string, string>;
-}
-
-let dataDir: string;
-let ports: Record<PortName, number>;
-let child: ChildProcess | undefined;
-let childLog = '';
+let runtime: Awaited<ReturnType<typeof childRuntime>>;
 let receiver: Server | undefined;
-
-/**
- * Ports free right now (the runtime binds them itself; a restart must come back on the same ones). Chosen below Linux's
- * ephemeral range (32768+): a port the OS handed out with `listen(0)` can be handed out again, to an outgoing
- * connection or another server, before the child binds it. All are held until every one is chosen, so none repeats.
- */
-const freePorts = async (): Promise<Record<PortName, number>> => {
-  const out = {} as Record<PortName, number>;
-  const held: ReturnType<typeof createTcpServer>[] = [];
-  const tryBind = (port: number) =>
-    new Promise<boolean>((done) => {
-      const server = createTcpServer();
-      server.once('error', () => done(false));
-      server.listen(port, '127.0.0.1', () => {
-        held.push(server);
-        done(true);
-      });
-    });
-  for (const name of Object.keys(DEFAULT_PORTS) as PortName[]) {
-    let port = 0;
-    do port = 20_000 + Math.floor(Math.random() * 12_000);
-    while (!(await tryBind(port)));
-    out[name] = port;
-  }
-  await Promise.all(held.map((server) => new Promise<void>((done) => server.close(() => done()))));
-  return out;
-};
-
-const startChild = async (): Promise<ChildInfo> => {
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    STRESS_DATA_DIR: dataDir,
-    STRESS_VISIBILITY_SECONDS: String(VISIBILITY_SECONDS),
-    // Retries after 2, 4, 8, 16 and 32 s: deliveries refused before the kill are still pending after the restart.
-    WEBHOOK_BACKOFF_BASE_SECONDS: '2',
-    WEBHOOK_TIMEOUT_SECONDS: '2',
-    POWERTOOLS_LOG_LEVEL: 'ERROR',
-  };
-  for (const name of Object.keys(ports) as PortName[]) env[PORT_ENV[name]] = String(ports[name]);
-  const started = spawn(process.execPath, [join(ROOT, 'test/stress/runtime-process.ts')], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = started;
-  started.stderr?.setEncoding('utf8').on('data', (text: string) => {
-    childLog = (childLog + text).slice(-20_000);
-  });
-  return new Promise((done, fail) => {
-    let line = '';
-    started.stdout?.setEncoding('utf8').on('data', (text: string) => {
-      line += text;
-      const end = line.indexOf('\n');
-      if (end >= 0) done(JSON.parse(line.slice(0, end)) as ChildInfo);
-    });
-    started.once('exit', (code) =>
-      fail(new Error(`the runtime process exited (${code}) before it was ready:\n${childLog}`)),
-    );
-  });
-};
-
-const killChild = async (signal: NodeJS.Signals) => {
-  const running = child;
-  if (!running || running.exitCode !== null || running.signalCode !== null) return;
-  const exited = new Promise<void>((done) => running.once('exit', () => done()));
-  running.kill(signal);
-  await exited;
-};
 
 /** The webhook receiver: refuses (503) until `accepting`; counts the 200s it gave per delivery id. */
 const receipts = new Map<string, number>();
@@ -187,18 +103,21 @@ const emptyTwice = async (queueUrl: string, limitMs: number) => {
 };
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'storeflow-kill-'));
-  ports = await freePorts();
+  runtime = await childRuntime({
+    STRESS_VISIBILITY_SECONDS: String(VISIBILITY_SECONDS),
+    // Retries after 2, 4, 8, 16 and 32 s: deliveries refused before the kill are still pending after the restart.
+    WEBHOOK_BACKOFF_BASE_SECONDS: '2',
+    WEBHOOK_TIMEOUT_SECONDS: '2',
+  });
 });
 
 afterAll(async () => {
-  await killChild('SIGTERM');
+  await runtime?.dispose();
   await new Promise<void>((done) => (receiver ? receiver.close(() => done()) : done()));
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('loses nothing and applies nothing twice when the runtime is killed mid-load and started again', async () => {
-  let info = await startChild();
+  let info = await runtime.start();
   // This process reaches the same emulators (stores are created and records read through the service's adapters).
   Object.assign(process.env, info.env);
   const hookUrl = await startReceiver();
@@ -236,13 +155,13 @@ it('loses nothing and applies nothing twice when the runtime is killed mid-load 
   await sleep(killAfterMs);
   // The clients keep to a per-second budget, so they idle part of each second: kill while requests are in flight.
   for (const waitUntil = Date.now() + 5_000; inFlight.count < 3 && Date.now() < waitUntil; ) await sleep(1);
-  await killChild('SIGKILL');
+  await runtime.kill('SIGKILL');
   stop.abort();
   const run = await loading;
   const beforeRestart = tally(run.sent);
 
   // The same state, the same ports.
-  info = await startChild();
+  info = await runtime.start();
   accepting = true;
   // Requests that died with the process: the client retries each until it gets an answer.
   const unknown = run.sent.filter((s) => s.outcome.startsWith('error'));

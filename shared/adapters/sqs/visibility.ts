@@ -17,3 +17,40 @@ export const holdBack = async (queueUrl: string, record: SQSRecord, seconds: num
   );
   throw new RetryLater(`retry in ${seconds} s`);
 };
+
+/**
+ * Keeps a message being worked on invisible in short steps instead of one long visibility timeout: it is set to
+ * `seconds` now and again every `everyMs` until `stop()`. A worker that dies stops the heartbeat with it, so its
+ * message is back on the queue within `seconds`, where a queue-wide timeout long enough for the longest run would
+ * hide it for the whole of that (deployed as locally). A failed extension is logged by `onError` and tried again at
+ * the next beat; the message then shows again at worst `seconds` after the last one that worked.
+ */
+export const keepInvisible = (
+  queueUrl: string,
+  record: Pick<SQSRecord, 'receiptHandle'>,
+  options: { readonly seconds: number; readonly everyMs: number; readonly onError?: (error: unknown) => void },
+): { stop(): Promise<void> } => {
+  const extend = () =>
+    sqs()
+      .send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: record.receiptHandle,
+          VisibilityTimeout: options.seconds,
+        }),
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => options.onError?.(error),
+      );
+  let pending = extend();
+  const timer = setInterval(() => {
+    pending = pending.then(extend);
+  }, options.everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pending;
+    },
+  };
+};
