@@ -189,29 +189,37 @@ export const dynamoCampaignState = async (storeId: string, campaignId: string): 
   return Item?.state as CampaignState | undefined;
 };
 
+/**
+ * The store's active campaigns as a set of ids (`campaigns`) on one item: adding and removing an id can be repeated.
+ * (Until November 2026 the item held a count, `active`, which a crash between a walk's end and its decrement left
+ * one too high for good; the count is no longer read.)
+ */
 export const dynamoActiveCampaigns = (): ActiveCampaigns => ({
-  async take(storeId, cap) {
+  async take(storeId, campaignId, cap) {
     const done = await update({
       key: keys.activeCampaigns(storeId),
-      expression: 'SET entity = :entity, #schema = :schema ADD active :one',
-      condition: 'attribute_not_exists(active) OR active < :cap',
+      expression: 'SET entity = :entity, #schema = :schema ADD campaigns :id',
+      condition: 'attribute_not_exists(campaigns) OR size(campaigns) < :cap OR contains(campaigns, :campaignId)',
       names: { '#schema': 'schema' },
-      values: { ':one': 1, ':cap': cap, ':entity': 'activeCampaigns', ':schema': 1 },
+      values: {
+        ':id': new Set([campaignId]),
+        ':campaignId': campaignId,
+        ':cap': cap,
+        ':entity': 'activeCampaigns',
+        ':schema': 2,
+      },
     });
     return done !== false;
   },
-  async release(storeId) {
-    await dynamo()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.activeCampaigns(storeId),
-          UpdateExpression: 'ADD active :minus',
-          ConditionExpression: 'active > :zero',
-          ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-        }),
-      )
-      .catch(ignoreConditionFailure);
+  async release(storeId, campaignId) {
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.activeCampaigns(storeId),
+        UpdateExpression: 'DELETE campaigns :id',
+        ExpressionAttributeValues: { ':id': new Set([campaignId]) },
+      }),
+    );
   },
 });
 

@@ -135,14 +135,15 @@ export const createCampaign = async (
     ...(request.text !== undefined ? { text: request.text } : {}),
   };
   const template = await compileTemplate(content, { storeId, name: request.name });
-  if (!(await deps.active.take(storeId, CAMPAIGN_LIMITS.activePerStore))) {
+  const campaignId = `cmp_${randomBase62(20)}`;
+  if (!(await deps.active.take(storeId, campaignId, CAMPAIGN_LIMITS.activePerStore))) {
     throw conflict(
       `The store already has ${CAMPAIGN_LIMITS.activePerStore} campaigns scheduled or sending, the most allowed; wait for one to finish or cancel one`,
     );
   }
   const campaign: Campaign = {
     storeId,
-    id: `cmp_${randomBase62(20)}`,
+    id: campaignId,
     name: request.name,
     segments: request.segments,
     excludeSegments: request.excludeSegments,
@@ -171,7 +172,7 @@ export const createCampaign = async (
   } catch (error) {
     // Nothing was started: the campaign is removed again, and its place among the store's active ones given back.
     await deps.campaigns.delete(storeId, campaign.id).catch(() => undefined);
-    await deps.active.release(storeId).catch(() => undefined);
+    await deps.active.release(storeId, campaign.id).catch(() => undefined);
     throw unavailable('The campaign could not be scheduled; nothing was saved, retry', error);
   }
   return campaignRecord(campaign);
@@ -244,8 +245,8 @@ export const cancelCampaign = async (
   }
   const before = await deps.campaigns.cancel(storeId, campaign.id, deps.clock.now());
   if (!before) throw conflict('The campaign is cancelled already');
-  // The walk that ends gives its place back; one cancelled mid-walk gives it back here (exactly one of the two).
-  if (before.walkedAt === undefined) await deps.active.release(storeId);
+  // The walk that ends gives its place back; one cancelled before its walk ended gives it back here.
+  if (before.walkedAt === undefined) await deps.active.release(storeId, campaign.id);
   const after = (await deps.campaigns.get(storeId, campaign.id)) ?? before;
   return { ...campaignRecord(after), sentBeforeCancel: after.progress.sent };
 };

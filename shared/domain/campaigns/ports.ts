@@ -53,12 +53,16 @@ export interface CampaignRepository {
   ): Promise<void>;
 }
 
-/** How many campaigns of a store are scheduled or walking (`CAMPAIGN_LIMITS.activePerStore`). */
+/**
+ * Which campaigns of a store are scheduled or walking (`CAMPAIGN_LIMITS.activePerStore`), by id, so that taking and
+ * giving back a place can be repeated: a worker stopped between a walk's end and its release gives the place back on
+ * the message's next delivery instead of keeping it for good.
+ */
 export interface ActiveCampaigns {
-  /** Counts one more unless the store has `cap` already; false then. */
-  take(storeId: string, cap: number): Promise<boolean>;
-  /** One fewer (a campaign cancelled before its walk ended, or whose walk ended). */
-  release(storeId: string): Promise<void>;
+  /** Counts the campaign among the store's active ones unless the store has `cap` others already; false then. */
+  take(storeId: string, campaignId: string, cap: number): Promise<boolean>;
+  /** The campaign no longer counts (cancelled before its walk ended, or walked); a repeat does nothing. */
+  release(storeId: string, campaignId: string): Promise<void>;
 }
 
 /**

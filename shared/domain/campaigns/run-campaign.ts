@@ -245,8 +245,16 @@ export const handleCampaignMessage = async (
   let pages = 0;
   for (;;) {
     const campaign = pages === 0 && resumed ? first : await deps.campaigns.get(storeId, campaignId);
-    if (campaign?.state !== 'sending') return { skipped: `campaign is ${campaign?.state ?? 'gone'}` };
-    if (campaign.walkedAt !== undefined) return { pages, walked: true, continued: false };
+    if (campaign?.state !== 'sending') {
+      // Cancelled: its place is given back here too, should the cancel have stopped before doing so.
+      if (campaign?.state === 'cancelled') await deps.active.release(storeId, campaignId);
+      return { skipped: `campaign is ${campaign?.state ?? 'gone'}` };
+    }
+    if (campaign.walkedAt !== undefined) {
+      // Walked already: a delivery after a stop between the walk's end and its release gives the place back.
+      if (pages === 0) await deps.active.release(storeId, campaignId);
+      return { pages, walked: true, continued: false };
+    }
     if (pages > 0 && !hasTime()) {
       await deps.queue.send({ v: 1, type: 'walk', storeId, campaignId });
       return { pages, walked: false, continued: true };
@@ -257,7 +265,7 @@ export const handleCampaignMessage = async (
     const recorded = await deps.campaigns.recordPage(storeId, campaignId, campaign.walkPage, counts, next, now);
     if (recorded && next === undefined) {
       // The walk's end gives the campaign's place among the store's active ones back (a cancel before it did so).
-      await deps.active.release(storeId);
+      await deps.active.release(storeId, campaignId);
       return { pages, walked: true, continued: false };
     }
   }

@@ -2,7 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
-import { dynamoCampaignState, dynamoCampaigns } from '#shared/adapters/dynamodb/campaigns.repositories.ts';
+import {
+  dynamoActiveCampaigns,
+  dynamoCampaignState,
+  dynamoCampaigns,
+} from '#shared/adapters/dynamodb/campaigns.repositories.ts';
 import { type Campaign, NO_PROGRESS } from '#shared/domain/campaigns/model.ts';
 
 let runtime: LocalRuntime;
@@ -60,5 +64,21 @@ describe('campaign progress', () => {
     await repo.addOutcome(created.storeId, created.id, undefined, { sent: 2, failed: 0 });
     await repo.addOutcome(created.storeId, created.id, undefined, { sent: 2, failed: 0 });
     expect((await repo.get(created.storeId, created.id))?.progress).toMatchObject({ sent: 4, failed: 0 });
+  });
+});
+
+describe("the store's active campaigns", () => {
+  it('holds each campaign once, up to the cap, and gives a place back once however often it is released', async () => {
+    const active = dynamoActiveCampaigns();
+    const storeId = `st_${randomUUID().slice(0, 8)}`;
+    expect(await active.take(storeId, 'cmp_a', 2)).toBe(true);
+    expect(await active.take(storeId, 'cmp_a', 2)).toBe(true);
+    expect(await active.take(storeId, 'cmp_b', 2)).toBe(true);
+    expect(await active.take(storeId, 'cmp_c', 2)).toBe(false);
+    await active.release(storeId, 'cmp_a');
+    await active.release(storeId, 'cmp_a');
+    await active.release(storeId, 'cmp_unknown');
+    expect(await active.take(storeId, 'cmp_c', 2)).toBe(true);
+    expect(await active.take(storeId, 'cmp_d', 2)).toBe(false);
   });
 });

@@ -74,10 +74,16 @@ export const campaignFakes = () => {
   /** Each claim: whether it was written without the condition (a page of the first segment), and its size. */
   const claims: { alone: boolean; count: number }[] = [];
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const limits: { dailyCap: number; sentToday: number; active: number; smartSending?: SmartSendingSettings } = {
+  const limits: {
+    dailyCap: number;
+    sentToday: number;
+    /** The store's active campaigns, by id. */
+    active: Set<string>;
+    smartSending?: SmartSendingSettings;
+  } = {
     dailyCap: 0,
     sentToday: 0,
-    active: 0,
+    active: new Set(),
   };
   const recentSends = simRecentSends();
   const schedules = new MemorySchedules();
@@ -173,8 +179,8 @@ export const campaignFakes = () => {
       },
     },
     active: {
-      release: async () => {
-        limits.active -= 1;
+      release: async (_s, campaignId) => {
+        limits.active.delete(campaignId);
       },
     },
     recipients: recipientPort,
@@ -241,9 +247,9 @@ export const campaignFakes = () => {
     },
     campaigns: worker.campaigns,
     active: {
-      take: async (_s, cap) => {
-        if (limits.active >= cap) return false;
-        limits.active += 1;
+      take: async (_s, campaignId, cap) => {
+        if (limits.active.size >= cap && !limits.active.has(campaignId)) return false;
+        limits.active.add(campaignId);
         return true;
       },
       release: worker.active.release,

@@ -104,7 +104,7 @@ describe('campaign walk', () => {
       { alone: false, count: 3 },
     ]);
     // The walk's place among the store's active campaigns is given back at its end.
-    expect(fakes.limits.active).toBe(0);
+    expect(fakes.limits.active.size).toBe(0);
   });
 
   it('records contacts without consent, suppressed or without an address as skipped, with the reason', async () => {
@@ -141,7 +141,7 @@ describe('campaign walk', () => {
     // The walk ended already: the repeated start resumes nothing.
     expect(again).toEqual({ pages: 0, walked: true, continued: false });
     expect(fakes.batches.size).toBe(batches);
-    expect(fakes.limits.active).toBe(0);
+    expect(fakes.limits.active.size).toBe(0);
     expect(fakes.campaigns.get(created.id)?.progress.recipients).toBe(4);
   });
 
@@ -171,7 +171,7 @@ describe('campaign walk', () => {
     const again = await handleCampaignMessage(fakes.worker, start);
     expect(again).toMatchObject({ walked: true, continued: false });
     expect(sentTo(fakes)).toEqual(ids('a', 8).map((c) => c.email));
-    expect(fakes.limits.active).toBe(0);
+    expect(fakes.limits.active.size).toBe(0);
     // The send worker reports every batch: the campaign is sent.
     for (const { batch, recipients } of fakes.batches.values()) {
       await fakes.worker.campaigns.addOutcome(CAMPAIGN_STORE, created.id, undefined, {
@@ -183,6 +183,32 @@ describe('campaign walk', () => {
     const campaign = fakes.campaigns.get(created.id);
     expect(campaign?.progress).toMatchObject({ recipients: 8, queued: 8, sent: 8 });
     expect(campaign && campaignStatus(campaign)).toBe('sent');
+  });
+
+  it("gives the store's place back on the next delivery when the process stopped between the walk's end and its release", async () => {
+    const fakes = campaignFakes();
+    fakes.segment(S1, ids('a', 3));
+    await createCampaign(fakes.manage, CAMPAIGN_STORE, request());
+    const start = fakes.queued.shift() as NonNullable<(typeof fakes.queued)[number]>;
+    expect(fakes.limits.active.size).toBe(1);
+    const stopped = {
+      ...fakes.worker,
+      active: {
+        release: async () => {
+          throw new Error('killed');
+        },
+      },
+    };
+    await expect(handleCampaignMessage(stopped, start)).rejects.toThrow('killed');
+    expect(fakes.limits.active.size).toBe(1);
+    // The same message again, to a new process: the walk is over, so only the place is given back.
+    expect(await handleCampaignMessage(fakes.worker, start)).toMatchObject({ pages: 0, walked: true });
+    expect(fakes.limits.active.size).toBe(0);
+    expect(sentTo(fakes)).toHaveLength(3);
+    // A later campaign takes the place; a further delivery of the old message gives back nothing of it.
+    await createCampaign(fakes.manage, CAMPAIGN_STORE, request());
+    await handleCampaignMessage(fakes.worker, start);
+    expect(fakes.limits.active.size).toBe(1);
   });
 
   it('goes on in a new message when its time runs short, from where it stopped', async () => {
@@ -214,7 +240,7 @@ describe('campaign walk', () => {
     expect(await handleCampaignMessage(fakes.worker, walk)).toEqual({ skipped: 'campaign is cancelled' });
     expect(sentTo(fakes)).toHaveLength(3);
     // Cancelled mid-walk: its place among the active ones is given back once, by the cancel.
-    expect(fakes.limits.active).toBe(0);
+    expect(fakes.limits.active.size).toBe(0);
 
     const before = await createCampaign(fakes.manage, CAMPAIGN_STORE, request({ name: 'Never' }));
     const neverStart = fakes.queued.shift() as NonNullable<(typeof fakes.queued)[number]>;
