@@ -249,11 +249,13 @@ const sendChunk = async (
       const wait = slots.at - deps.clock.now();
       if (wait > 0) await deps.sleep(wait);
       updated = await sendQueued(deps, batch, queued, attempt.receiveCount >= attempt.maxReceiveCount);
-      // Sent messages first: an email event may arrive as soon as SES has the message.
+      // The sent messages (an email event may arrive as soon as SES has the message) and the recipients' states (what
+      // keeps a later attempt from sending them again) side by side: the window in which a crash sends the chunk
+      // again is one round of writes, not two.
       const sent = updated.filter((r) => r.status === 'sent' && r.messageId);
       accepted = sent.length > 0;
       const retry = { sleep: deps.sleep };
-      await persistAfterSend(
+      const recorded = persistAfterSend(
         () =>
           deps.sentMessages.record(
             sent.map((r) => ({
@@ -270,7 +272,8 @@ const sendChunk = async (
           ),
         retry,
       );
-      await persistAfterSend(() => deps.batches.saveRecipients(batch.storeId, batch.id, updated), retry);
+      const saved = persistAfterSend(() => deps.batches.saveRecipients(batch.storeId, batch.id, updated), retry);
+      await Promise.all([recorded, saved]);
       accepted = false;
     }
     const byIndex = new Map(updated.map((r) => [r.index, r]));
