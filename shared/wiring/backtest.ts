@@ -1,5 +1,5 @@
 /** Wiring of the flow backtest (docs/backtest.md): the history, the flows, and read-only live records. */
-import { dynamoBacktestJobs } from '#shared/adapters/dynamodb/backtest-jobs.ts';
+import { dynamoBacktestJobs, dynamoOpenBacktestJobs } from '#shared/adapters/dynamodb/backtest-jobs.ts';
 import { dynamoContactDirectory } from '#shared/adapters/dynamodb/contact-export.ts';
 import { dynamoContactsByEmail } from '#shared/adapters/dynamodb/contacts-by-email.ts';
 import { dynamoCustomerRepository } from '#shared/adapters/dynamodb/customer.repository.ts';
@@ -54,6 +54,7 @@ export const startBacktestDeps = /* @__PURE__ */ lazy(
   (): StartBacktestDeps => ({
     flows: dynamoFlows(),
     jobs: dynamoBacktestJobs(),
+    open: dynamoOpenBacktestJobs(),
     queue: sqsBacktestQueue(),
     clock: systemClock,
   }),
@@ -63,5 +64,10 @@ export const backtestJobDeps = /* @__PURE__ */ lazy(() => ({ jobs: dynamoBacktes
 
 /** The backtest worker: the backtest's own dependencies, and the jobs. */
 export const runBacktestDeps = /* @__PURE__ */ lazy(
-  (): RunBacktestDeps => ({ backtest: backtestDeps(), jobs: dynamoBacktestJobs(), clock: systemClock }),
+  (): RunBacktestDeps => ({
+    backtest: backtestDeps(),
+    jobs: dynamoBacktestJobs(),
+    open: dynamoOpenBacktestJobs(),
+    clock: systemClock,
+  }),
 );

@@ -16,6 +16,8 @@ export const FLOW_KEYS = {
     pk: `STORE#${storeId}#BACKTEST#${backtestId}`,
     sk: 'BACKTEST',
   }),
+  /** A store's backtest jobs queued or running: their ids, each with the time it stops counting. */
+  openBacktests: (storeId: string) => ({ pk: `STORE#${storeId}#BACKTESTS-OPEN`, sk: 'OPEN' }),
   /** A store's deliveries, permanent bounces and complaints of one UTC day (the sending guard). */
   reputation: (storeId: string, day: string) => ({ pk: `STORE#${storeId}#REPUTATION#${day}`, sk: 'COUNT' }),
   /** Whether the store's webhooks last announced its marketing paused, and how many changes they announced. */

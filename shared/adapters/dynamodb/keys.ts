@@ -58,6 +58,7 @@
  * | waitingRuns | STORE#<storeId>#WAITING          | COUNT     |                                         |                                      |
  * | dailySends | STORE#<storeId>#DAILY-SENDS#<day> | COUNT     |                                         |                                      |
  * | reputation | STORE#<storeId>#REPUTATION#<day>  | COUNT     |                                         |                                      |
+ * | openBacktests | STORE#<storeId>#BACKTESTS-OPEN | OPEN (job id → until, a version) |           |                                      |
  * | reputation (announced) | STORE#<storeId>#REPUTATION | ANNOUNCED (paused or not, version) |        |                                      |
  * | recentSends | STORE#<storeId>#RECENT-SENDS#<email> | SENDS (marketing send times, 7 days) |      |                                      |
  * | flowEvaluation | STORE#<storeId>#EVAL#<flowId>  | <at>#<triggerId> | STORE#<storeId>#CONTACT#<email>#EVALS / <at>#<flowId>#<triggerId> |   |
@@ -123,6 +124,7 @@ export type Entity =
   | 'flow'
   | 'flowRun'
   | 'backtestJob'
+  | 'openBacktests'
   | 'wheelEntry'
   | 'waitingRuns'
   | 'dailySends'

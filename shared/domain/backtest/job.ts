@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
 import type { Clock } from '#shared/domain/clock.ts';
 import { randomBase62 } from '#shared/domain/ids.ts';
-import { AppError, notFound } from '#shared/errors.ts';
+import { AppError, notFound, rateLimited } from '#shared/errors.ts';
 import { type BacktestDeps, type BacktestRequest, backtestFlow, checkBacktestable } from './backtest.ts';
 import type { BacktestAnswer } from './model.ts';
 
@@ -64,6 +64,26 @@ export interface BacktestQueue {
   enqueue(storeId: string, backtestId: string): Promise<void>;
 }
 
+/**
+ * A store's jobs queued or running, by id, each until a time past which it cannot still be (its queue's attempts):
+ * so one store cannot fill the job queue and keep other stores' jobs waiting behind all of its own.
+ */
+export interface OpenBacktestJobs {
+  /** Counts the job as open until `until` unless the store has `cap` others open (expired ones aside); false then. */
+  take(storeId: string, backtestId: string, cap: number, now: number, until: number): Promise<boolean>;
+  /** The job is finished (or was never queued); a repeat does nothing. */
+  release(storeId: string, backtestId: string): Promise<void>;
+}
+
+/**
+ * Jobs a store may have queued or running at once: the worker runs two jobs at a time for the whole stage, so a store
+ * with many would make every other store's job wait behind all of them; with this cap another store's job waits
+ * behind at most two per store.
+ */
+export const OPEN_JOBS_PER_STORE = 2;
+/** A job counts as open at most this long: two receives of its message (90 min visibility each) and margin. */
+const OPEN_JOB_MAX_MS = 4 * 3_600_000;
+
 /** Days a job (and its answer) is kept. */
 export const BACKTEST_JOB_DAYS = 7;
 /** The answer's compressed size at most (the job item stays under DynamoDB's 400 KB); the lists are cut to fit. */
@@ -94,6 +114,7 @@ const BACKTEST_ID = /^bt_[A-Za-z0-9]{20}$/;
 export interface StartBacktestDeps {
   readonly flows: BacktestDeps['flows'];
   readonly jobs: Pick<BacktestJobs, 'create' | 'remove'>;
+  readonly open: OpenBacktestJobs;
   readonly queue: BacktestQueue;
   readonly clock: Clock;
 }
@@ -107,9 +128,17 @@ export const startBacktestJob = async (
 ) => {
   await checkBacktestable(deps.flows, storeId, flowId, request);
   const now = deps.clock.now();
+  const id = `bt_${randomBase62(20)}`;
+  if (!(await deps.open.take(storeId, id, OPEN_JOBS_PER_STORE, now, now + OPEN_JOB_MAX_MS))) {
+    throw rateLimited(
+      30,
+      `The store has ${OPEN_JOBS_PER_STORE} backtest jobs queued or running, the most at once; start this one when one ` +
+        'of them has finished (GET /api/v1/flows/{flowId}/backtests/{backtestId})',
+    );
+  }
   const job: BacktestJob = {
     storeId,
-    id: `bt_${randomBase62(20)}`,
+    id,
     flowId,
     request,
     status: 'queued',
@@ -117,11 +146,12 @@ export const startBacktestJob = async (
     createdAt: now,
     expiresAt: Math.floor(now / 1000) + BACKTEST_JOB_DAYS * 86_400,
   };
-  await deps.jobs.create(job);
   try {
+    await deps.jobs.create(job);
     await deps.queue.enqueue(storeId, job.id);
   } catch (error) {
     await deps.jobs.remove(storeId, job.id).catch(() => undefined);
+    await deps.open.release(storeId, job.id).catch(() => undefined);
     throw error;
   }
   return backtestJobView(job);
@@ -197,6 +227,7 @@ export const packResult = async (
 export interface RunBacktestDeps {
   readonly backtest: BacktestDeps;
   readonly jobs: BacktestJobs;
+  readonly open: Pick<OpenBacktestJobs, 'release'>;
   readonly clock: Clock;
 }
 
@@ -208,6 +239,18 @@ export interface RunBacktestDeps {
  * failed on the last attempt.
  */
 export const runBacktestJob = async (
+  deps: RunBacktestDeps,
+  message: { readonly storeId: string; readonly backtestId: string },
+  remainingMs: () => number,
+  options: { readonly lastAttempt: boolean },
+): Promise<BacktestJobStatus | 'gone'> => {
+  const status = await runJob(deps, message, remainingMs, options);
+  // Finished (or gone): the store's place is given back, again on a repeated message should a stop have come between.
+  if (status !== 'queued') await deps.open.release(message.storeId, message.backtestId);
+  return status;
+};
+
+const runJob = async (
   deps: RunBacktestDeps,
   message: { readonly storeId: string; readonly backtestId: string },
   remainingMs: () => number,

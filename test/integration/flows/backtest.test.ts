@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime.ts';
 import { dynamo } from '#shared/adapters/aws-clients.ts';
+import { dynamoOpenBacktestJobs } from '#shared/adapters/dynamodb/backtest-jobs.ts';
 import { keys } from '#shared/adapters/dynamodb/keys.ts';
 import { dynamoStoreSlot } from '#shared/adapters/dynamodb/store-slot.ts';
 import { tableName } from '#shared/adapters/dynamodb/table.ts';
@@ -317,6 +318,40 @@ describe('flow backtest over HTTP', () => {
       status: 404,
       body: { code: 404, message: 'Flow not found' },
     });
+  });
+
+  it("holds a store to two jobs queued or running (429 for a third), and another store's job runs meanwhile", async () => {
+    const to = Math.floor(Date.now() / 1000) + 60;
+    const start = (store: typeof draftStore, flowId: string) =>
+      api(runtime, store.apiKey, 'POST', `/api/v1/flows/${flowId}/backtests`, { from, to }, { raw: true });
+    // Two jobs of the store still open (jobs this small finish in milliseconds here, so they are held in the table).
+    const open = dynamoOpenBacktestJobs();
+    const now = Date.now();
+    for (const id of ['bt_heldaaaaaaaaaaaaaaaaa', 'bt_heldbbbbbbbbbbbbbbbbb']) {
+      expect(await open.take(draftStore.storeId, id, 2, now, now + 3_600_000)).toBe(true);
+    }
+    const third = await start(draftStore, draft.id);
+    expect(third.status).toBe(429);
+    expect(third.body).toMatchObject({
+      code: 429,
+      message: expect.stringMatching(/^The store has 2 backtest jobs queued or running, the most at once/),
+    });
+    const other = await start(liveStore, live.id);
+    expect(other.status, JSON.stringify(other.body)).toBe(202);
+    const otherId = (other.body as { data: { backtestId: string } }).data.backtestId;
+    const finished = await eventually(
+      "the other store's job to finish",
+      async () => {
+        const got = await api(runtime, liveStore.apiKey, 'GET', `/api/v1/flows/${live.id}/backtests/${otherId}`);
+        const data = (got.body as { data: { status: string } }).data;
+        return data.status === 'succeeded' || data.status === 'failed' ? data : undefined;
+      },
+      20_000,
+    );
+    expect(finished).toMatchObject({ status: 'succeeded' });
+    // One of the store's jobs finishes: it may start another.
+    await open.release(draftStore.storeId, 'bt_heldaaaaaaaaaaaaaaaaa');
+    expect((await start(draftStore, draft.id)).status).toBe(202);
   });
 
   it('answers the same once the ingest worker’s compaction timers have compacted its days (one item a day)', async () => {

@@ -7,6 +7,8 @@ import {
   type BacktestJob,
   type BacktestJobs,
   getBacktestJob,
+  OPEN_JOBS_PER_STORE,
+  type OpenBacktestJobs,
   packResult,
   runBacktestJob,
   startBacktestJob,
@@ -50,6 +52,24 @@ const memoryJobs = () => {
   return { jobs, progress, repository };
 };
 
+/** The store's open jobs in memory, with the table adapter's rules (expired ids do not count, a repeat is a no-op). */
+const memoryOpenJobs = (): OpenBacktestJobs & { readonly jobs: Map<string, Map<string, number>> } => {
+  const jobs = new Map<string, Map<string, number>>();
+  return {
+    jobs,
+    async take(storeId, id, cap, now, until) {
+      const own = jobs.get(storeId) ?? new Map<string, number>();
+      const live = [...own].filter(([other, ends]) => ends > now && other !== id);
+      if (live.length >= cap) return false;
+      jobs.set(storeId, new Map([...live, [id, until]]));
+      return true;
+    },
+    async release(storeId, id) {
+      jobs.get(storeId)?.delete(id);
+    },
+  };
+};
+
 const setup = (events = 3) => {
   const f = backtestFakes({ flows: [cartFlow()] });
   for (let i = 0; i < events; i++) {
@@ -71,14 +91,16 @@ const setup = (events = 3) => {
   }
   const memory = memoryJobs();
   const queued: string[] = [];
+  const open = memoryOpenJobs();
   const start = {
     flows: f.deps.flows,
     jobs: memory.repository,
+    open,
     queue: { enqueue: async (_s: string, id: string) => void queued.push(id) },
     clock: f.deps.clock,
   };
-  const run = { backtest: f.deps, jobs: memory.repository, clock: f.deps.clock };
-  return { f, memory, queued, start, run };
+  const run = { backtest: f.deps, jobs: memory.repository, open, clock: f.deps.clock };
+  return { f, memory, queued, start, run, open };
 };
 
 const failure = async (promise: Promise<unknown>) => {
@@ -253,5 +275,22 @@ describe('backtest jobs', () => {
     ) as BacktestAnswer;
     expect(JSON.stringify(byChars).length).toBeLessThanOrEqual(50_000);
     expect(byChars.truncated).toBe(true);
+  });
+
+  it('lets a store have two jobs queued or running at once: a third answers 429 until one finishes; other stores are not held', async () => {
+    const { start, run, queued } = setup(1);
+    const first = await startBacktestJob(start, STORE, 'fl_cart', request);
+    await startBacktestJob(start, STORE, 'fl_cart', request);
+    const third = await failure(startBacktestJob(start, STORE, 'fl_cart', request));
+    expect(third).toMatchObject({ kind: 'rate_limited' });
+    expect(third.message).toMatch(/^The store has 2 backtest jobs queued or running, the most at once/);
+    expect(queued).toHaveLength(OPEN_JOBS_PER_STORE);
+    // Another store is not held by this one's jobs.
+    expect(await start.open.take('st_other', 'bt_other', OPEN_JOBS_PER_STORE, 0, 1)).toBe(true);
+    // The first one finishes: its place is given back, and a repeated message gives back nothing more.
+    await runBacktestJob(run, { storeId: STORE, backtestId: first.backtestId }, () => 900_000, { lastAttempt: false });
+    await runBacktestJob(run, { storeId: STORE, backtestId: first.backtestId }, () => 900_000, { lastAttempt: false });
+    await startBacktestJob(start, STORE, 'fl_cart', request);
+    expect(await failure(startBacktestJob(start, STORE, 'fl_cart', request))).toMatchObject({ kind: 'rate_limited' });
   });
 });
