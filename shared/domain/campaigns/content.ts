@@ -124,3 +124,15 @@ export const recipientData = (customer: Customer | undefined, email: string, htm
   );
   return { ...values, ...Object.fromEntries(escaped) };
 };
+
+/**
+ * A campaign batch's subject (or part) as its merchant wrote it: each SES placeholder the save put for a contact field
+ * (`{{sf_first_name}}`, its HTML copy, the unsubscribe link) shown as the Liquid it stands for. For pages that show a
+ * batch's subject to the merchant, who never wrote `sf_` names.
+ */
+export const asWritten = (compiled: string): string =>
+  compiled.replace(/{{({?)\s*(sf_[a-z_]+?)(_html)?\s*(}?)}}/g, (whole, _open: string, name: string) => {
+    if (name === UNSUBSCRIBE_PLACEHOLDER) return '{{ unsubscribe_url }}';
+    const field = Object.entries(CONTACT_FIELDS).find(([, placeholderName]) => placeholderName === name)?.[0];
+    return field ? `{{ contact.${field} }}` : whole;
+  });

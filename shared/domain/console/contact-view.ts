@@ -20,6 +20,7 @@ import type {
   FlowRunRepository,
 } from '#shared/domain/flows/ports.ts';
 import type { FlowEvaluation, FlowRun } from '#shared/domain/flows/run.ts';
+import { flatSteps } from '#shared/domain/flows/split.ts';
 import { AppError } from '#shared/errors.ts';
 
 /** Evaluations and emails read for the timeline (newest first), and how far back the events go. */
@@ -56,7 +57,8 @@ export type TimelineEntry =
       readonly at: number;
       readonly flowName?: string;
       readonly event: string;
-      readonly stepId?: string;
+      /** The step's place in its flow (1 = first), as the flow's page numbers it. */
+      readonly step?: number;
       readonly detail?: string;
     }
   | {
@@ -68,7 +70,8 @@ export type TimelineEntry =
       readonly transmissionId: string;
       readonly flowId?: string;
       readonly flowName?: string;
-      readonly stepId?: string;
+      /** The step's place in its flow (1 = first), as the flow's page numbers it. */
+      readonly step?: number;
       readonly subject?: string;
       /** What SES reported, oldest first. */
       readonly outcomes: readonly EmailOutcomeEntry[];
@@ -133,6 +136,12 @@ const timelineOf = async (
     deps.flows.list(storeId),
   ]);
   const names = new Map(flows.map((flow) => [flow.id, flow.name]));
+  // A step as the merchant sees it on the flow's page: its place in the flow (1 = first), not its id.
+  const positions = new Map(
+    flows.flatMap((flow) => flatSteps(flow.steps).map((step, index) => [`${flow.id}#${step.id}`, index + 1] as const)),
+  );
+  const stepNumber = (flowId: string | undefined, stepId: string | undefined) =>
+    flowId && stepId ? positions.get(`${flowId}#${stepId}`) : undefined;
   const runIds = page.items.map((e) => e.runId).filter((id): id is string => id !== undefined);
   const runs = new Map((await deps.runs.getMany(storeId, runIds)).map((run) => [run.id, run]));
 
@@ -168,7 +177,7 @@ const timelineOf = async (
             at: event.at,
             ...(flowName ? { flowName } : {}),
             event: event.type,
-            ...(event.stepId ? { stepId: event.stepId } : {}),
+            ...(stepNumber(run.flowId, event.stepId) ? { step: stepNumber(run.flowId, event.stepId) as number } : {}),
             ...(event.reason ? { detail: event.reason } : event.branch ? { detail: `branch ${event.branch}` } : {}),
           };
         }),
@@ -182,7 +191,7 @@ const timelineOf = async (
         transmissionId: email.transmissionId,
         ...(email.flowId ? { flowId: email.flowId } : {}),
         ...(flowName ? { flowName } : {}),
-        ...(email.stepId ? { stepId: email.stepId } : {}),
+        ...(stepNumber(email.flowId, email.stepId) ? { step: stepNumber(email.flowId, email.stepId) as number } : {}),
         ...(email.subject ? { subject: email.subject } : {}),
         outcomes: outcomesOf(email),
       };

@@ -46,13 +46,13 @@ export const campaignsPage = (store: Store, view: CampaignsView): Reply => {
 ${rows}
 </tbody>
 </table></div>`
-    : '<p id="campaigns">No campaign yet (<code>POST /api/v1/campaigns</code>, docs/campaigns.md).</p>';
+    : '<p id="campaigns">No campaign yet (<code>POST /api/v1/campaigns</code>).</p>';
   const older = view.nextCursor
     ? `<p><a id="older-campaigns" href="${escapeHtml(`${base}/campaigns?cursor=${encodeURIComponent(view.nextCursor)}`)}">Older campaigns</a></p>`
     : '';
   const body = `${crumbs(store, 'Campaigns')}
 <h1>Campaigns</h1>
-<p class="muted">Stats count SES events and influenced orders since each campaign was due (docs/campaigns.md).</p>
+<p class="muted">Stats count deliveries, opens, clicks and influenced orders since each campaign was due.</p>
 ${table}
 ${older}`;
   return page(`Campaigns · ${store.name}`, body);

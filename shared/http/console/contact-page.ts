@@ -1,5 +1,6 @@
 /** The contact page: search by email, phone or name; a page of matching contacts; a profile and its timeline. */
 
+import { asWritten } from '#shared/domain/campaigns/content.ts';
 import type {
   ContactPageQuery,
   ContactPageView,
@@ -32,9 +33,9 @@ const outcomeItem = (entry: EmailOutcomeEntry) => {
 const emailRow = (storeBase: string, entry: Extract<TimelineEntry, { type: 'email' }>) => {
   const origin =
     entry.kind === 'flow'
-      ? `${entry.flowId ? `<a href="${escapeHtml(`${storeBase}/flows/${encodeURIComponent(entry.flowId)}`)}">${escapeHtml(entry.flowName ?? entry.flowId)}</a>` : 'a flow'}${entry.stepId ? ` at step <code>${escapeHtml(entry.stepId)}</code>` : ''}`
+      ? `${entry.flowId ? `<a href="${escapeHtml(`${storeBase}/flows/${encodeURIComponent(entry.flowId)}`)}">${escapeHtml(entry.flowName ?? entry.flowId)}</a>` : 'a flow'}${entry.step ? ` at step ${entry.step}` : ''}`
       : `bulk send <a href="${escapeHtml(`${storeBase}/sending/${encodeURIComponent(entry.transmissionId)}`)}"><code>${escapeHtml(entry.transmissionId)}</code></a>`;
-  const subject = entry.subject ? `<q>${escapeHtml(entry.subject)}</q> · ` : '';
+  const subject = entry.subject ? `<q>${escapeHtml(asWritten(entry.subject))}</q> · ` : '';
   const outcomes =
     entry.outcomes.length > 0
       ? `<ul class="outcomes">${entry.outcomes.map(outcomeItem).join('')}</ul>`
@@ -55,7 +56,7 @@ const timelineRow = (storeBase: string, entry: TimelineEntry) => {
       return `<td>Flow decision</td><td>${flow}: ${outcome}</td>`;
     }
     case 'run':
-      return `<td>Run</td><td>${escapeHtml(entry.flowName ?? 'a deleted flow')}: ${escapeHtml(entry.event)}${entry.stepId ? ` at step <code>${escapeHtml(entry.stepId)}</code>` : ''}${entry.detail ? ` (${escapeHtml(entry.detail)})` : ''}</td>`;
+      return `<td>Run</td><td>${escapeHtml(entry.flowName ?? 'a deleted flow')}: ${escapeHtml(entry.event)}${entry.step ? ` at step ${entry.step}` : ''}${entry.detail ? ` (${escapeHtml(entry.detail)})` : ''}</td>`;
     case 'email':
       return emailRow(storeBase, entry);
   }

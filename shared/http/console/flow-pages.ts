@@ -53,13 +53,13 @@ const skipped = (evaluation: FlowDetail['recent'][number]['evaluation']) => {
 };
 
 /** A rendered email: its subject, its HTML at desktop and mobile widths (sandboxed frames), its text part. */
-const renderedParts = (stepId: string, rendered: Exclude<EmailPreview['rendered'], { error: string }>) => {
+const renderedParts = (label: string, rendered: Exclude<EmailPreview['rendered'], { error: string }>) => {
   const frames =
     rendered.html === undefined
       ? ''
       : `<div class="frames">
-<figure><figcaption>Desktop (600 px)</figcaption><iframe title="Desktop preview of step ${escapeHtml(stepId)}" sandbox="" width="600" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
-<figure><figcaption>Mobile (375 px)</figcaption><iframe title="Mobile preview of step ${escapeHtml(stepId)}" sandbox="" width="375" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
+<figure><figcaption>Desktop (600 px)</figcaption><iframe title="Desktop preview of ${escapeHtml(label)}" sandbox="" width="600" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
+<figure><figcaption>Mobile (375 px)</figcaption><iframe title="Mobile preview of ${escapeHtml(label)}" sandbox="" width="375" height="520" srcdoc="${escapeHtml(rendered.html)}"></iframe></figure>
 </div>`;
   const text =
     rendered.text === undefined
@@ -75,13 +75,15 @@ const previewSection = (detail: FlowDetail) => {
     return '<p id="preview">The store has no trigger of this kind yet: the emails are previewed here for the first one.</p>';
   }
   const { source, emails } = detail.preview;
+  const positions = new Map(flatSteps(detail.flow.steps).map((step, index) => [step.id, index + 1]));
   const parts = emails
     .map(({ stepId, rendered }) => {
+      const label = `Step ${positions.get(stepId) ?? '?'}`;
       if ('error' in rendered) {
-        return `<h3>Step <code>${escapeHtml(stepId)}</code></h3>\n<p class="error">The templates do not render for this run: ${escapeHtml(rendered.error)}</p>`;
+        return `<h3>${label}</h3>\n<p class="error">The templates do not render for this run: ${escapeHtml(rendered.error)}</p>`;
       }
-      return `<section class="email" data-step="${escapeHtml(stepId)}"><h3>Step <code>${escapeHtml(stepId)}</code></h3>
-${renderedParts(stepId, rendered)}</section>`;
+      return `<section class="email" data-step="${escapeHtml(stepId)}"><h3>${label}</h3>
+${renderedParts(label, rendered)}</section>`;
     })
     .join('\n');
   const whose = source.runId
@@ -98,8 +100,11 @@ export const flowDetailPage = (store: { storeId: string; name: string }, detail:
   const base = `${storeBase}/flows/${encodeURIComponent(flow.id)}`;
   const stepStats = new Map(stats.steps.map((step) => [step.stepId, step]));
   // Branch steps are listed after their split, each with its own figures and edit link.
+  // Waits and exit conditions at the top level are edited on the settings page; those inside a split's branches and
+  // the split itself are not (yet): no link for them, rather than one to a place the settings page does not have.
+  const onSettings = new Set(flow.steps.filter((s) => s.type === 'wait' || s.type === 'exit_if').map((s) => s.id));
   const steps = flatSteps(flow.steps)
-    .map((step) => {
+    .map((step, index) => {
       const s = stepStats.get(step.id);
       const numbers = s
         ? `<td class="n">${count(s.emailed)}</td><td class="n">${count(s.delivered)}</td><td class="n">${count(s.opened)}</td><td class="n">${count(s.clicked)}</td><td class="n">${count(s.recovered.orders)}</td><td class="n">${revenue(s.recovered.revenue)}</td>`
@@ -107,9 +112,13 @@ export const flowDetailPage = (store: { storeId: string; name: string }, detail:
       const editAt =
         step.type === 'email'
           ? `${base}/steps/${encodeURIComponent(step.id)}`
-          : `${base}/settings#step-${encodeURIComponent(step.id)}`;
-      const edit = ` <a href="${escapeHtml(editAt)}">Edit<span class="visually-hidden"> step ${escapeHtml(step.id)}</span></a>`;
-      return `<tr data-step="${escapeHtml(step.id)}"><th scope="row"><code>${escapeHtml(step.id)}</code></th><td>${stepLine(step)}${edit}</td>${numbers}</tr>`;
+          : onSettings.has(step.id)
+            ? `${base}/settings#step-${encodeURIComponent(step.id)}`
+            : undefined;
+      const edit = editAt
+        ? ` <a href="${escapeHtml(editAt)}">Edit<span class="visually-hidden"> step ${index + 1}</span></a>`
+        : '';
+      return `<tr data-step="${escapeHtml(step.id)}"><th scope="row">Step ${index + 1}</th><td>${stepLine(step)}${edit}</td>${numbers}</tr>`;
     })
     .join('\n');
   const recent = detail.recent
@@ -252,19 +261,20 @@ export const stepEditPage = (store: { storeId: string; name: string }, edit: Ste
   const { fields } = edit;
   const described = edit.error ? ' aria-describedby="form-error"' : '';
   let preview: string;
+  const position = flatSteps(edit.flow.steps).findIndex((s) => s.id === edit.step.id) + 1;
   if (edit.preview && 'error' in edit.preview.email.rendered) {
     preview = `<p class="error" id="preview">The templates do not render for ${escapeHtml(edit.preview.source.email)}: ${escapeHtml(edit.preview.email.rendered.error)}</p>`;
   } else if (edit.preview && !('error' in edit.preview.email.rendered)) {
     preview = `<p class="muted" id="preview">As ${escapeHtml(edit.preview.source.email)} would get it (${escapeHtml(edit.preview.source.trigger.kind)}, ${when(edit.preview.source.at)} UTC); unsubscribe links point nowhere in a preview.</p>
-<section class="email" data-step="${escapeHtml(edit.step.id)}">${renderedParts(edit.step.id, edit.preview.email.rendered)}</section>`;
+<section class="email" data-step="${escapeHtml(edit.step.id)}">${renderedParts(`step ${position}`, edit.preview.email.rendered)}</section>`;
   } else if (edit.error) {
     preview = '<p id="preview">Fix the error above to see the preview.</p>';
   } else {
     preview = '<p id="preview">The store has no trigger of this kind yet: the preview appears with the first one.</p>';
   }
-  const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › <a href="${escapeHtml(storeBase)}">${escapeHtml(store.name)}</a> › <a href="${escapeHtml(flowBase)}">${escapeHtml(edit.flow.name)}</a> › Step ${escapeHtml(edit.step.id)}</nav>
-<h1>Email step <code>${escapeHtml(edit.step.id)}</code></h1>
-<p class="muted">Liquid templates (docs/flows.md, "Template variables"). Preview renders your changes without saving them.</p>
+  const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › <a href="${escapeHtml(storeBase)}">${escapeHtml(store.name)}</a> › <a href="${escapeHtml(flowBase)}">${escapeHtml(edit.flow.name)}</a> › Step ${position}</nav>
+<h1>Email step ${position}: ${escapeHtml(edit.step.subject)}</h1>
+<p class="muted">Liquid templates: <code>{{ contact.first_name }}</code>, <code>{{ cart.line_items }}</code> and the other variables of the flow's kind. Preview renders your changes without saving them.</p>
 ${edit.error ? `<p role="alert" id="form-error">${escapeHtml(edit.error)}</p>` : ''}
 <form method="post" action="${escapeHtml(action)}">
 <input type="hidden" name="revision" value="${escapeHtml(fields.revision ?? edit.flow.revision)}">
@@ -280,6 +290,6 @@ ${preview}`;
   return {
     statusCode: edit.stale ? 409 : edit.error ? 400 : 200,
     headers: FLOW_PAGE_HEADERS,
-    body: htmlDocument(`Step ${edit.step.id} · ${edit.flow.name} · Storeflow`, `${STYLE}${PREVIEW_STYLE}`, body),
+    body: htmlDocument(`Step ${position} · ${edit.flow.name} · Storeflow`, `${STYLE}${PREVIEW_STYLE}`, body),
   };
 };

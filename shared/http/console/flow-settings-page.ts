@@ -26,7 +26,7 @@ const described = (id: string, hint: boolean, error: string | undefined) => {
 const errorOf = (id: string, error: string | undefined) =>
   error ? `<span class="field-error" id="${id}-error">${escapeHtml(error)}</span>` : '';
 
-const LANGUAGE = `<details class="language" open><summary>The condition language (docs/flows.md, "Conditions")</summary>
+const LANGUAGE = `<details class="language" open><summary>The condition language</summary>
 <ul>
 <li>A group is <code>{"match": "all" | "any", "conditions": [ … ]}</code>: 1 to ${FLOW_RULES.conditionsPerGroup} members, each a condition or a group; groups nest at most ${FLOW_RULES.groupDepth} levels.</li>
 <li>A condition is <code>{"field": "…", "op": "…", "value": …}</code>. The field starts with <code>event.</code> (the trigger: <code>event.total</code>, <code>event.status</code>, <code>event.product_ids</code>…), <code>contact.</code> (<code>contact.tags</code>, <code>contact.country</code>, <code>contact.order_count</code>…), <code>custom.</code> (flow/notify’s data) or <code>activity.</code> (<code>activity.order_paid_since_trigger</code>…).</li>
@@ -58,7 +58,7 @@ export const flowSettingsPage = (store: { storeId: string; name: string }, form:
     .map((step, index) => {
       const key = `step-${step.id}`;
       const error = errorFor(`step:${step.id}`);
-      const legend = `<legend>Step ${index + 1}: ${step.type === 'wait' ? 'wait' : 'exit if'} <code>${escapeHtml(step.id)}</code></legend>`;
+      const legend = `<legend>Step ${index + 1}: ${step.type === 'wait' ? 'wait' : 'exit if'}</legend>`;
       if (step.type === 'wait') {
         const wait = fields.waits[step.id] ?? { amount: '', unit: 'minutes' };
         const id = `wait-${step.id}`;

@@ -45,7 +45,7 @@ ${flowRows}
 <label for="to">To<input type="date" id="to" name="to" value="${escapeHtml(view.to)}" required></label>
 <button type="submit">Show</button>
 </form>
-<p class="muted">Days are UTC; counts are kept as events arrive (docs/attribution.md).</p>
+<p class="muted">Days are UTC; counts are kept as events arrive.</p>
 ${flows}`;
   return page(`Flows · ${store.name}`, body);
 };

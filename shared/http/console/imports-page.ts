@@ -38,7 +38,7 @@ export const importsPage = (
 ${rows}
 </tbody>
 </table></div>`
-    : '<p id="imports">No import yet. Import contacts with <code>POST /api/v1/batch/customers</code> (docs/contacts.md).</p>';
+    : '<p id="imports">No import yet. Import contacts with <code>POST /api/v1/batch/customers</code>.</p>';
   const older = view.nextCursor
     ? `<p><a href="${escapeHtml(`${storeBase}/imports?cursor=${encodeURIComponent(view.nextCursor)}`)}">Older imports</a></p>`
     : '';

@@ -74,7 +74,7 @@ export const storeOverviewPage = (store: { storeId: string; name: string }, over
 <label for="to">To<input type="date" id="to" name="to" value="${escapeHtml(overview.to)}" required></label>
 <button type="submit">Show</button>
 </form>
-<p class="muted">Days are UTC; counts are kept as events arrive (docs/attribution.md).</p>
+<p class="muted">Days are UTC; counts are kept as events arrive.</p>
 <h2 id="emails-heading">Emails</h2>
 ${emailsTable(overview)}
 <h2 id="orders-heading">Orders the emails earned</h2>

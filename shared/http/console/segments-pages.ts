@@ -34,10 +34,10 @@ export const segmentsPage = (
 ${rows}
 </tbody>
 </table></div>`
-    : '<p id="segments">No segment yet (<code>POST /api/v1/segments</code>, docs/segments.md).</p>';
+    : '<p id="segments">No segment yet (<code>POST /api/v1/segments</code>).</p>';
   const body = `${crumbs(store, 'Segments')}
 <h1>Segments</h1>
-<p class="muted">Members are counted as events change the contacts (docs/segments.md): the count is live.</p>
+<p class="muted">Members are counted as events change the contacts: the count is live.</p>
 ${table}`;
   return page(`Segments · ${store.name}`, body);
 };

@@ -1,4 +1,5 @@
 /** The store's bulk sends and one send's recipients not sent. */
+import { asWritten } from '#shared/domain/campaigns/content.ts';
 import type { BatchRow } from '#shared/domain/console/sending-view.ts';
 import type { BatchView } from '#shared/domain/email/read-batch.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
@@ -14,7 +15,7 @@ export const sendingPage = (
   const rows = view.rows
     .map(
       ({ batch, status, pending }) =>
-        `<tr data-batch="${escapeHtml(batch.id)}"><td>${when(batch.createdAt)}</td><th scope="row"><a href="${escapeHtml(`${storeBase}/sending/${encodeURIComponent(batch.id)}`)}">${escapeHtml(batch.subject)}</a></th><td data-status="${status}">${status}</td><td class="n">${count(batch.totalAccepted)}</td><td class="n">${count(batch.totalRejected)}</td><td class="n">${count(batch.sent)}</td><td class="n">${count(batch.failed)}</td><td class="n">${count(pending)}</td></tr>`,
+        `<tr data-batch="${escapeHtml(batch.id)}"><td>${when(batch.createdAt)}</td><th scope="row"><a href="${escapeHtml(`${storeBase}/sending/${encodeURIComponent(batch.id)}`)}">${escapeHtml(asWritten(batch.subject))}</a></th><td data-status="${status}">${status}</td><td class="n">${count(batch.totalAccepted)}</td><td class="n">${count(batch.totalRejected)}</td><td class="n">${count(batch.sent)}</td><td class="n">${count(batch.failed)}</td><td class="n">${count(pending)}</td></tr>`,
     )
     .join('\n');
   const table = view.rows.length
@@ -24,7 +25,7 @@ export const sendingPage = (
 ${rows}
 </tbody>
 </table></div>`
-    : '<p id="batches">No bulk send yet (<code>POST /api/v1/sending</code> on the sending host, docs/sending.md).</p>';
+    : '<p id="batches">No bulk send yet (<code>POST /api/v1/sending</code> on the sending host).</p>';
   const older = view.nextCursor
     ? `<p><a href="${escapeHtml(`${storeBase}/sending?cursor=${encodeURIComponent(view.nextCursor)}`)}">Older sends</a></p>`
     : '';
@@ -61,7 +62,7 @@ ${rows}
 </table></div>`
     : '<p id="recipients">Every accepted recipient was sent or is pending; none was rejected.</p>';
   const body = `<nav aria-label="Breadcrumb"><a href="/back-office">Back office</a> › <a href="${escapeHtml(storeBase)}">${escapeHtml(store.name)}</a> › <a href="${escapeHtml(`${storeBase}/sending`)}">Sending</a> › ${escapeHtml(batch.id)}</nav>
-<h1>${escapeHtml(batch.subject)}</h1>
+<h1>${escapeHtml(asWritten(batch.subject))}</h1>
 ${cards('batch-counts', [
   ['status', 'Status', escapeHtml(batch.status)],
   ['accepted', 'Accepted', count(batch.totalAccepted)],
@@ -70,8 +71,12 @@ ${cards('batch-counts', [
   ['failed', 'Failed', count(batch.failed)],
   ['pending', 'Pending', count(batch.pending)],
 ])}
-<p class="muted">From ${escapeHtml(batch.from.email)} · batch <code>${escapeHtml(batch.id)}</code> · ${count(batch.chunksDone)} of ${count(batch.chunks)} chunks done. Delivery, opens and clicks of its emails are counted in the overview (docs/attribution.md).</p>
+<p class="muted">From ${escapeHtml(batch.from.email)} · batch <code>${escapeHtml(batch.id)}</code> · ${count(batch.chunksDone)} of ${count(batch.chunks)} chunks done. Delivery, opens and clicks of its emails are counted in the store's overview.</p>
 <h2 id="recipients-heading">Recipients not sent</h2>
 ${table}`;
-  return { statusCode: 200, headers: PAGE_HEADERS, body: htmlDocument(`${batch.subject} · Storeflow`, STYLE, body) };
+  return {
+    statusCode: 200,
+    headers: PAGE_HEADERS,
+    body: htmlDocument(`${asWritten(batch.subject)} · Storeflow`, STYLE, body),
+  };
 };

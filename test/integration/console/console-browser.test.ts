@@ -300,7 +300,7 @@ describe('the console contact page in headless Chromium', SLOW_MACHINE, () => {
 
       const rows = (await page.locator('#timeline tbody tr').allTextContents()).map((row) => row.replace(/\s+/g, ' '));
       expect(rows.some((row) => row.includes('Flow decision') && row.includes(`${MARKUP_NAME}: entered`))).toBe(true);
-      expect(rows.some((row) => row.includes('Run') && row.includes('emailed at step cart-reminder'))).toBe(true);
+      expect(rows.some((row) => row.includes('Run') && row.includes('emailed at step 2'))).toBe(true);
       expect(rows.some((row) => row.includes('Event') && row.includes('abandoned_cart'))).toBe(true);
       await shot(page, 'contact');
       expect(await page.locator('#injected').count()).toBe(0);

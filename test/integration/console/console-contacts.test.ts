@@ -214,13 +214,13 @@ describe('finding contacts in the console', SLOW_MACHINE, () => {
       const email = page.locator('#timeline tr[data-type=email]');
       expect(await email.count()).toBe(1);
       const row = ((await email.textContent()) ?? '').replace(/\s+/g, ' ');
-      expect(row).toContain('at step cart-reminder');
+      expect(row).toContain('at step 2');
       expect(await email.locator('q').count()).toBe(1);
       expect(await email.locator('li[data-outcome=delivered]').count()).toBe(1);
       expect(await email.locator('li[data-outcome=clicked]').textContent()).toContain(LINK);
       // The run's steps and the flow's decision are on the same timeline.
       const rows = (await page.locator('#timeline tbody tr').allTextContents()).map((r) => r.replace(/\s+/g, ' '));
-      expect(rows.some((r) => r.includes('Run') && r.includes('emailed at step cart-reminder'))).toBe(true);
+      expect(rows.some((r) => r.includes('Run') && r.includes('emailed at step 2'))).toBe(true);
       expect(rows.some((r) => r.includes('Flow decision') && r.includes('entered'))).toBe(true);
       await shot(page, 'contacts-timeline');
       expect(await seriousViolations(page)).toEqual([]);
