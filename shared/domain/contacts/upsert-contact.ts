@@ -46,6 +46,11 @@ export const upsertContact = async (
   /** `publicKey`: the write came with the publishable key (a sign-up): the contact is marked `publicSignUp`. */
   source: { storeId: string; storeType: StoreType; eventId: string; publicKey?: boolean },
   data: CustomerCreateData | CustomerUpdateData,
+  /**
+   * Told the contact as it is about to be saved, before the save (as `customer/marketing` is): a webhook that
+   * announces the write is emitted again when a stop between the two makes the event come back.
+   */
+  beforeSave?: (write: CustomerWrite) => Promise<void>,
 ): Promise<CustomerWrite> => {
   const { storeId } = source;
   for (let tries = 1; ; tries++) {
@@ -69,6 +74,7 @@ export const upsertContact = async (
         `marketing#${source.eventId}`,
       );
     }
+    await beforeSave?.(write);
     try {
       await deps.customers.save(write.customer, before?.revision ?? 0);
     } catch (error) {

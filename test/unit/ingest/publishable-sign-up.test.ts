@@ -123,4 +123,26 @@ describe('the ingest message’s key kind', () => {
     expect(parseIngestMessage(body({})).key).toBeUndefined();
     expect(parseIngestMessage(body({ key: 'publishable' })).key).toBe('publishable');
   });
+
+  it('reports the sign-up (customer/newsletter) even when the process stops right after saving the customer', async () => {
+    const { customers, emitted, deps } = setup();
+    const save = deps.customers.save;
+    let stops = 1;
+    const stopping = {
+      ...deps,
+      customers: {
+        ...deps.customers,
+        save: async (...args: Parameters<typeof save>) => {
+          await save(...args);
+          if (stops-- > 0) throw new Error('killed');
+        },
+      },
+    } as ApplyDeps;
+    const message = signUp({ id: 'c-stop', email: 'stop@example.com' }, 'publishable');
+    await expect(applyEvent(stopping, message)).rejects.toThrow('killed');
+    // The queue hands the message again: the customer exists, so the publishable key changes nothing of it.
+    expect(await applyEvent(stopping, message)).toMatchObject({ applied: 'none' });
+    expect(customers.get('c-stop')).toMatchObject({ email: 'stop@example.com' });
+    expect(emitted).toContain('customer/newsletter');
+  });
 });

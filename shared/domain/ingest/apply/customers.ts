@@ -13,7 +13,12 @@ import type { IngestMessage } from '#shared/domain/ingest/model.ts';
 import { newsletterBody } from '#shared/domain/webhooks/payloads.ts';
 import { type ApplyDeps, type ApplyOutcome, fireFromEvent } from './context.ts';
 
-const upsertCustomer = (deps: ApplyDeps, message: IngestMessage, data: CustomerCreateData | CustomerUpdateData) =>
+const upsertCustomer = (
+  deps: ApplyDeps,
+  message: IngestMessage,
+  data: CustomerCreateData | CustomerUpdateData,
+  beforeSave?: Parameters<typeof upsertContact>[3],
+) =>
   upsertContact(
     deps,
     {
@@ -23,6 +28,7 @@ const upsertCustomer = (deps: ApplyDeps, message: IngestMessage, data: CustomerC
       publicKey: message.key === 'publishable',
     },
     data,
+    beforeSave,
   );
 
 /** A customer trigger's subject, contact and context. */
@@ -87,17 +93,23 @@ export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMess
     return state === undefined ? undefined : { state: signUpConsentState(state, publicKey), updatedAt: nowSeconds };
   };
   const { email_marketing_consent, sms_marketing_consent, ...rest } = data;
-  const { customer } = await upsertCustomer(deps, message, {
-    ...rest,
-    email_marketing_consent: consent(email_marketing_consent, data.email !== undefined),
-    sms_marketing_consent: consent(sms_marketing_consent, data.phone !== undefined),
-  } as CustomerUpdateData);
-
-  await deps.webhooks.emit(
-    message.storeId,
-    'customer/newsletter',
-    newsletterBody(customer, nowSeconds),
-    `newsletter#${message.sourceId}`,
+  // The sign-up is reported before the contact is saved: a publishable-key sign-up redelivered after a stop finds its
+  // customer existing and changes nothing, so a report made after the save would be lost with the process.
+  const { customer } = await upsertCustomer(
+    deps,
+    message,
+    {
+      ...rest,
+      email_marketing_consent: consent(email_marketing_consent, data.email !== undefined),
+      sms_marketing_consent: consent(sms_marketing_consent, data.phone !== undefined),
+    } as CustomerUpdateData,
+    (write) =>
+      deps.webhooks.emit(
+        message.storeId,
+        'customer/newsletter',
+        newsletterBody(write.customer, nowSeconds),
+        `newsletter#${message.sourceId}`,
+      ),
   );
   if (publicKey) return { applied: 'customer', triggers: [], contact: { customerId: customer.originId } };
 
