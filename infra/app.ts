@@ -14,6 +14,7 @@ import { allStacks, type StoreflowStacks } from './deployment.ts';
 import { EdgeStack } from './edge-stack.ts';
 import { addNagChecks } from './nag-suppressions.ts';
 import { OpsStack } from './ops-stack.ts';
+import { readStageFile, type StageSettings } from './stage-file.ts';
 import { StatefulStack } from './stateful-stack.ts';
 
 const contextText = (app: App, key: string): string | undefined => {
@@ -22,23 +23,28 @@ const contextText = (app: App, key: string): string | undefined => {
 };
 
 /**
- * What an operator may set per deployment with `-c key=value` (see docs/deploy.md): `alarmEmail`, and custom domains
- * `certificateArn` with any of `mainDomain`, `frontDomain`, `sendingDomain`.
+ * The deployment's alarm email and custom domains: the stage file's (`infra/stages/<stage>.json`, stage-file.ts), with
+ * `-c alarmEmail=`, `-c certificateArn=` and `-c mainDomain=|frontDomain=|sendingDomain=` over them for a one-off
+ * try (see docs/deploy.md).
  */
-const operatorOptions = (app: App) => {
-  const alarmEmail = contextText(app, 'alarmEmail');
-  const certificateArn = contextText(app, 'certificateArn');
-  const domains = {
+const operatorOptions = (app: App, file: StageSettings) => {
+  const alarmEmail = contextText(app, 'alarmEmail') ?? file.alarmEmail;
+  const fromContext = {
     main: contextText(app, 'mainDomain'),
     front: contextText(app, 'frontDomain'),
     sending: contextText(app, 'sendingDomain'),
   };
-  const named = Object.entries(domains).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const named = Object.entries(fromContext).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const certificateArn = contextText(app, 'certificateArn') ?? file.customDomains?.certificateArn;
   if (named.length > 0 && !certificateArn)
-    throw new Error('Custom domains need -c certificateArn=<ACM certificate ARN>');
+    throw new Error('Custom domains need -c certificateArn=<ACM certificate ARN> (or customDomains in the stage file)');
+  const customDomains =
+    certificateArn && named.length > 0
+      ? { ...file.customDomains, certificateArn, ...Object.fromEntries(named) }
+      : file.customDomains;
   return {
     ...(alarmEmail ? { alarmEmail } : {}),
-    ...(certificateArn && named.length > 0 ? { customDomains: { certificateArn, ...Object.fromEntries(named) } } : {}),
+    ...(customDomains ? { customDomains } : {}),
   };
 };
 
@@ -46,8 +52,8 @@ const operatorOptions = (app: App) => {
  * The operator settings given as context (`-c sesSendRatePerSecond=50`, see shared/catalog/settings.ts): whole numbers
  * within each setting's bounds, or the synth fails naming the setting. Unset ones keep their default.
  */
-export const operatorSettings = (app: App): OperatorSettingValues => {
-  const values: Partial<Record<OperatorSettingName, number>> = {};
+export const operatorSettings = (app: App, file: OperatorSettingValues = {}): OperatorSettingValues => {
+  const values: Partial<Record<OperatorSettingName, number>> = { ...file };
   for (const [name, setting] of Object.entries(OPERATOR_SETTINGS) as [OperatorSettingName, OperatorSetting][]) {
     const text = contextText(app, name);
     if (text === undefined) continue;
@@ -61,19 +67,20 @@ export const operatorSettings = (app: App): OperatorSettingValues => {
 };
 
 /**
- * Adds one deployment's stacks to `app`: `Storeflow-<stage>-Stateful`, `-Edge`, one `-<Area>` per catalog area, and
+ * Adds one deployment's stacks to `app`, set up as its stage file says (`stageFile` stands in for it in tests): `Storeflow-<stage>-Stateful`, `-Edge`, one `-<Area>` per catalog area, and
  * `-Ops`. They reference each other weakly (constructs/references.ts), so the order CloudFormation needs is declared
  * here. Tests call it with an app whose context switches bundling off.
  */
-export const buildApp = (app: App, stageName: unknown): StoreflowStacks => {
+export const buildApp = (app: App, stageName: unknown, stageFile?: StageSettings): StoreflowStacks => {
   const stage = parseStage(stageName);
+  const file = stageFile ?? readStageFile(stage);
   // Pinned to the CLI's account/region when known (enables lookups and literal ARNs); environment-agnostic otherwise.
   const account = process.env.CDK_DEFAULT_ACCOUNT;
   const region = process.env.CDK_DEFAULT_REGION;
   const env: Environment = { ...(account ? { account } : {}), ...(region ? { region } : {}) };
   const prefix = `Storeflow-${stage}`;
-  const options = operatorOptions(app);
-  const settings = operatorSettings(app);
+  const options = operatorOptions(app, file);
+  const settings = operatorSettings(app, file.settings);
 
   const stateful = new StatefulStack(app, `${prefix}-Stateful`, {
     env,

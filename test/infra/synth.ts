@@ -10,6 +10,7 @@ import { buildApp } from '#infra/app.ts';
 import { queueNames } from '#infra/constructs/names.ts';
 import type { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { allStacks, type StoreflowStacks } from '#infra/deployment.ts';
+import { parseStageFile } from '#infra/stage-file.ts';
 import { AREAS, type Area, type FunctionSpec } from '#shared/catalog/function-spec.ts';
 import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { QUEUES, type QueueName } from '#shared/catalog/queues.ts';
@@ -26,9 +27,10 @@ export interface Synthesized {
   readonly all: readonly { readonly stack: Stack; readonly template: Template }[];
 }
 
-export const synth = (stage: Stage, context: Record<string, string> = {}): Synthesized => {
+/** The stage's stacks from its committed stage file, or from `stageFile` (the file's content, checked as the file is). */
+export const synth = (stage: Stage, context: Record<string, string> = {}, stageFile?: unknown): Synthesized => {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  const stacks = buildApp(app, stage);
+  const stacks = buildApp(app, stage, stageFile === undefined ? undefined : parseStageFile(stageFile, 'the test'));
   const areas = Object.fromEntries(AREAS.map((area) => [area, Template.fromStack(stacks.areas[area])])) as Record<
     Area,
     Template
