@@ -21,13 +21,14 @@ const STYLE = `
            background: #1f2933; color: #fff; }
 `;
 
-const page = (statusCode: number, title: string, body: string): Reply => ({
+/** A page of the sending host's public links (unsubscribe, sign-up confirmation): plain, escaped, uncached. */
+export const page = (statusCode: number, title: string, body: string): Reply => ({
   statusCode,
   headers: PAGE_HEADERS,
   body: htmlDocument(title, STYLE, `<h1>${escapeHtml(title)}</h1>\n${body}`),
 });
 
-const sender = (storeName: string | undefined) => (storeName ? escapeHtml(storeName) : 'this sender');
+export const sender = (storeName: string | undefined) => (storeName ? escapeHtml(storeName) : 'this sender');
 
 /**
  * The confirmation page of `GET`: it changes nothing (mail scanners and link previews fetch every link), and its

@@ -11,8 +11,11 @@ import {
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoStandingAnnouncements, dynamoStoreReputation } from '#shared/adapters/dynamodb/store-reputation.ts';
 import { dynamoWebhookRepository } from '#shared/adapters/dynamodb/webhook.repositories.ts';
+import { confirmLinks } from '#shared/adapters/email/confirm-links.ts';
 import { unsubscribeLinks } from '#shared/adapters/email/unsubscribe-links.ts';
+import { queuedFlowTriggers } from '#shared/adapters/sqs/flow-queue.ts';
 import { systemClock } from '#shared/clock.ts';
+import type { ConfirmDeps } from '#shared/domain/contacts/sign-up-confirmation.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
 import {
   type AnnounceStandingDeps,
@@ -22,6 +25,7 @@ import {
 } from '#shared/domain/email/reputation.ts';
 import type { UnsubscribeDeps } from '#shared/domain/email/unsubscribe.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
+import type { ConfirmLinkDeps } from '#shared/http/confirm-pages.ts';
 import type { UnsubscribeLinkDeps } from '#shared/http/unsubscribe-pages.ts';
 import { lazy, onReset } from '#shared/lazy.ts';
 import { logger } from '#shared/observability.ts';
@@ -117,5 +121,21 @@ export const unsubscribeLinkDeps = /* @__PURE__ */ lazy(
   (): UnsubscribeLinkDeps => ({
     links: unsubscribeLinks(),
     stores: dynamoStoreRepository(),
+  }),
+);
+
+/** The public confirmation pages: the link verifier, the store a link names, the clock (links expire). */
+export const confirmLinkDeps = /* @__PURE__ */ lazy(
+  (): ConfirmLinkDeps => ({ links: confirmLinks(), stores: dynamoStoreRepository(), clock: systemClock }),
+);
+
+/** A confirmation: the contacts of the address, their consent write (`customer/marketing`), the welcome trigger. */
+export const confirmDeps = /* @__PURE__ */ lazy(
+  (): ConfirmDeps => ({
+    customers: dynamoCustomerRepository(),
+    contactsByEmail: dynamoContactsByEmail(),
+    webhooks: webhookEmitter(emitDeps()),
+    triggers: queuedFlowTriggers(),
+    clock: systemClock,
   }),
 );

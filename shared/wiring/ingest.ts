@@ -12,10 +12,13 @@ import { dynamoBackInStockRepository } from '#shared/adapters/dynamodb/engagemen
 import { dynamoCompactableHistory, dynamoEventHistory } from '#shared/adapters/dynamodb/event-history.repository.ts';
 import { dynamoEventLog } from '#shared/adapters/dynamodb/event-log.repository.ts';
 import { dynamoProductRepository } from '#shared/adapters/dynamodb/product.repository.ts';
-import { dynamoRateLimiter } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { dynamoRateLimiter, dynamoWindowCounters } from '#shared/adapters/dynamodb/rate-limiter.ts';
+import { dynamoSenders } from '#shared/adapters/dynamodb/sending.repositories.ts';
 import { dynamoStoreRepository } from '#shared/adapters/dynamodb/store.repository.ts';
 import { dynamoTimerBuckets } from '#shared/adapters/dynamodb/timer-buckets.ts';
+import { confirmLinks } from '#shared/adapters/email/confirm-links.ts';
 import { schedulerTimers } from '#shared/adapters/scheduler/timers.ts';
+import { sesMailer } from '#shared/adapters/ses/mailer.ts';
 import { sqsCampaignQueue } from '#shared/adapters/sqs/campaign-queue.ts';
 import { queuedFlowTriggers, sqsFlowQueue } from '#shared/adapters/sqs/flow-queue.ts';
 import { sqsIngestQueue } from '#shared/adapters/sqs/ingest-queue.ts';
@@ -23,6 +26,7 @@ import { systemClock } from '#shared/clock.ts';
 import { config } from '#shared/config.ts';
 import type { CounterBuffer } from '#shared/domain/attribution/counter-buffer.ts';
 import { campaignTimerMessage } from '#shared/domain/campaigns/campaign-message.ts';
+import { type RequestConfirmationDeps, requestConfirmation } from '#shared/domain/contacts/sign-up-confirmation.ts';
 import { newId } from '#shared/domain/ids.ts';
 import type { AcceptDeps } from '#shared/domain/ingest/accept-event.ts';
 import type { ApplyDeps } from '#shared/domain/ingest/apply-event.ts';
@@ -86,6 +90,18 @@ export const forgetBatchStores = (): void => batchStores().forget();
 const contactCounts = /* @__PURE__ */ lazy(() => batchedContactCounts());
 export const flushContactCounts = (): Promise<void> => contactCounts().flush();
 
+/** A public sign-up's confirmation email: the store's verified domain, its name, the signed link, the bounds. */
+const confirmationDeps = /* @__PURE__ */ lazy(
+  (): RequestConfirmationDeps => ({
+    mailer: sesMailer(),
+    senders: dynamoSenders(),
+    stores: dynamoStoreRepository(),
+    links: confirmLinks(),
+    counters: dynamoWindowCounters(),
+    clock: systemClock,
+  }),
+);
+
 export const applyDeps = /* @__PURE__ */ lazy(
   (): ApplyDeps => ({
     customers: dynamoCustomerRepository(together().reads, contactCounts().adjust),
@@ -102,6 +118,7 @@ export const applyDeps = /* @__PURE__ */ lazy(
     webhooks: webhookEmitter(emitDeps()),
     clock: systemClock,
     newContactId: () => newId('ct'),
+    confirmations: { request: (storeId, email) => requestConfirmation(confirmationDeps(), { storeId, email }) },
     checkoutRecoveryWaitMs: config().checkoutRecoveryWaitMinutes * 60_000,
   }),
 );

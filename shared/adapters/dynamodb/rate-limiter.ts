@@ -1,6 +1,7 @@
 import { dynamo } from '#shared/adapters/aws-clients.ts';
 import { UpdateCommand } from '#shared/adapters/dynamodb-client.ts';
 import type { Clock } from '#shared/domain/clock.ts';
+import type { WindowCounters } from '#shared/domain/contacts/sign-up-confirmation.ts';
 import type { RateLimiter } from '#shared/domain/stores/ports.ts';
 import { keys } from './keys.ts';
 import { leaseSize, type SecondUsage, usageAt } from './lease-demand.ts';
@@ -47,6 +48,37 @@ export const addToRateCounter = async (
     throw error;
   }
 };
+
+/**
+ * Fixed-window counters (`WindowCounters`) on the same items as the per-second ones: the window's start second names
+ * the item, and it lives until an hour after the window ends. One conditional `ADD` per take: the window's first take
+ * always fits (a limit of at least 1), later ones only within the limit.
+ */
+export const dynamoWindowCounters = (): WindowCounters => ({
+  async take(key, nowMs, windowSeconds, limit) {
+    const start = Math.floor(nowMs / 1000 / windowSeconds) * windowSeconds;
+    try {
+      await dynamo().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.rate(`window#${windowSeconds}#${key}`, start),
+          UpdateExpression: 'ADD hits :one SET expiresAt = if_not_exists(expiresAt, :ttl), entity = :entity',
+          ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':ttl': start + windowSeconds + 3_600,
+            ':entity': 'rate',
+            ':limit': limit,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+});
 
 /**
  * What one instance knows about one key in the current second; `used` and `usedBefore` are the requests it let through

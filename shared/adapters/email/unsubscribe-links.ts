@@ -16,19 +16,25 @@ import { onReset } from '#shared/lazy.ts';
 /** Path of the public unsubscribe endpoint on the sending host. */
 export const UNSUBSCRIBE_PATH = '/unsubscribe';
 
-let secret: Promise<Buffer> | undefined;
+const secrets = new Map<string, Promise<Buffer>>();
 onReset(() => {
-  secret = undefined;
+  secrets.clear();
 });
-const unsubscribeSecret = (): Promise<Buffer> => {
-  secret ??= masterKey()
-    .then((key) => createHmac('sha256', key).update('storeflow/unsubscribe-token/v1').digest())
-    .catch((error: unknown) => {
-      secret = undefined;
-      throw error;
-    });
+/** The signing secret of one kind of link: HMAC of the master key with the kind's label (each kind its own). */
+export const linkSecret = (label: string): Promise<Buffer> => {
+  let secret = secrets.get(label);
+  if (!secret) {
+    secret = masterKey()
+      .then((key) => createHmac('sha256', key).update(label).digest())
+      .catch((error: unknown) => {
+        secrets.delete(label);
+        throw error;
+      });
+    secrets.set(label, secret);
+  }
   return secret;
 };
+const unsubscribeSecret = (): Promise<Buffer> => linkSecret('storeflow/unsubscribe-token/v1');
 
 export interface UnsubscribeLinks {
   urlFor(claim: UnsubscribeClaim): Promise<string>;

@@ -52,4 +52,12 @@ export const EMAIL_FUNCTIONS = area('email', [
     masterKey: true,
     sendTo: ['webhooks'],
   }),
+  // Public (the link in a publishable-key sign-up's confirmation email): the token is the credential. GET only shows a
+  // page (link scanners fetch links); POST confirms: the consent write, its webhook and the welcome trigger.
+  route('sign-up-confirm-page', ['GET', 'sending', '/confirm/{token}'], { table: 'read', masterKey: true }),
+  route('sign-up-confirm', ['POST', 'sending', '/confirm/{token}'], {
+    table: 'readWrite',
+    masterKey: true,
+    sendTo: ['webhooks', 'flows'],
+  }),
 ]);

@@ -23,7 +23,8 @@ export const EVENTS_FUNCTIONS = area('events', [
   consumer(
     'ingest-worker',
     'ingest',
-    { table: 'readWrite', scheduler: true, sendTo: ['webhooks', 'flows', 'counters'] },
+    // A public sign-up's confirmation email is sent here (SES, a link signed with a key derived from the master key).
+    { table: 'readWrite', scheduler: true, sendTo: ['webhooks', 'flows', 'counters'], mailer: true, masterKey: true },
     { timeoutSeconds: 30, memoryMb: 512, batchSize: 10, maxConcurrency: 20 },
   ),
   consumer(

@@ -193,6 +193,8 @@ export const replay = async (live: ReplayLive, input: ReplayInput) => {
     backInStock: simBackInStock(),
     timers,
     triggers,
+    // A replay sends no email: a public sign-up's confirmation is not asked (its contact stays pending).
+    confirmations: { request: async () => 'not_asked_in_replay' },
     webhooks: { emit: async () => undefined },
     clock,
     newContactId: () => `ct_backtest_${++contactIds}`,

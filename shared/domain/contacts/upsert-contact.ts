@@ -51,14 +51,19 @@ export const upsertContact = async (
    * announces the write is emitted again when a stop between the two makes the event come back.
    */
   beforeSave?: (write: CustomerWrite) => Promise<void>,
+  /** Service-held facts written with the data (a sign-up's confirmation state), which no event payload carries. */
+  held: Pick<Customer, 'emailConfirmation'> = {},
 ): Promise<CustomerWrite> => {
   const { storeId } = source;
   for (let tries = 1; ; tries++) {
     const before = await deps.customers.get(storeId, String(data.id));
-    const write = withSignUpMark(
+    const marked = withSignUpMark(
       applyCustomerData(before, data, { storeId, newId: deps.newContactId, now: deps.clock.now() }),
       source.publicKey === true,
     );
+    const write = held.emailConfirmation
+      ? { ...marked, customer: { ...marked.customer, emailConfirmation: held.emailConfirmation } }
+      : marked;
     checkRecordBudget(before, write.customer);
     // The webhook goes before the contact is saved: a process stopped between the two leaves the contact unchanged, so
     // the redelivered event finds the consent change again and emits again. The delivery's id comes from the event

@@ -43,6 +43,12 @@ export interface Customer {
    * was typed by anyone, so flows started from the publishable key do not mail it (`knownAddress`).
    */
   readonly publicSignUp?: true;
+  /**
+   * Double opt-in of a sign-up through the publishable key that gave email consent: when the confirmation was asked
+   * of the address (epoch ms), and when its owner confirmed (epoch ms). Until confirmed, the consent is stored
+   * `not_subscribed` (the spec's states stay the spec's); confirming sets it `subscribed`.
+   */
+  readonly emailConfirmation?: { readonly requestedAt: number; readonly confirmedAt?: number };
   readonly smsConsent?: MarketingConsent;
   readonly defaultAddress?: Address;
   /** `tags`: the platform's own customer tags. */

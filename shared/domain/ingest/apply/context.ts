@@ -31,6 +31,8 @@ export interface ApplyDeps {
   readonly webhooks: WebhookEvents;
   readonly clock: Clock;
   readonly newContactId: () => string;
+  /** Sends a public sign-up's confirmation email, within its bounds (`requestConfirmation`); answers what it did. */
+  readonly confirmations: { request(storeId: string, email: string): Promise<string> };
   /** Wait before checkout recovery (spec: at least 30 minutes advised). */
   readonly checkoutRecoveryWaitMs: number;
 }

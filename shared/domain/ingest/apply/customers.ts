@@ -18,6 +18,7 @@ const upsertCustomer = (
   message: IngestMessage,
   data: CustomerCreateData | CustomerUpdateData,
   beforeSave?: Parameters<typeof upsertContact>[3],
+  held?: Parameters<typeof upsertContact>[4],
 ) =>
   upsertContact(
     deps,
@@ -29,6 +30,7 @@ const upsertCustomer = (
     },
     data,
     beforeSave,
+    held,
   );
 
 /** A customer trigger's subject, contact and context. */
@@ -71,6 +73,10 @@ export const applyGeneralCustomer = async (deps: ApplyDeps, message: IngestMessa
 export const signUpConsentState = (state: string, publicKey: boolean): string =>
   publicKey && state === 'subscribed' ? 'not_subscribed' : state;
 
+/** Whether a sign-up gives email consent: no state given is a subscription (a form), else `subscribed` given. */
+const asksEmailConsent = (given: { state: string } | undefined): boolean =>
+  given === undefined || given.state === 'subscribed';
+
 /**
  * A form subscription: the channel given is subscribed unless the payload says otherwise (collecting an address in a
  * subscription form is the subscription). Through the publishable key, which anyone can read in the storefront's pages,
@@ -78,7 +84,8 @@ export const signUpConsentState = (state: string, publicKey: boolean): string =>
  * consent, tags) and starts nothing, so a public key cannot redirect a customer's mail or their consent. For a new
  * customer, the consent it gives is stored not subscribed (`signUpConsentState`), and it starts no welcome: the address
  * was typed in by anyone, not confirmed by its owner, so no flow mails it on this sign-up, whatever the flow's consent
- * rule (a welcome set to `not_unsubscribed` would otherwise mail any address a request names). The
+ * rule (a welcome set to `not_unsubscribed` would otherwise mail any address a request names). Email consent given
+ * this way is pending: one confirmation email asks the owner (double opt-in, `contacts/sign-up-confirmation.ts`). The
  * `customer/newsletter` webhook still reports the sign-up.
  */
 export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMessage): Promise<ApplyOutcome> => {
@@ -93,8 +100,12 @@ export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMess
     return state === undefined ? undefined : { state: signUpConsentState(state, publicKey), updatedAt: nowSeconds };
   };
   const { email_marketing_consent, sms_marketing_consent, ...rest } = data;
+  const confirming = publicKey && data.email !== undefined && asksEmailConsent(email_marketing_consent);
   // The sign-up is reported before the contact is saved: a publishable-key sign-up redelivered after a stop finds its
-  // customer existing and changes nothing, so a report made after the save would be lost with the process.
+  // customer existing and changes nothing, so a report made after the save would be lost with the process. So is the
+  // double opt-in's confirmation email asked for (its owner confirms by the link in it; only then is the consent
+  // subscribed and the welcome fired, `confirmSignUp`): sent before the save, a stop between the two sends no second
+  // email (the address's bound) and the saved pending contact is confirmed by the first email's link.
   const { customer } = await upsertCustomer(
     deps,
     message,
@@ -103,13 +114,18 @@ export const applyHeadlessCustomer = async (deps: ApplyDeps, message: IngestMess
       email_marketing_consent: consent(email_marketing_consent, data.email !== undefined),
       sms_marketing_consent: consent(sms_marketing_consent, data.phone !== undefined),
     } as CustomerUpdateData,
-    (write) =>
-      deps.webhooks.emit(
+    async (write) => {
+      await deps.webhooks.emit(
         message.storeId,
         'customer/newsletter',
         newsletterBody(write.customer, nowSeconds),
         `newsletter#${message.sourceId}`,
-      ),
+      );
+      if (confirming && write.customer.email) {
+        await deps.confirmations.request(message.storeId, write.customer.email);
+      }
+    },
+    confirming ? { emailConfirmation: { requestedAt: deps.clock.now() } } : {},
   );
   if (publicKey) return { applied: 'customer', triggers: [], contact: { customerId: customer.originId } };
 

@@ -39,6 +39,9 @@ export const EXCLUDED_ROUTES: Exclusions = {
     'The CORS preflight (OPTIONS) browsers send on their own before a page posts a headless event: headers, no body',
   'unsubscribe-page':
     'The HTML confirmation page behind the link in every email (the token is the credential), for people',
+  'sign-up-confirm-page':
+    "The HTML page behind the link in a publishable-key sign-up's confirmation email (the token is the credential)",
+  'sign-up-confirm': "The confirmation page's button (a form post): confirms the sign-up, answers an HTML page",
   unsubscribe: 'The RFC 8058 one-click unsubscribe that mail clients post from the List-Unsubscribe header',
   'oauth-callback': 'The one-time sign-in link a person opens in a browser: a redirect and a session cookie, not JSON',
   'back-office':
