@@ -18,7 +18,9 @@ const setup = () => {
   const customers = new Map<string, Customer>();
   const emitted: string[] = [];
   const fired: string[] = [];
+  const asked: string[] = [];
   const deps = {
+    confirmations: { request: async (_storeId: string, email: string) => void asked.push(email) },
     customers: {
       get: async (_storeId: string, originId: string) => customers.get(originId),
       save: async (customer: Customer) => void customers.set(customer.originId, customer),
@@ -28,7 +30,7 @@ const setup = () => {
     clock: { now: () => NOW },
     newContactId: () => `ct_${customers.size + 1}`,
   } as unknown as ApplyDeps;
-  return { customers, emitted, fired, deps };
+  return { customers, emitted, fired, asked, deps };
 };
 
 const signUp = (data: Record<string, unknown>, key?: 'publishable'): IngestMessage => ({
@@ -105,6 +107,26 @@ describe('the consent a sign-up stores', () => {
     expect(customers.get('c-2')?.emailConsent?.state).toBe('subscribed');
     await applyEvent(deps, signUp({ id: 'c-3', email: 'c@example.com' }));
     expect(customers.get('c-3')?.emailConsent?.state).toBe('subscribed');
+  });
+
+  it('is pending confirmation when email consent is given or implied through the publishable key: one email asks', async () => {
+    const { customers, asked, deps } = setup();
+    const given = (state: string) => ({ state, opt_in_level: 'single_opt_in', updated_at: 1_700_000_000 });
+    await applyEvent(deps, signUp({ id: 'c-1', email: 'a@example.com' }, 'publishable'));
+    await applyEvent(
+      deps,
+      signUp({ id: 'c-2', email: 'b@example.com', email_marketing_consent: given('subscribed') }, 'publishable'),
+    );
+    await applyEvent(
+      deps,
+      signUp({ id: 'c-3', email: 'c@example.com', email_marketing_consent: given('not_subscribed') }, 'publishable'),
+    );
+    await applyEvent(deps, signUp({ id: 'c-4', phone: '+33612345678' }, 'publishable'));
+    await applyEvent(deps, signUp({ id: 'c-5', email: 'e@example.com' }));
+    expect(asked).toEqual(['a@example.com', 'b@example.com']);
+    expect(customers.get('c-1')?.emailConfirmation).toEqual({ requestedAt: NOW });
+    expect(customers.get('c-2')?.emailConfirmation).toEqual({ requestedAt: NOW });
+    for (const id of ['c-3', 'c-4', 'c-5']) expect(customers.get(id)?.emailConfirmation).toBeUndefined();
   });
 
   it('keeps the other states as given', () => {
