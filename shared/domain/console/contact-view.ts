@@ -200,20 +200,40 @@ const timelineOf = async (
   return { suppressed: suppressed.has(address), timeline };
 };
 
+/**
+ * A public sign-up's double opt-in on the timeline, from the contact itself: the confirmation asked
+ * (`confirmation_requested`) and its owner's confirmation (`email_confirmed`).
+ */
+export const confirmationEntries = (contact: Customer): TimelineEntry[] => {
+  const asked = contact.emailConfirmation;
+  if (!asked) return [];
+  const subject = `customer ${contact.originId}`;
+  return [
+    { type: 'event', at: asked.requestedAt, kind: 'confirmation_requested', subject },
+    ...(asked.confirmedAt === undefined
+      ? []
+      : [{ type: 'event' as const, at: asked.confirmedAt, kind: 'email_confirmed', subject }]),
+  ];
+};
+
+const withConfirmations = (timeline: readonly TimelineEntry[], contacts: readonly Customer[]): TimelineEntry[] =>
+  [...timeline, ...contacts.flatMap(confirmationEntries)].sort((a, b) => b.at - a.at);
+
 /** The contact page for an address (any case): every contact of the store with it, and its timeline. */
 export const contactView = async (deps: ContactViewDeps, storeId: string, address: string): Promise<ContactView> => {
   const [contacts, { suppressed, timeline }] = await Promise.all([
     deps.contacts.find(storeId, address),
     timelineOf(deps, storeId, address),
   ]);
-  return { email: address, contacts, suppressed, timeline };
+  return { email: address, contacts, suppressed, timeline: withConfirmations(timeline, contacts) };
 };
 
 /** One contact's page: its profile, and the timeline of its address (none without one). */
 export const contactProfile = async (deps: ContactViewDeps, contact: Customer): Promise<ContactView> => {
   const address = contact.email?.trim().toLowerCase();
   if (!address) return { contacts: [contact], suppressed: false, timeline: [] };
-  return { email: address, contacts: [contact], ...(await timelineOf(deps, contact.storeId, address)) };
+  const { suppressed, timeline } = await timelineOf(deps, contact.storeId, address);
+  return { email: address, contacts: [contact], suppressed, timeline: withConfirmations(timeline, [contact]) };
 };
 
 /** The contact page's query: a search (`q`, or `email`, `phone`, `name`), a contact (`id`), a page (`cursor`). */

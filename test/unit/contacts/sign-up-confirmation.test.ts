@@ -4,6 +4,7 @@
  * against no store; and the confirmation itself: subscribed with its time, the public mark gone, the welcome after.
  */
 import { describe, expect, it } from 'vitest';
+import { confirmationEntries } from '#shared/domain/console/contact-view.ts';
 import {
   CONFIRMATIONS_PER_STORE,
   type ConfirmClaim,
@@ -203,5 +204,15 @@ describe('confirmSignUp', () => {
     expect(await confirmSignUp(deps, claim, { type: 'direct' })).toEqual({ confirmed: 0, alreadyConfirmed: 0 });
     expect(saved.get('c-1')?.emailConsent?.state).toBe('not_subscribed');
     expect(fired).toEqual([]);
+  });
+});
+
+describe("the contact's timeline", () => {
+  it('shows the confirmation asked and, once given, the confirmation', () => {
+    expect(confirmationEntries(contact('c-1', {}))).toEqual([]);
+    expect(confirmationEntries(contact('c-1', { emailConfirmation: { requestedAt: 5, confirmedAt: 9 } }))).toEqual([
+      { type: 'event', at: 5, kind: 'confirmation_requested', subject: 'customer c-1' },
+      { type: 'event', at: 9, kind: 'email_confirmed', subject: 'customer c-1' },
+    ]);
   });
 });
