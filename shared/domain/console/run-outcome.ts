@@ -19,6 +19,9 @@ const REASONS: Readonly<Record<string, string>> = {
   flow_disabled: 'the flow was disabled',
   send_rejected: 'the email service refused the email',
   waiting_runs_cap: "the store's limit on waiting runs was reached",
+  unconfirmed_address:
+    "the address came from the storefront's public key, and neither the store's own systems nor the address's owner " +
+    '(by the sign-up confirmation email) have confirmed it',
 };
 
 /** Why a run ended, in words; the code itself when it has none. */

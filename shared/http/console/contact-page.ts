@@ -8,6 +8,7 @@ import type {
   EmailOutcomeEntry,
   TimelineEntry,
 } from '#shared/domain/console/contact-view.ts';
+import { endReasonText } from '#shared/domain/console/run-outcome.ts';
 import type { ContactSearch } from '#shared/domain/contacts/contact-search.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import { escapeHtml, htmlDocument, PAGE_HEADERS } from '#shared/http/back-office-pages.ts';
@@ -52,7 +53,7 @@ const timelineRow = (storeBase: string, entry: TimelineEntry) => {
       const outcome =
         entry.outcome === 'entered'
           ? `entered${entry.runStatus ? ` (run ${escapeHtml(entry.runStatus)})` : ''}`
-          : `skipped: <strong>${escapeHtml(entry.reason ?? 'unknown')}</strong>`;
+          : `skipped: <strong>${escapeHtml(entry.reason ? endReasonText(entry.reason) : 'unknown')}</strong>`;
       return `<td>Flow decision</td><td>${flow}: ${outcome}</td>`;
     }
     case 'run':

@@ -3,6 +3,7 @@
  * from it; otherwise only the own address of a contact the store's systems wrote.
  */
 import { describe, expect, it } from 'vitest';
+import { endReasonText } from '#shared/domain/console/run-outcome.ts';
 import { knownAddress } from '#shared/domain/flows/trigger.ts';
 
 const fromStore = {};
@@ -28,5 +29,13 @@ describe('knownAddress', () => {
     ["another address under a known contact's id", customer, 'someone@example.com'],
   ])('refuses %s', (_, contact, email) => {
     expect(knownAddress(fromPublicKey, contact, email)).toBe(false);
+  });
+
+  it('lets a contact its owner confirmed (double opt-in: the public mark dropped) be mailed', () => {
+    expect(knownAddress(fromPublicKey, { email: 'ada@example.com' }, 'ada@example.com')).toBe(true);
+  });
+
+  it('has a skip reason a merchant can read', () => {
+    expect(endReasonText('unconfirmed_address')).toMatch(/^the address came from the storefront's public key/);
   });
 });
