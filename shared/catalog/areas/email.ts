@@ -53,11 +53,13 @@ export const EMAIL_FUNCTIONS = area('email', [
     sendTo: ['webhooks'],
   }),
   // Public (the link in a publishable-key sign-up's confirmation email): the token is the credential. GET only shows a
-  // page (link scanners fetch links); POST confirms: the consent write, its webhook and the welcome trigger.
+  // page (link scanners fetch links); POST confirms: the consent write, its webhook, the welcome trigger, and the
+  // contact's segments evaluated again (flow triggers; time-window re-evaluations on the timer wheel's schedules).
   route('sign-up-confirm-page', ['GET', 'sending', '/confirm/{token}'], { table: 'read', masterKey: true }),
   route('sign-up-confirm', ['POST', 'sending', '/confirm/{token}'], {
     table: 'readWrite',
     masterKey: true,
     sendTo: ['webhooks', 'flows'],
+    scheduler: true,
   }),
 ]);

@@ -9,7 +9,7 @@ import type { Clock } from '#shared/domain/clock.ts';
 import type { Customer } from '#shared/domain/customers/model.ts';
 import type { CustomerRepository } from '#shared/domain/customers/ports.ts';
 import { escapeHtml } from '#shared/domain/email/html-escape.ts';
-import type { Address } from '#shared/domain/email/model.ts';
+import { type Address, EMAIL_TAGS, SIGN_UP_CONFIRMATION_KIND } from '#shared/domain/email/model.ts';
 import type { Mailer, SenderRepository } from '#shared/domain/email/ports.ts';
 import { signToken, verifyToken } from '#shared/domain/email/signed-token.ts';
 import type { FlowTriggers } from '#shared/domain/flows/ports.ts';
@@ -121,9 +121,15 @@ export const requestConfirmation = async (
     expiresAt: Math.floor(now / 1000) + CONFIRM_LINK_TTL_SECONDS,
   });
   const from: Address = { email: `${CONFIRM_FROM_LOCAL_PART}@${domain}`, name: store.name };
-  // Not recorded among the store's sent messages: SES's bounces and complaints of it are matched to no message, so
-  // they count in neither the store's stats nor its sending guard (an unconfirmed address is not the store's list).
-  await deps.mailer.send({ from, to: { email }, ...confirmationEmail(store.name, url), headers: {}, tags: {} });
+  // Not recorded among the store's sent messages and tagged with its kind alone: SES's reports of it are acknowledged
+  // and counted against no store, stats and sending guard included (an unconfirmed address is not the store's list).
+  await deps.mailer.send({
+    from,
+    to: { email },
+    ...confirmationEmail(store.name, url),
+    headers: {},
+    tags: { [EMAIL_TAGS.kind]: SIGN_UP_CONFIRMATION_KIND },
+  });
   return 'sent';
 };
 
@@ -145,6 +151,8 @@ export const isPendingConfirmation = (customer: Customer): boolean =>
 export interface ConfirmOutcome {
   readonly confirmed: number;
   readonly alreadyConfirmed: number;
+  /** The customer ids (`originId`) this call confirmed: their segments are evaluated again by the caller. */
+  readonly customerIds: readonly string[];
 }
 
 /**
@@ -185,7 +193,7 @@ export const confirmSignUp = async (
   // Fired after the save, so the welcome sees the consent; for every confirmed contact of the address, by an id per
   // contact and request, so a repeat after a crash fires what was lost and nothing twice.
   for (const contact of confirmed) await deps.triggers.fire(welcomeTrigger(storeId, contact, now));
-  return { confirmed: pending.length, alreadyConfirmed };
+  return { confirmed: pending.length, alreadyConfirmed, customerIds: pending.map((c) => c.originId) };
 };
 
 const causeOf = (contact: Customer) => `confirm#${contact.originId}#${contact.emailConfirmation?.requestedAt ?? 0}`;

@@ -27,7 +27,7 @@ import type { Clock } from '#shared/domain/clock.ts';
 import type { WebhookEvents } from '#shared/domain/webhooks/ports.ts';
 import { PermanentError } from '#shared/errors.ts';
 import type { EmailOutcome } from './model.ts';
-import { EMAIL_TAGS } from './model.ts';
+import { EMAIL_TAGS, SIGN_UP_CONFIRMATION_KIND } from './model.ts';
 import { sendDay } from './pacing.ts';
 import type { ContactEmails, SentMessages, Suppressions } from './ports.ts';
 import type { StoreReputation } from './reputation.ts';
@@ -131,6 +131,9 @@ export const handleSesEvent = async (
   options: { redelivered: boolean },
 ): Promise<EmailEventOutcome> => {
   if (event.type === 'ignored') return { skipped: `SES ${event.eventType} events are not reported` };
+  if (event.mail.tags[EMAIL_TAGS.kind]?.[0] === SIGN_UP_CONFIRMATION_KIND) {
+    return { skipped: "a public sign-up's confirmation email: counted against no store" };
+  }
   const origin = await originOf(deps, event.mail);
   if (!origin) {
     throw new PermanentError(

@@ -17,7 +17,7 @@ export const EMAIL_TAGS = {
   store: 'storeflow-store',
   /** The bulk batch id, or the flow run id: the spec's `transmission_id`. */
   transmission: 'storeflow-transmission',
-  /** `bulk` or `flow`. */
+  /** `bulk` or `flow`; or `SIGN_UP_CONFIRMATION_KIND`, the only tag of a public sign-up's confirmation email. */
   kind: 'storeflow-kind',
   flow: 'storeflow-flow',
   /** The campaign a bulk email was sent for (its stats). */
@@ -25,6 +25,13 @@ export const EMAIL_TAGS = {
 } as const;
 
 export type MessageKind = 'bulk' | 'flow';
+
+/**
+ * The kind tag of a public sign-up's confirmation email (double opt-in). It carries no store tag and has no
+ * sent-message record: SES's reports of it are acknowledged and counted against no store (not its stats, not its
+ * sending guard, no suppression), since the address is not the store's list until its owner confirms.
+ */
+export const SIGN_UP_CONFIRMATION_KIND = 'sign_up_confirmation';
 
 /** One message to one recipient (flows). Content is final: already rendered. */
 export interface OutboundEmail {

@@ -1,7 +1,7 @@
 /**
  * Double opt-in of publishable-key sign-ups on the local runtime: a sign-up giving email consent gets one confirmation
  * email and nothing else; the link's page confirms nothing by itself (link scanners fetch it), its button subscribes
- * the contact and starts the welcome; a back-in-stock request through the public key then mails the confirmed address,
+ * the contact and starts the welcome and the flow of a segment of subscribed contacts it now enters; a back-in-stock request through the public key then mails the confirmed address,
  * and still not an address nobody confirmed. A tampered link answers a clear page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 import { address, awaitMails, definedFlow, mailsTo, SENDER, settled } from '#test/integration/flows/engine-support.ts';
 import { drained } from '#test/support/harness.ts';
 import { eventually, newStore, postEvent, type TestStore } from '#test/support/local.ts';
+import { api } from '#test/support/webhooks.ts';
 
 const SHOP = 'https://shop.example';
 
@@ -59,6 +60,27 @@ describe('a sign-up through the publishable key', () => {
       consent: 'transactional',
       steps: [{ type: 'email', from: SENDER, subject: 'It is back', text: 'Here it is' }],
     });
+    // A segment of subscribed contacts: the confirmed contact enters it then, and its flow mails them then.
+    const segment = await api(runtime, store.apiKey, 'POST', '/api/v1/segments', {
+      name: 'Subscribed',
+      conditions: {
+        match: 'all',
+        conditions: [{ field: 'contact.email_consent', op: 'equals', value: 'subscribed' }],
+      },
+    });
+    expect(segment.status, JSON.stringify(segment.body)).toBe(200);
+    const segmentId = (segment.body as { data: { id: string } }).data.id;
+    await eventually('the segment built', async () => {
+      const read = await api(runtime, store.apiKey, 'GET', `/api/v1/segments/${segmentId}`);
+      return (read.body as { data: { status: string } }).data.status === 'ready' || undefined;
+    });
+    await definedFlow(runtime, store, {
+      name: 'Joined the subscribers',
+      trigger: 'segment_entered',
+      segment_id: segmentId,
+      consent: 'subscribed',
+      steps: [{ type: 'email', from: SENDER, subject: 'You are in', text: 'Thanks for subscribing' }],
+    });
     const owner = address('owner');
     const nobody = address('nobody');
     const subscribed = { state: 'subscribed', opt_in_level: 'single_opt_in', updated_at: 1_700_000_000 };
@@ -103,8 +125,10 @@ describe('a sign-up through the publishable key', () => {
     }
     // The welcome, once for the address's contacts' first (each contact has its own run; the flow's re-entry rule
     // is per address).
-    const afterConfirm = await awaitMails(runtime, owner, 2);
-    expect(afterConfirm.map((mail) => mail.subject)).toContain('Welcome aboard');
+    const afterConfirm = await awaitMails(runtime, owner, 3);
+    expect(afterConfirm.map((mail) => mail.subject).sort()).toEqual(
+      ['Confirm your subscription to Double opt-in', 'Welcome aboard', 'You are in'].sort(),
+    );
     // A second click changes nothing and sends nothing more.
     expect((await fetch(link, { method: 'POST' })).status).toBe(200);
 

@@ -91,7 +91,7 @@ const requestDeps = (senderStatus: 'verified' | 'pending' = 'verified') => {
 };
 
 describe('requestConfirmation', () => {
-  it("sends one email from the store's verified domain, untagged (its bounces count against no store), no CR/LF", async () => {
+  it("sends one email from the store's verified domain, tagged with its kind alone (no store), no CR/LF", async () => {
     const { deps, sent } = requestDeps();
     expect(await requestConfirmation(deps, { storeId: STORE, email: 'Ada@Example.com' })).toBe('sent');
     expect(sent).toHaveLength(1);
@@ -101,7 +101,7 @@ describe('requestConfirmation', () => {
     expect(mail?.subject).not.toMatch(/[\r\n]/);
     expect(mail?.text).toContain('https://send.example/confirm/ada@example.com');
     expect(mail?.html).not.toContain('<Bcc');
-    expect(mail?.tags).toEqual({});
+    expect(mail?.tags).toEqual({ 'storeflow-kind': 'sign_up_confirmation' });
   });
 
   it('sends one per address a day, whatever the number of sign-ups; another the next day', async () => {
@@ -176,7 +176,11 @@ describe('confirmSignUp', () => {
     const { deps, saved, events, fired } = confirmDeps([
       contact('c-1', { emailConsent: notSubscribed, emailConfirmation: pending, publicSignUp: true }),
     ]);
-    expect(await confirmSignUp(deps, claim, { type: 'direct' })).toEqual({ confirmed: 1, alreadyConfirmed: 0 });
+    expect(await confirmSignUp(deps, claim, { type: 'direct' })).toEqual({
+      confirmed: 1,
+      alreadyConfirmed: 0,
+      customerIds: ['c-1'],
+    });
     const after = saved.get('c-1');
     expect(after?.emailConsent?.state).toBe('subscribed');
     expect(after?.emailConfirmation).toEqual({ requestedAt: pending.requestedAt, confirmedAt: NOW });
@@ -193,7 +197,11 @@ describe('confirmSignUp', () => {
     ]);
     await confirmSignUp(deps, claim, { type: 'direct' });
     const first = saved.get('c-1');
-    expect(await confirmSignUp(deps, claim, { type: 'direct' })).toEqual({ confirmed: 0, alreadyConfirmed: 1 });
+    expect(await confirmSignUp(deps, claim, { type: 'direct' })).toEqual({
+      confirmed: 0,
+      alreadyConfirmed: 1,
+      customerIds: [],
+    });
     expect(saved.get('c-1')).toBe(first);
     expect(saved.get('c-2')?.emailConsent?.state).toBe('unsubscribed');
     expect(new Set(fired.map((t) => t.id)).size).toBe(1);
@@ -201,7 +209,11 @@ describe('confirmSignUp', () => {
 
   it('confirms no contact that never asked (a store-key contact of the address keeps its consent)', async () => {
     const { deps, saved, fired } = confirmDeps([contact('c-1', { emailConsent: notSubscribed })]);
-    expect(await confirmSignUp(deps, claim, { type: 'direct' })).toEqual({ confirmed: 0, alreadyConfirmed: 0 });
+    expect(await confirmSignUp(deps, claim, { type: 'direct' })).toEqual({
+      confirmed: 0,
+      alreadyConfirmed: 0,
+      customerIds: [],
+    });
     expect(saved.get('c-1')?.emailConsent?.state).toBe('not_subscribed');
     expect(fired).toEqual([]);
   });

@@ -365,6 +365,20 @@ describe('finding the message', () => {
     await expect(handle(deps, notification({ type: 'delivery' }, AT, foreign))).rejects.toThrow(PermanentError);
   });
 
+  it("counts a public sign-up's confirmation email against no store: its bounce or complaint is acknowledged, nothing more", async () => {
+    const { deps, emitted, suppressed, counted, notes } = fakes([]);
+    const confirmation = { ...mail, tags: { 'storeflow-kind': 'sign_up_confirmation' } };
+    for (const event of [
+      { type: 'bounce', bounceType: 'Permanent', diagnostic: 'smtp; 550 5.1.1 no such user' },
+      { type: 'complaint' },
+      { type: 'delivery' },
+    ] as Simulated[]) {
+      const outcome = await handle(deps, notification(event, AT, confirmation));
+      expect(outcome.skipped).toMatch(/confirmation email/);
+    }
+    expect({ emitted, suppressed, counted, notes }).toEqual({ emitted: [], suppressed: [], counted: [], notes: [] });
+  });
+
   it('acknowledges Send and DeliveryDelay without a callback', async () => {
     const { deps, emitted } = fakes();
     for (const eventType of ['Send', 'DeliveryDelay']) {
