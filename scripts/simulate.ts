@@ -75,7 +75,7 @@ Played:  ${played.customers} customers, ${played.signUps} storefront sign-ups, $
            .join(
              ', ',
            )}), ${played.opens} opens, ${played.clicks} clicks, ${played.bulkSent} bulk emails, ${played.campaigns} campaign
-Counted: ${counted.emailed} emails sent (flow ${counted.byKind.flow}, campaign ${counted.byKind.campaign}, bulk ${counted.byKind.bulk}; ${counted.mailsInSes} in the local SES),
+Counted: ${counted.emailed} emails sent (flow ${counted.byKind.flow}, campaign ${counted.byKind.campaign}, bulk ${counted.byKind.bulk}; ${counted.mailsInSes} in the local SES; ${counted.confirmationsInSes} sign-up confirmations apart),
          ${counted.delivered} delivered, ${counted.bounced} bounced, ${counted.opened} opened, ${counted.clicked} clicked,
          recovered ${counted.recovered.orders} orders, influenced ${counted.influenced.orders}
 
