@@ -2,7 +2,8 @@
  * What a publishable key may put in an email: links and images on the store's own hosts only. The key sits in every
  * storefront page, so anyone can post with it; a cart whose `checkout_url` is a phishing page would otherwise come
  * back as the store's own abandoned-cart email, from its verified domain. Every string of a publishable-key event
- * that is a URL (`https://…`, `http://…`, `//…`) must name a host of the key's allowed origins (the host itself, or
+ * that is a web link (`https://…`, `https:…`, `//…`, read as the URL standard reads it: `ht\ntps://…` and `\\…`
+ * count) must name a host of the key's allowed origins (the host itself, or
  * below it, `www.` aside: `https://www.shop.example` allows `cdn.shop.example`) or one of the store's link hosts (a
  * CDN, set with the key); `javascript:`, `data:` and `vbscript:` URLs are refused outright. The store key is not
  * checked: a merchant's server says what it likes about its own store.
@@ -18,8 +19,25 @@ export const parseLinkHost = (raw: string): string => {
   return host;
 };
 
-const SCRIPTED = /^\s*(?:javascript|data|vbscript):/i;
-const WEB = /^\s*(?:https?:)?\/\//i;
+const SCRIPTED = /^(?:javascript|data|vbscript):/i;
+/**
+ * A web link as a browser or mail client reads it: `https://…`, `http:…` with or without slashes (`https:evil.example`
+ * is `https://evil.example/` to a client without a base URL), and scheme-relative `//…`, where a backslash counts as a
+ * slash (`\\evil.example`, `/\evil.example`).
+ */
+const WEB = /^(?:https?:|[\\/]{2})/i;
+
+/**
+ * The string as the URL standard reads it before anything else: tabs and line breaks anywhere removed, leading control
+ * characters and spaces dropped. Otherwise `java\tscript:` or `ht\ntps://evil.example` would pass as plain text and
+ * still be followed as a link.
+ */
+const asLink = (text: string): string => {
+  const link = text.replace(/[\t\n\r]/g, '');
+  let start = 0;
+  while (start < link.length && link.charCodeAt(start) <= 0x20) start++;
+  return link.slice(start);
+};
 
 /** The hosts a key's links may name: each allowed origin's host without `www.`, and the link hosts. */
 const hostsOf = (publishable: { allowedOrigins: readonly string[]; linkHosts: readonly string[] }) => [
@@ -56,8 +74,9 @@ export const checkPublicLinks = (
 ): void => {
   const hosts = hostsOf(publishable);
   for (const [path, text] of strings(data, 'data')) {
-    if (SCRIPTED.test(text)) throw validationError(`${path} must not be a script or data URL`);
-    if (WEB.test(text) && !onHost(text, hosts)) {
+    const link = asLink(text);
+    if (SCRIPTED.test(link)) throw validationError(`${path} must not be a script or data URL`);
+    if (WEB.test(link) && !onHost(link, hosts)) {
       throw validationError(
         `${path} must link to the store's own site (${hosts.join(', ') || 'no origin is allowed yet'}): a publishable key cannot send links elsewhere`,
       );

@@ -325,6 +325,26 @@ describe('the publishable key', () => {
     expect((await post(store.apiKey, {}, { ...phishing, source_id: `sk-${sequence}` })).status).toBe(200);
   });
 
+  it('refuses the link forms a mail client follows off the store without a leading //, recording nothing', async () => {
+    for (const checkout_url of ['https:evil.example/login', '\\\\evil.example/login', 'ht\ntps://evil.example/login']) {
+      const event = {
+        endpoint: 'carts/create',
+        source_id: `pk-form-${++sequence}`,
+        data: {
+          token: `form-${sequence}`,
+          checkout_url,
+          timestamp: 1_700_000_000,
+          email: `mark${sequence}@example.com`,
+          line_items: [{ title: 'Mug', quantity: 1, price: '1.00', product_id: 'p' }],
+        },
+      };
+      const refused = await post(publishable, { origin: SHOP }, event);
+      expect(refused.status, JSON.stringify(checkout_url)).toBe(412);
+      expect(String(refused.body.message)).toMatch(/^data\.checkout_url must link to the store's own site/);
+      expect(await dynamoEventLog().recorded(store.storeId, event.source_id)).toBeUndefined();
+    }
+  });
+
   it('refuses a page on another origin (403) before recording the event', async () => {
     const event = headlessEvent();
     const refused = await post(publishable, { origin: 'https://evil.example' }, event);

@@ -26,6 +26,15 @@ describe('links a publishable key may send', () => {
     ],
     ['a script URL', { checkout_url: 'javascript:alert(1)' }, 'data.checkout_url'],
     ['a data URL in an extra field', { note: 'data:text/html,<b>x</b>' }, 'data.note'],
+    // Forms the URL standard (browsers, mail clients) follows as links to evil.example, though they do not start `//`.
+    ['a link without slashes', { checkout_url: 'https:evil.example/login' }, 'data.checkout_url'],
+    ['a link with one slash', { checkout_url: 'https:/evil.example/login' }, 'data.checkout_url'],
+    ['a link with backslashes', { checkout_url: 'https:\\\\evil.example/login' }, 'data.checkout_url'],
+    ['a scheme-relative link with backslashes', { checkout_url: '\\\\evil.example/login' }, 'data.checkout_url'],
+    ['a scheme-relative link slash-backslash', { checkout_url: '/\\evil.example/login' }, 'data.checkout_url'],
+    ['a line break inside the scheme', { checkout_url: 'ht\ntps://evil.example/login' }, 'data.checkout_url'],
+    ['a leading control character', { checkout_url: '\u0001https://evil.example/login' }, 'data.checkout_url'],
+    ['a tab inside a script scheme', { checkout_url: 'java\tscript:alert(1)' }, 'data.checkout_url'],
   ])('refuses %s, naming the field', (_, extra, field) => {
     expect(() => checkPublicLinks(key, cart(extra))).toThrow(expect.objectContaining({ kind: 'validation' }));
     expect(() => checkPublicLinks(key, cart(extra))).toThrow(field);
@@ -40,6 +49,8 @@ describe('links a publishable key may send', () => {
       { line_items: [{ title: 'Mug', product_id: 'p', product_image_url: 'https://cdn.shopify.com/s/a.png' }] },
     ],
     ['text that only mentions a site', { note: 'see evil.example: great deals' }],
+    ['text with a colon that is not a link', { note: 'Colour: red\nSize: L' }],
+    ['a path on the store itself', { checkout_url: '/cart/t-1' }],
   ])('accepts %s', (_, extra) => {
     expect(() => checkPublicLinks(key, cart(extra))).not.toThrow();
   });
