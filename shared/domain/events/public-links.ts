@@ -55,6 +55,14 @@ const onHost = (url: string, hosts: readonly string[]): boolean => {
   return hosts.some((allowed) => host === allowed || host.endsWith(`.${allowed}`));
 };
 
+/**
+ * Links written inside text (`Verify now: https://evil.example/login`, `www.evil.example`): mail clients make them
+ * clickable, so a line title is held to the same hosts as a link field.
+ */
+const EMBEDDED = /(?:https?:\/\/|\bwww\.)[^\s<>"'()]+/gi;
+const embedded = (text: string): string[] =>
+  [...text.matchAll(EMBEDDED)].map(([url]) => (/^www\./i.test(url) ? `https://${url}` : url));
+
 /** Every string in `value` with its path from `data` (`data.line_items[0].product_url`). */
 function* strings(value: unknown, path: string): Generator<readonly [string, string]> {
   if (typeof value === 'string') yield [path, value];
@@ -76,7 +84,7 @@ export const checkPublicLinks = (
   for (const [path, text] of strings(data, 'data')) {
     const link = asLink(text);
     if (SCRIPTED.test(link)) throw validationError(`${path} must not be a script or data URL`);
-    if (WEB.test(link) && !onHost(link, hosts)) {
+    if ((WEB.test(link) && !onHost(link, hosts)) || embedded(link).some((url) => !onHost(url, hosts))) {
       throw validationError(
         `${path} must link to the store's own site (${hosts.join(', ') || 'no origin is allowed yet'}): a publishable key cannot send links elsewhere`,
       );

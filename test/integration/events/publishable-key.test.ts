@@ -325,7 +325,7 @@ describe('the publishable key', () => {
     expect((await post(store.apiKey, {}, { ...phishing, source_id: `sk-${sequence}` })).status).toBe(200);
   });
 
-  it('refuses the link forms a mail client follows off the store without a leading //, recording nothing', async () => {
+  it('refuses the link forms a mail client follows off the store (no leading //, inside a title), recording nothing', async () => {
     for (const checkout_url of ['https:evil.example/login', '\\\\evil.example/login', 'ht\ntps://evil.example/login']) {
       const event = {
         endpoint: 'carts/create',
@@ -343,6 +343,23 @@ describe('the publishable key', () => {
       expect(String(refused.body.message)).toMatch(/^data\.checkout_url must link to the store's own site/);
       expect(await dynamoEventLog().recorded(store.storeId, event.source_id)).toBeUndefined();
     }
+    // A link written inside a line title is made clickable by mail clients: held to the same hosts.
+    const titled = {
+      endpoint: 'carts/create',
+      source_id: `pk-title-${++sequence}`,
+      data: {
+        token: `title-${sequence}`,
+        checkout_url: `${SHOP}/cart/title-${sequence}`,
+        timestamp: 1_700_000_000,
+        email: `mark${sequence}@example.com`,
+        line_items: [
+          { title: 'Account closing, verify: https://evil.example/login', quantity: 1, price: '1.00', product_id: 'p' },
+        ],
+      },
+    };
+    const refused = await post(publishable, { origin: SHOP }, titled);
+    expect(refused.status).toBe(412);
+    expect(String(refused.body.message)).toMatch(/^data\.line_items\[0\]\.title must link to the store's own site/);
   });
 
   it('refuses a page on another origin (403) before recording the event', async () => {

@@ -35,6 +35,13 @@ describe('links a publishable key may send', () => {
     ['a line break inside the scheme', { checkout_url: 'ht\ntps://evil.example/login' }, 'data.checkout_url'],
     ['a leading control character', { checkout_url: '\u0001https://evil.example/login' }, 'data.checkout_url'],
     ['a tab inside a script scheme', { checkout_url: 'java\tscript:alert(1)' }, 'data.checkout_url'],
+    // Mail clients make a link inside text clickable: a line title is held to the same hosts.
+    [
+      'a link inside a line title',
+      { line_items: [{ title: 'Account closing, verify now: https://evil.example/login', product_id: 'p' }] },
+      'data.line_items[0].title',
+    ],
+    ['a www. host inside text', { note: 'Verify at www.evil.example today' }, 'data.note'],
   ])('refuses %s, naming the field', (_, extra, field) => {
     expect(() => checkPublicLinks(key, cart(extra))).toThrow(expect.objectContaining({ kind: 'validation' }));
     expect(() => checkPublicLinks(key, cart(extra))).toThrow(field);
@@ -51,6 +58,7 @@ describe('links a publishable key may send', () => {
     ['text that only mentions a site', { note: 'see evil.example: great deals' }],
     ['text with a colon that is not a link', { note: 'Colour: red\nSize: L' }],
     ['a path on the store itself', { checkout_url: '/cart/t-1' }],
+    ['a link to the store inside text', { note: 'Sizes: https://www.shop.example/sizes (or www.shop.example/faq)' }],
   ])('accepts %s', (_, extra) => {
     expect(() => checkPublicLinks(key, cart(extra))).not.toThrow();
   });
