@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type AcceptDeps,
   acceptEvent,
+  GUEST_VIEW_LANES,
   type IncomingEvent,
   messageGroupOf,
 } from '#shared/domain/ingest/accept-event.ts';
@@ -183,6 +184,39 @@ describe('messageGroupOf', () => {
     expect(messageGroupOf(storeId, 'products/restock', { product_id: 'p9' })).not.toBe(
       messageGroupOf(storeId, 'products/restock', { product_id: 'p10' }),
     );
+  });
+
+  it("spreads a store's anonymous page views over several groups and keeps a known visitor's views in one", () => {
+    const view = (requestId: string, extra: Record<string, unknown> = {}) => ({
+      requestId,
+      type: 'page',
+      includeProduct: 0,
+      page: { url: `https://shop.example/p/${requestId}`, title: 't' },
+      ...extra,
+    });
+    const guestGroups = new Set(
+      Array.from({ length: 200 }, (_, i) => messageGroupOf(storeId, 'page/viewed', view(`r-${i}`))),
+    );
+    expect(guestGroups.size).toBe(GUEST_VIEW_LANES);
+    // The same view (a retry) lands in the same group, so SQS's deduplication and the worker see it in one lane.
+    expect(messageGroupOf(storeId, 'page/viewed', view('r-7'))).toBe(
+      messageGroupOf(storeId, 'page/viewed', view('r-7')),
+    );
+    // A logged-in visitor's views stay in that customer's single group, whatever the request.
+    const known = new Set(
+      Array.from({ length: 50 }, (_, i) =>
+        messageGroupOf(storeId, 'page/viewed', view(`k-${i}`, { customerId: 'c42' })),
+      ),
+    );
+    expect(known.size).toBe(1);
+    const byEmail = new Set(
+      Array.from({ length: 50 }, (_, i) =>
+        messageGroupOf(storeId, 'page/viewed', { email: 'a@b.c', url: `https://shop.example/${i}`, timestamp: i }),
+      ),
+    );
+    expect(byEmail.size).toBe(1);
+    // The lanes are the store's own: another store's guest views never share them.
+    expect(guestGroups.has(messageGroupOf('st_BBBBBBBBBBBBBBBBBBBB', 'page/viewed', view('r-7')))).toBe(false);
   });
 
   it('counts the publishable key apart: a flooded storefront key leaves the store key its whole budget', async () => {
