@@ -59,7 +59,7 @@ export interface QueuePair {
 }
 
 /** What the alarms read of a function. */
-export type FunctionMetrics = Pick<IFunction, 'metricErrors' | 'metricThrottles'>;
+export type FunctionMetrics = Pick<IFunction, 'metricErrors' | 'metricThrottles' | 'metricInvocations'>;
 
 /** The configuration set's name (one per stage). */
 export const configurationSetName = (stage: Stage): string => physicalName(stage, 'mail');
@@ -174,6 +174,10 @@ export class StageReferences {
         statistic: 'Sum',
         ...props,
       });
-    return { metricErrors: metric('Errors'), metricThrottles: metric('Throttles') };
+    return {
+      metricErrors: metric('Errors'),
+      metricThrottles: metric('Throttles'),
+      metricInvocations: metric('Invocations'),
+    };
   }
 }

@@ -1,12 +1,20 @@
 /**
- * Operating the deployed service: the alarms (every DLQ, each API's 5xx rate, each function's errors and throttles,
- * DynamoDB throttles) wired to one SNS topic, the dashboard, the optional alarm email and custom domains, and the host
+ * Operating the deployed service: the alarms (DLQs, the age of each queue's oldest message, each API's 5xx rate,
+ * error and throttle rates, events dropped, webhooks exhausted, SES reputation) behind one composite alarm on one SNS topic, the dashboard, the optional alarm email and custom domains, and the host
  * URLs as outputs.
  */
+import { readFileSync } from 'node:fs';
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { queueNames } from '#infra/constructs/names.ts';
-import { SERVER_ERROR_RATE_PERCENT } from '#infra/constructs/observability.ts';
+import {
+  FUNCTION_ERROR_RATE_PERCENT,
+  OLDEST_MESSAGE_BUDGET_SECONDS,
+  RUNBOOKS,
+  SERVER_ERROR_RATE_PERCENT,
+  SES_BOUNCE_RATE,
+  SES_COMPLAINT_RATE,
+} from '#infra/constructs/observability.ts';
 import type { StoreflowStacks } from '#infra/deployment.ts';
 import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { HOSTS } from '#shared/catalog/hosts.ts';
@@ -53,19 +61,27 @@ describe('alarms', () => {
     });
   });
 
-  it('alarms on any message in each queue’s DLQ', () => {
+  it('alarms on any message in each DLQ but the webhooks one (a store’s endpoint failing is judged as a rate)', () => {
     for (const name of Object.keys(QUEUES) as QueueName[]) {
       // Found by name: the DLQ lives in the stateful stack.
       const found = alarmsOn('ApproximateNumberOfMessagesVisible', {
         Name: 'QueueName',
         Value: queueNames('prod', name, QUEUES[name].fifo).dlq,
       });
-      expect(found, name).toHaveLength(1);
-      expect(found[0]?.Properties).toMatchObject({
-        Threshold: 0,
-        ComparisonOperator: 'GreaterThanThreshold',
-        TreatMissingData: 'notBreaching',
+      expect(found, name).toHaveLength(name === 'webhooks' ? 0 : 1);
+      if (name !== 'webhooks') expect(found[0]?.Properties).toMatchObject({ Threshold: 0 });
+    }
+  });
+
+  it('alarms on the age of each queue’s oldest message against its consumer’s budget', () => {
+    for (const name of Object.keys(QUEUES) as QueueName[]) {
+      const found = alarmsOn('ApproximateAgeOfOldestMessage', {
+        Name: 'QueueName',
+        Value: queueNames('prod', name, QUEUES[name].fifo).queue,
       });
+      expect(found, name).toHaveLength(1);
+      expect(found[0]?.Properties.Threshold).toBe(OLDEST_MESSAGE_BUDGET_SECONDS[name]);
+      expect(found[0]?.Properties.Threshold as number).toBeGreaterThan(0);
     }
   });
 
@@ -79,41 +95,103 @@ describe('alarms', () => {
     }
   });
 
-  it('alarms on the errors and the throttles of every function of the catalog', () => {
+  it('judges every function’s errors as a rate of its invocations, in a few alarms instead of two per function', () => {
     for (const spec of FUNCTIONS) {
-      // Found by name: the function lives in its area's stack, named as the catalog entry.
-      expect(functionOf(prod, spec.name).fn.lambda.functionName).toBeDefined();
       const dimension = { Name: 'FunctionName', Value: `storeflow-prod-${spec.name}` };
-      expect(alarmsOn('Errors', dimension), spec.name).toHaveLength(1);
-      expect(alarmsOn('Throttles', dimension), spec.name).toHaveLength(1);
+      const errors = alarmsOn('Errors', dimension);
+      expect(errors, spec.name).toHaveLength(1);
+      expect(alarmsOn('Invocations', dimension)).toEqual(errors);
+      expect(alarmsOn('Throttles', dimension), spec.name).toHaveLength(0);
+      expect(errors[0]?.Properties.Threshold).toBe(FUNCTION_ERROR_RATE_PERCENT);
     }
+    expect(alarms.length).toBeLessThan(FUNCTIONS.length);
   });
 
-  it("alarms when a store's marketing mail is paused by the sending guard", () => {
-    const guard = alarms.filter((alarm) =>
-      JSON.stringify(alarm.Properties.Metrics ?? []).includes('MarketingSendsPaused'),
-    );
-    expect(guard).toHaveLength(1);
-    expect(guard[0]?.Properties.Threshold).toBe(0);
-  });
-
-  it('alarms on DynamoDB throttles of the service table', () => {
-    const found = alarmsOn('ThrottledRequests', { Name: 'Operation', Value: 'PutItem' }).filter((alarm) =>
+  it('alarms on events dropped after acceptance, SES reputation, webhook exhaustion and throttles, each as a rate', () => {
+    const on = (metric: string) => alarms.filter((alarm) => JSON.stringify(alarm.Properties).includes(`"${metric}"`));
+    expect(on(BUSINESS_METRICS.eventsFailed)).toHaveLength(1);
+    expect(JSON.stringify(on(BUSINESS_METRICS.eventsFailed)[0])).toContain(BUSINESS_METRICS.eventsAccepted);
+    expect(on(BUSINESS_METRICS.webhookExhausted)).toHaveLength(1);
+    expect(JSON.stringify(on(BUSINESS_METRICS.webhookExhausted)[0])).toContain(BUSINESS_METRICS.webhookAttempts);
+    expect(on('Reputation.BounceRate')[0]?.Properties.Threshold).toBe(SES_BOUNCE_RATE);
+    expect(on('Reputation.ComplaintRate')[0]?.Properties.Threshold).toBe(SES_COMPLAINT_RATE);
+    const tableAlarms = on('WriteThrottleEvents').filter((alarm) =>
       JSON.stringify(alarm.Properties).includes(JSON.stringify(TABLE_PARAMETER)),
     );
-    expect(found).toHaveLength(1);
-    expect(found[0]?.Properties.Threshold).toBe(0);
+    expect(tableAlarms).toHaveLength(1);
+    expect(JSON.stringify(tableAlarms[0])).toContain('ConsumedWriteCapacityUnits');
+    expect(on('Throttles')).toHaveLength(1);
+    expect(JSON.stringify(on('Throttles')[0])).toContain('Invocations');
   });
 
-  it('sends every alarm, and its recovery, to the one alarm topic', () => {
-    const topic = topicId(prod.stacks);
-    // Per queue, per API, two per function, the table's throttles and the sending guard.
-    expect(alarms.length).toBe(Object.keys(QUEUES).length + HOSTS.length + 2 * FUNCTIONS.length + 2);
+  it('never alarms on `> 0` of a count a tenant can raise', () => {
+    // What a store's own behaviour moves: its endpoint failing, its events refused or failed, its list bouncing,
+    // its functions' errors on its input, throttles of its bursts.
+    const tenantCounts = [
+      ...Object.values(BUSINESS_METRICS),
+      'Errors',
+      'Throttles',
+      'ThrottledRequests',
+      'ReadThrottleEvents',
+      'WriteThrottleEvents',
+      '4xx',
+      '5xx',
+    ];
+    const webhooksDlq = queueNames('prod', 'webhooks', QUEUES.webhooks.fifo).dlq;
     for (const alarm of alarms) {
-      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topic }]);
-      expect(alarm.Properties.OKActions).toEqual([{ Ref: topic }]);
+      const props = alarm.Properties as { Threshold: number; MetricName?: string; Metrics?: unknown[] };
+      const text = JSON.stringify(props);
+      // A single metric, or an expression that is not a ratio: its threshold is a count.
+      const isCount =
+        props.MetricName !== undefined || !(props.Metrics ?? []).some((m) => JSON.stringify(m).includes(' / '));
+      if (!isCount || props.Threshold > 0) continue;
+      for (const metric of tenantCounts) expect(text, `${metric} > 0`).not.toContain(`"${metric}"`);
+      expect(text).not.toContain(webhooksDlq);
     }
+  });
+
+  it('pages once per incident: one composite alarm over every alarm holds the only actions', () => {
+    const topic = topicId(prod.stacks);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions ?? []).toEqual([]);
+      expect(alarm.Properties.OKActions ?? []).toEqual([]);
+    }
+    const composites = Object.values(prod.ops.findResources('AWS::CloudWatch::CompositeAlarm')) as {
+      Properties: { AlarmRule: unknown; AlarmActions: unknown; OKActions: unknown };
+    }[];
+    expect(composites).toHaveLength(1);
+    const composite = composites[0]?.Properties;
+    expect(composite?.AlarmActions).toEqual([{ Ref: topic }]);
+    expect(composite?.OKActions).toEqual([{ Ref: topic }]);
+    const rule = JSON.stringify(composite?.AlarmRule);
+    const ids = Object.keys(prod.ops.findResources('AWS::CloudWatch::Alarm'));
+    for (const id of ids) expect(rule, id).toContain(`"${id}"`);
     prod.ops.resourceCountIs('AWS::SNS::Subscription', 0); // no email by default
+  });
+
+  it('has a runbook in docs/operations.md for every alarm: what it means, what to look at, what to do', () => {
+    const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    const sections = new Map<string, string>();
+    for (const part of doc.split(/^### /m).slice(1)) {
+      const [heading = '', ...body] = part.split('\n');
+      sections.set(heading.trim(), body.join('\n'));
+    }
+    const descriptions = [
+      ...alarms.map((alarm) => String(alarm.Properties.AlarmDescription)),
+      ...Object.values(prod.ops.findResources('AWS::CloudWatch::CompositeAlarm')).map((c) =>
+        String((c as { Properties: { AlarmDescription: string } }).Properties.AlarmDescription),
+      ),
+    ];
+    for (const description of descriptions) {
+      const heading = /Runbook: docs\/operations\.md, "([^"]+)"/.exec(description)?.[1];
+      expect(heading, description).toBeDefined();
+      const body = sections.get(heading ?? '');
+      expect(body, `no section "${heading}"`).toBeDefined();
+      for (const part of ['**What it means**', '**What to look at**', '**What to do**']) {
+        expect(body, `${heading}: ${part}`).toContain(part);
+      }
+    }
+    for (const heading of Object.values(RUNBOOKS)) expect(sections.has(heading), heading).toBe(true);
   });
 
   it('subscribes the alarm email when one is given', () => {
