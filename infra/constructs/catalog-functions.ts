@@ -45,6 +45,25 @@ export const assertConsumerFits = (spec: QueueFunction): void => {
 };
 
 /**
+ * Concurrency set aside per function (Lambda's reserved concurrency: both a floor no other function can take and a
+ * ceiling), for the functions one store could otherwise use to starve the rest of the account (docs/capacity.md
+ * "Concurrency fences"). Every stage gets the same numbers; they belong in the stage settings file once it exists.
+ * - the event edge: at the main and front hosts' stage throttles (1,000 and 500 requests/s) and ~50 ms per request,
+ *   ~50 and ~25 are busy; twice that is set aside so a flood elsewhere never takes the event path's concurrency;
+ * - the ingest worker: its event source mapping's `maxConcurrency` (the synth checks they are equal), so its
+ *   concurrency is there when the backlog needs it;
+ * - the synchronous backtest (2 GB, up to 24 s): one per store at a time already (its slot), and at most this many
+ *   across the stage, so a few stores cannot hold hundreds of executions (a call over it answers 429/503 at once).
+ * The account keeps 100 unreserved; the sum here is checked against the account default of 1,000.
+ */
+export const RESERVED_CONCURRENCY: Readonly<Record<string, number>> = {
+  'events-ingest': 100,
+  'headless-events': 50,
+  'ingest-worker': 20,
+  'flow-backtest': 10,
+};
+
+/**
  * One Lambda per catalog function of `area`, with the routes, event source, grants and environment its entry
  * declares. Everything outside the stack (table, queues, APIs, timers) is reached through `refs`: weak references.
  */
@@ -65,6 +84,7 @@ export const catalogFunctions = (
       timeout: Duration.seconds(spec.timeoutSeconds),
       memorySize: spec.memoryMb,
       logRemovalPolicy: stage === 'dev' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      ...(spec.name in RESERVED_CONCURRENCY ? { reservedConcurrentExecutions: RESERVED_CONCURRENCY[spec.name] } : {}),
     });
 
     // Grants come from `uses` only: a function that does not declare a resource gets neither access nor its name.

@@ -81,6 +81,8 @@ export interface ServiceFunctionProps {
   readonly memorySize: number;
   /** What happens to the log group when the stack goes away. Default RETAIN, so logs outlive a deleted stack. */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /** Concurrency set aside for this function alone, and its ceiling (`RESERVED_CONCURRENCY`). Default: none. */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /**
@@ -125,6 +127,9 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       timeout: props.timeout,
       memorySize: props.memorySize,
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       logGroup: this.logGroup,
       role: this.role,
       environment: {

@@ -4,8 +4,9 @@ export type Host = 'main' | 'front' | 'sending';
 export const HOSTS: readonly Host[] = ['main', 'front', 'sending'];
 
 /**
- * Each host's stage throttling: requests per second over the whole deployment, and the burst above it (API Gateway's
- * token bucket). The per-store rate limits (docs/limits.md) share a store's part; these bound what every store together
+ * Each host's stage throttling: requests per second and the burst above it (API Gateway's token bucket), which an
+ * HTTP API applies to each route of the stage on its own, not to the host as a whole (docs/capacity.md "Concurrency
+ * fences"; the event routes are capped by their reserved concurrency too). The per-store rate limits (docs/limits.md) share a store's part; these bound what every store together
  * can ask of the account's Lambda concurrency, so a flood answers 429 at the edge instead of starving the workers.
  * docs/capacity.md shows the arithmetic.
  */

@@ -6,7 +6,11 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/app.ts';
-import { assertConsumerFits, VISIBILITY_TO_TIMEOUT } from '#infra/constructs/catalog-functions.ts';
+import {
+  assertConsumerFits,
+  RESERVED_CONCURRENCY,
+  VISIBILITY_TO_TIMEOUT,
+} from '#infra/constructs/catalog-functions.ts';
 import { pascalCase, queueNames } from '#infra/constructs/names.ts';
 import { ServiceFunction } from '#infra/constructs/service-function.ts';
 import { allStacks } from '#infra/deployment.ts';
@@ -148,6 +152,34 @@ describe('functions', () => {
         LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
       });
     }
+  });
+});
+
+describe('concurrency fences', () => {
+  const reservedOf = (name: string) => {
+    const { template, lambdaId } = functionOf(prod, name);
+    const fn = template.findResources('AWS::Lambda::Function')[lambdaId] as {
+      Properties: { ReservedConcurrentExecutions?: number };
+    };
+    return fn.Properties.ReservedConcurrentExecutions;
+  };
+
+  it('reserves concurrency for the event edge and the ingest worker, and caps the synchronous backtest', () => {
+    for (const name of ['events-ingest', 'headless-events', 'ingest-worker', 'flow-backtest']) {
+      expect(reservedOf(name), name).toBe(RESERVED_CONCURRENCY[name]);
+      expect(reservedOf(name), name).toBeGreaterThan(0);
+    }
+    // Nothing else is fenced: a reservation is taken from every other function's share.
+    for (const spec of catalog.filter((f) => !(f.name in RESERVED_CONCURRENCY))) {
+      expect(reservedOf(spec.name), spec.name).toBeUndefined();
+    }
+  });
+
+  it('reserves what the ingest mapping may start, and leaves the account its unreserved 100 of 1,000', () => {
+    const worker = catalog.find((f) => f.name === 'ingest-worker') as QueueFunction;
+    expect(RESERVED_CONCURRENCY['ingest-worker']).toBe(worker.maxConcurrency);
+    const total = Object.values(RESERVED_CONCURRENCY).reduce((sum, n) => sum + n, 0);
+    expect(total).toBeLessThanOrEqual(1000 - 100);
   });
 });
 
