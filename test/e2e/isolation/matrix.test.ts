@@ -352,6 +352,16 @@ const MATRIX: Record<string, Row> = {
     kind: 'public',
     reason: 'One-click unsubscribe (RFC 8058) from a mail client: the signed token is the credential',
   },
+  'GET sending /confirm/{token}': {
+    kind: 'public',
+    reason:
+      'A sign-up confirmation link opened from its email: the signed token (store, contact, address, expiry) is the credential; GET only shows a page',
+  },
+  'POST sending /confirm/{token}': {
+    kind: 'public',
+    reason:
+      "The confirmation page's button: the signed token is the credential, and it confirms only the pending contacts of the store and address it names",
+  },
   'GET main /api/v1/flows/presets': { kind: 'store', mustNotShow: A_IDS },
   'POST main /api/v1/flows': {
     kind: 'store',
