@@ -3,7 +3,9 @@
  * send path, continuing itself in a new message when the walk takes longer than one pass.
  */
 
-import { QUEUES } from '#shared/catalog/queues.ts';
+import { keepInvisible } from '#shared/adapters/sqs/visibility.ts';
+import { QUEUES, WORK_HEARTBEAT } from '#shared/catalog/queues.ts';
+import { required } from '#shared/config.ts';
 import { parseCampaignMessage } from '#shared/domain/campaigns/campaign-message.ts';
 import { handleCampaignMessage } from '#shared/domain/campaigns/run-campaign.ts';
 import { logger } from '#shared/observability.ts';
@@ -16,10 +18,22 @@ const PASS_MS = 60_000;
 export const handler = queueWorker({
   queue: QUEUES.campaigns,
   parse: parseCampaignMessage,
-  handle: async (message, { context }) => {
+  handle: async (message, { context, record }) => {
     const started = Date.now();
     const hasTime = () => Date.now() - started < PASS_MS && context.getRemainingTimeInMillis() > 30_000;
-    const outcome = await handleCampaignMessage(campaignWorkerDeps(), message, hasTime);
+    // Invisible a minute at a time while the pass runs: a worker that dies leaves the walk to another within a minute,
+    // from the position recorded on the campaign, not after the queue's twelve-minute timeout.
+    const heartbeat = keepInvisible(required('campaignQueueUrl'), record, {
+      seconds: WORK_HEARTBEAT.seconds,
+      everyMs: WORK_HEARTBEAT.everyMs,
+      onError: (error) => logger.warn('Campaign heartbeat failed; tried again at the next beat', { ...message, error }),
+    });
+    let outcome: Awaited<ReturnType<typeof handleCampaignMessage>>;
+    try {
+      outcome = await handleCampaignMessage(campaignWorkerDeps(), message, hasTime);
+    } finally {
+      await heartbeat.stop();
+    }
     logger.info('Campaign message handled', {
       storeId: message.storeId,
       campaignId: message.campaignId,

@@ -1,7 +1,7 @@
 /** Consumes the import queue: streams a job's file and upserts its contacts (continuing in a new message if long). */
 
 import { keepInvisible } from '#shared/adapters/sqs/visibility.ts';
-import { IMPORT_HEARTBEAT, QUEUES } from '#shared/catalog/queues.ts';
+import { QUEUES, WORK_HEARTBEAT } from '#shared/catalog/queues.ts';
 import { required } from '#shared/config.ts';
 import { parseImportMessage } from '#shared/domain/imports/import-message.ts';
 import { runImport } from '#shared/domain/imports/run-import.ts';
@@ -17,8 +17,8 @@ export const handler = queueWorker({
     // Invisible a minute at a time while it runs: a worker that dies leaves its job to another within a minute, from
     // the last saved place, not after the queue's half-hour timeout.
     const heartbeat = keepInvisible(required('importQueueUrl'), record, {
-      seconds: IMPORT_HEARTBEAT.seconds,
-      everyMs: IMPORT_HEARTBEAT.everyMs,
+      seconds: WORK_HEARTBEAT.seconds,
+      everyMs: WORK_HEARTBEAT.everyMs,
       onError: (error) => logger.warn('Import heartbeat failed; tried again at the next beat', { ...message, error }),
     });
     try {

@@ -45,7 +45,7 @@ export const QUEUES = {
   imports: {
     fifo: false,
     // Six times the worker's 5 minutes, as Lambda asks of a queue it reads. A run keeps its message invisible a minute
-    // at a time (`IMPORT_HEARTBEAT`), so a crashed run's message comes back within a minute; only one whose first beat
+    // at a time (`WORK_HEARTBEAT`), so a crashed run's message comes back within a minute; only one whose first beat
     // failed waits this long.
     visibilityTimeoutSeconds: 1800,
     maxReceiveCount: 3,
@@ -110,7 +110,8 @@ export const QUEUES = {
    */
   campaigns: {
     fifo: false,
-    // Six times the worker's 2 minutes.
+    // Six times the worker's 2 minutes. A pass keeps its message invisible a minute at a time (`WORK_HEARTBEAT`), so a
+    // crashed pass's message comes back within a minute; only one whose first beat failed waits this long.
     visibilityTimeoutSeconds: 720,
     maxReceiveCount: 5,
     urlEnv: ENV.campaignQueueUrl,
@@ -130,7 +131,7 @@ export const QUEUES = {
 export type QueueName = keyof typeof QUEUES;
 
 /**
- * How an import run keeps its message: invisible for `seconds`, renewed every `everyMs` while it works
- * (`keepInvisible`). A run that dies is picked up again within `seconds` of its last beat.
+ * How a long run (an import's, a campaign pass's) keeps its message: invisible for `seconds`, renewed every `everyMs`
+ * while it works (`keepInvisible`). A run that dies is picked up again within `seconds` of its last beat.
  */
-export const IMPORT_HEARTBEAT = { seconds: 60, everyMs: 20_000 } as const;
+export const WORK_HEARTBEAT = { seconds: 60, everyMs: 20_000 } as const;

@@ -2,12 +2,12 @@
  * An import killed mid-run comes back within minutes, not after its queue's half-hour timeout: the local runtime runs in
  * a child process on its own state (`child-runtime.ts`), a 20,000-line import is posted, the child gets SIGKILL once
  * the job has made progress, and is started again on the same state. The import queue keeps the catalog's timeout
- * (30 minutes); the run's heartbeat (a minute at a time, `IMPORT_HEARTBEAT`) is what brings the job back. Then the job
+ * (30 minutes); the run's heartbeat (a minute at a time, `WORK_HEARTBEAT`) is what brings the job back. Then the job
  * finishes from its last saved place with every line counted once, within the heartbeat's minute plus the import's
  * own time.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { IMPORT_HEARTBEAT } from '#shared/catalog/queues.ts';
+import { WORK_HEARTBEAT } from '#shared/catalog/queues.ts';
 import { newStore } from '#test/support/local.ts';
 import { type ChildInfo, childRuntime } from './child-runtime.ts';
 import { sleep } from './support.ts';
@@ -72,7 +72,7 @@ it('resumes an import killed mid-run within the heartbeat, from its saved place,
     if (job?.status === 'finished') break;
     // Without the heartbeat the message stays hidden for the queue's 30 minutes: give up long before. The bound: the
     // heartbeat's minute and the rest of the import (some 20 s here), with room for a loaded machine.
-    if (Date.now() - killedAt > IMPORT_HEARTBEAT.seconds * 1000 + 180_000) {
+    if (Date.now() - killedAt > WORK_HEARTBEAT.seconds * 1000 + 180_000) {
       throw new Error(`the import did not resume: ${JSON.stringify(job)}`);
     }
     await sleep(1000);
