@@ -14,7 +14,7 @@ import { allStacks, type StoreflowStacks } from './deployment.ts';
 import { EdgeStack } from './edge-stack.ts';
 import { addNagChecks } from './nag-suppressions.ts';
 import { OpsStack } from './ops-stack.ts';
-import { readStageFile, type StageSettings } from './stage-file.ts';
+import { DEFAULT_TABLE_LIMITS, readStageFile, type StageSettings } from './stage-file.ts';
 import { StatefulStack } from './stateful-stack.ts';
 
 const contextText = (app: App, key: string): string | undefined => {
@@ -85,6 +85,7 @@ export const buildApp = (app: App, stageName: unknown, stageFile?: StageSettings
   const stateful = new StatefulStack(app, `${prefix}-Stateful`, {
     env,
     stage,
+    tableLimits: file.table ?? DEFAULT_TABLE_LIMITS,
     description: `Storeflow ${stage}: data and pending work (table, bucket, master key, queues, timers, SES events)`,
   });
   const edge = new EdgeStack(app, `${prefix}-Edge`, {

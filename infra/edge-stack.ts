@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Construct } from 'constructs';
 import { HOSTS, type Host } from '#shared/catalog/hosts.ts';
@@ -24,11 +24,15 @@ export class EdgeStack extends Stack {
   readonly publicUrls: Readonly<Record<Host, string>>;
 
   constructor(scope: Construct, id: string, props: EdgeStackProps) {
-    super(scope, id, props);
+    // The hosts' URLs are in mail already sent (unsubscribe links) and in stores' integrations: protected except in dev.
+    super(scope, id, { ...props, terminationProtection: props.stage !== 'dev' });
     const { stage } = props;
+    const removalPolicy = stage === 'dev' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     this.apis = hostApis(this, stage);
+    for (const api of Object.values(this.apis)) api.applyRemovalPolicy(removalPolicy);
     this.publicUrls = new CustomDomains(this, 'CustomDomains', {
       apis: this.apis,
+      removalPolicy,
       ...(props.customDomains ? { config: props.customDomains } : {}),
     }).urls;
 

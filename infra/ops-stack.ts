@@ -4,6 +4,7 @@ import { FUNCTIONS } from '#shared/catalog/functions.ts';
 import { HOSTS } from '#shared/catalog/hosts.ts';
 import { QUEUES, type QueueName } from '#shared/catalog/queues.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
+import { dashboardName } from './constructs/names.ts';
 import { Observability } from './constructs/observability.ts';
 import { StageReferences } from './constructs/references.ts';
 
@@ -21,7 +22,8 @@ export class OpsStack extends Stack {
   readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: OpsStackProps) {
-    super(scope, id, props);
+    // The alarm topic and its subscriptions live here: protected except in dev.
+    super(scope, id, { ...props, terminationProtection: props.stage !== 'dev' });
     const { stage } = props;
     const refs = new StageReferences(this, stage);
     this.observability = new Observability(this, 'Observability', {
@@ -37,7 +39,7 @@ export class OpsStack extends Stack {
       description: 'SNS topic of every alarm: subscribe email, chat or paging to it',
     });
     new CfnOutput(this, 'DashboardName', {
-      value: `storeflow-${stage}`,
+      value: dashboardName(stage),
       description: 'CloudWatch dashboard: APIs, queues, business metrics',
     });
   }

@@ -48,6 +48,13 @@ export const StageFile = v.strictObject({
     ),
   ),
   settings: settingsSchema,
+  /** The table's maximum on-demand throughput (request units per second): a runaway load or bill stops there. */
+  table: v.optional(
+    v.strictObject({
+      maxReadRequestUnits: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(400_000)),
+      maxWriteRequestUnits: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(400_000)),
+    }),
+  ),
 });
 export type StageFile = v.InferOutput<typeof StageFile>;
 
@@ -56,7 +63,17 @@ export interface StageSettings {
   readonly alarmEmail?: string;
   readonly customDomains?: CustomDomainsConfig;
   readonly settings: OperatorSettingValues;
+  readonly table?: TableLimits;
 }
+
+/** The table's maximum on-demand throughput. */
+export interface TableLimits {
+  readonly maxReadRequestUnits: number;
+  readonly maxWriteRequestUnits: number;
+}
+
+/** Without a `table` entry in the stage file: ten times a new on-demand table's initial write throughput. */
+export const DEFAULT_TABLE_LIMITS: TableLimits = { maxReadRequestUnits: 40_000, maxWriteRequestUnits: 40_000 };
 
 /** Checks a stage file's content: a wrong or missing field fails the synth naming it and the file. */
 export const parseStageFile = (content: unknown, where: string): StageSettings => {
@@ -69,13 +86,14 @@ export const parseStageFile = (content: unknown, where: string): StageSettings =
     });
     throw new Error(`${where}: ${problems.join('; ')}`);
   }
-  const { alarmEmail, customDomains, settings } = parsed.output;
+  const { alarmEmail, customDomains, settings, table } = parsed.output;
   const defined = <T extends object>(record: T) =>
     Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
   return {
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(customDomains ? { customDomains: defined(customDomains) as unknown as CustomDomainsConfig } : {}),
     settings: defined(settings) as OperatorSettingValues,
+    ...(table ? { table } : {}),
   };
 };
 

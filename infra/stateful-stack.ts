@@ -16,6 +16,8 @@ import { timerSchedules } from './constructs/timers.ts';
 /** Properties of the {@link StatefulStack}. */
 export interface StatefulStackProps extends StackProps {
   readonly stage: Stage;
+  /** The table's maximum on-demand throughput, from the stage file. */
+  readonly tableLimits: { readonly maxReadRequestUnits: number; readonly maxWriteRequestUnits: number };
 }
 
 /**
@@ -44,7 +46,7 @@ export class StatefulStack extends Stack {
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: TABLE_SCHEMA.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_SCHEMA.sortKey, type: AttributeType.STRING },
-      billing: Billing.onDemand(),
+      billing: Billing.onDemand(props.tableLimits),
       globalSecondaryIndexes: TABLE_SCHEMA.globalSecondaryIndexes.map((gsi) => ({
         indexName: gsi.indexName,
         partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
@@ -89,9 +91,11 @@ export class StatefulStack extends Stack {
       removalPolicy,
     });
 
-    this.queues = serviceQueues(this, stage);
-    const timers = timerSchedules(this, stage, queueOf(this.queues, schedulerTargetQueue()));
-    const configurationSet = emailEvents(this, stage, queueOf(this.queues, 'emailEvents'));
+    // Queues (pending work), the schedule group (waiting timers) and SES event publishing outlive a replacement or a
+    // removal from the template: RETAIN, except in dev.
+    this.queues = serviceQueues(this, stage, removalPolicy);
+    const timers = timerSchedules(this, stage, queueOf(this.queues, schedulerTargetQueue()), removalPolicy);
+    const configurationSet = emailEvents(this, stage, queueOf(this.queues, 'emailEvents'), removalPolicy);
 
     // What the other stacks of the stage read (see constructs/references.ts): values AWS generates.
     publishParameter(this, stage, PARAMETER_KEYS.tableName, this.table.tableName, 'the service table');

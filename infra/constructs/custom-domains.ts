@@ -1,4 +1,4 @@
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { ApiMapping, DomainName, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Construct } from 'constructs';
@@ -24,7 +24,7 @@ export class CustomDomains extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { apis: Readonly<Record<HostName, HttpApi>>; config?: CustomDomainsConfig },
+    props: { apis: Readonly<Record<HostName, HttpApi>>; config?: CustomDomainsConfig; removalPolicy: RemovalPolicy },
   ) {
     super(scope, id);
     const urls = {} as Record<HostName, string>;
@@ -40,6 +40,8 @@ export class CustomDomains extends Construct {
       }
       const Host = host.charAt(0).toUpperCase() + host.slice(1);
       const domain = new DomainName(this, `${Host}Domain`, { domainName: name, certificate });
+      // Unsubscribe links in mail already sent point at it: it outlives its removal from the template.
+      domain.applyRemovalPolicy(props.removalPolicy);
       const stage = api.defaultStage;
       if (!stage) throw new Error(`The ${host} API has no default stage to map ${name} to`);
       new ApiMapping(this, `${Host}Mapping`, { api, domainName: domain, stage });

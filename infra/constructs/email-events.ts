@@ -1,4 +1,4 @@
-import { CfnOutput, type Stack } from 'aws-cdk-lib';
+import { CfnOutput, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
 import { ConfigurationSet, EmailSendingEvent, EventDestination, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -18,7 +18,12 @@ import { configurationSetName } from './references.ts';
  * kept: the worker reads the envelope, and a raw delivery too). Send and DeliveryDelay events are not published: no
  * callback reports them. The topic accepts SES's publishes for this configuration set only (the L2 adds that policy).
  */
-export const emailEvents = (scope: Stack, stage: Stage, queue: Queue): ConfigurationSet => {
+export const emailEvents = (
+  scope: Stack,
+  stage: Stage,
+  queue: Queue,
+  removalPolicy: RemovalPolicy,
+): ConfigurationSet => {
   const configurationSet = new ConfigurationSet(scope, 'EmailConfigurationSet', {
     configurationSetName: configurationSetName(stage),
     reputationMetrics: true,
@@ -26,10 +31,12 @@ export const emailEvents = (scope: Stack, stage: Stage, queue: Queue): Configura
     // one store's mail (the service suppresses it for that store alone).
     suppressionReasons: SuppressionReasons.BOUNCES_ONLY,
   });
+  configurationSet.applyRemovalPolicy(removalPolicy);
   const topic = new Topic(scope, 'EmailEventsTopic', {
     displayName: `Storeflow ${stage}: SES events`,
     enforceSSL: true,
   });
+  topic.applyRemovalPolicy(removalPolicy);
   topic.addSubscription(new SqsSubscription(queue, { rawMessageDelivery: false }));
   configurationSet.addEventDestination('ToEmailEvents', {
     destination: EventDestination.snsTopic(topic),

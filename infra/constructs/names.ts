@@ -24,3 +24,6 @@ export const queueNames = (stage: Stage, name: string, fifo: boolean) => {
   const base = physicalName(stage, kebabCase(name));
   return { queue: `${base}${suffix}`, dlq: `${base}-dlq${suffix}` };
 };
+
+/** The stage's CloudWatch dashboard (`-ops`: the pre-release layout's `storeflow-<stage>` may still exist beside it). */
+export const dashboardName = (stage: string): string => `storeflow-${stage}-ops`;

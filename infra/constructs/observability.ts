@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -24,7 +24,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { QueueName } from '#shared/catalog/queues.ts';
 import { BUSINESS_METRICS, type BusinessMetric, metricsNamespace } from '#shared/observability/business-metrics.ts';
-import { pascalCase } from './names.ts';
+import { dashboardName, pascalCase } from './names.ts';
 
 /** A queue of the catalog with its dead-letter queue. */
 export interface ObservedQueue {
@@ -123,6 +123,8 @@ export class Observability extends Construct {
       displayName: `Storeflow ${props.stage} alarms`,
       enforceSSL: true,
     });
+    // Its subscriptions (email, paging) are set up by hand outside dev: it outlives its removal from the template.
+    this.alarmTopic.applyRemovalPolicy(props.stage === 'dev' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN);
     // `enforceSSL` gives the topic a resource policy of its own, which replaces SNS's default one (that let the
     // account's services publish): without this grant CloudWatch's alarm actions are refused and nobody is notified.
     this.alarmTopic.addToResourcePolicy(
@@ -331,7 +333,8 @@ export class Observability extends Construct {
 
   private buildDashboard(props: ObservabilityProps): Dashboard {
     const dashboard = new Dashboard(this, 'Dashboard', {
-      dashboardName: `storeflow-${props.stage}`,
+      // Not `storeflow-<stage>`: the pre-release layout's dashboard had that name, and the two may exist side by side.
+      dashboardName: dashboardName(props.stage),
       defaultInterval: Duration.hours(3),
     });
     const apis = Object.entries(props.apis);

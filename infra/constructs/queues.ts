@@ -1,10 +1,16 @@
-import { Duration, type Stack } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
 import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { QUEUES, type QueueName, type QueueSpec } from '#shared/catalog/queues.ts';
 import type { Stage } from '#shared/catalog/stage.ts';
 import { pascalCase, queueNames } from './names.ts';
 
-const serviceQueue = (scope: Stack, stage: Stage, name: QueueName, spec: QueueSpec): Queue => {
+const serviceQueue = (
+  scope: Stack,
+  stage: Stage,
+  name: QueueName,
+  spec: QueueSpec,
+  removalPolicy: RemovalPolicy,
+): Queue => {
   const id = pascalCase(name);
   const names = queueNames(stage, name, spec.fifo);
   // A FIFO queue's DLQ must be FIFO too. Content-based dedup stays off: the producer sets MessageDeduplicationId
@@ -23,6 +29,7 @@ const serviceQueue = (scope: Stack, stage: Stage, name: QueueName, spec: QueueSp
     retentionPeriod: Duration.days(14),
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
+    removalPolicy,
   });
   return new Queue(scope, `${id}Queue`, {
     ...fifo,
@@ -32,15 +39,16 @@ const serviceQueue = (scope: Stack, stage: Stage, name: QueueName, spec: QueueSp
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: spec.maxReceiveCount },
+    removalPolicy,
   });
 };
 
 /** Every queue of the catalog, each with its DLQ and redrive, named `storeflow-<stage>-<queue>` (see names.ts). */
-export const serviceQueues = (scope: Stack, stage: Stage): Map<QueueName, Queue> =>
+export const serviceQueues = (scope: Stack, stage: Stage, removalPolicy: RemovalPolicy): Map<QueueName, Queue> =>
   new Map(
     (Object.entries(QUEUES) as [QueueName, QueueSpec][]).map(([name, spec]) => [
       name,
-      serviceQueue(scope, stage, name, spec),
+      serviceQueue(scope, stage, name, spec, removalPolicy),
     ]),
   );
 

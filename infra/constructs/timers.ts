@@ -1,4 +1,4 @@
-import type { Stack } from 'aws-cdk-lib';
+import type { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -11,8 +11,9 @@ import { scheduleGroupName } from './references.ts';
  * EventBridge Scheduler assumes to deliver fired schedules to the timers queue, or after its retries to that queue's
  * DLQ (it may send there and nowhere else).
  */
-export const timerSchedules = (scope: Stack, stage: Stage, target: Queue) => {
+export const timerSchedules = (scope: Stack, stage: Stage, target: Queue, removalPolicy: RemovalPolicy) => {
   const group = new CfnScheduleGroup(scope, 'TimersGroup', { name: scheduleGroupName(stage) });
+  group.applyRemovalPolicy(removalPolicy);
   const role = new Role(scope, 'SchedulerRole', {
     assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
       conditions: { StringEquals: { 'aws:SourceAccount': scope.account } },
