@@ -215,7 +215,7 @@ describe('dashboard', () => {
   it('is one dashboard per stage with the APIs, the queues and every business metric', () => {
     prod.ops.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const { name, text } = body();
-    expect(name).toBe('storeflow-prod');
+    expect(name).toBe('storeflow-prod-ops');
     for (const title of [
       'API requests',
       'API 5xx and 4xx',

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { allStacks } from '#infra/deployment.ts';
 import { parseStageFile, readStageFile } from '#infra/stage-file.ts';
+import { releaseNames } from './release-names.ts';
 import { type Synthesized, synth } from './synth.ts';
 
 const DOMAINS = {
@@ -17,6 +18,7 @@ const DOMAINS = {
 };
 const first = synth('prod', DOMAINS);
 const second = synth('prod', DOMAINS);
+const testStage = synth('test');
 
 const templates = (s: Synthesized) =>
   Object.fromEntries(s.all.map(({ stack, template }) => [stack.stackName, template.toJSON()]));
@@ -74,7 +76,7 @@ describe('durable resources', () => {
   it('outlive a deploy that drops or replaces them outside dev (RETAIN), domains and alarm topic included', () => {
     first.edge.resourceCountIs('AWS::ApiGatewayV2::DomainName', 1);
     expect(deletable(first)).toEqual([]);
-    expect(deletable(synth('test'))).toEqual([]);
+    expect(deletable(testStage)).toEqual([]);
   });
 
   it('live in termination-protected stacks outside dev; the area stacks hold none of them', () => {
@@ -83,5 +85,87 @@ describe('durable resources', () => {
     for (const template of Object.values(first.areas)) {
       for (const type of DURABLE_TYPES) template.resourceCountIs(type, 0);
     }
+  });
+});
+
+describe('the names of the current release', () => {
+  const recorded = JSON.parse(readFileSync('infra/stages/release-names.json', 'utf8')) as ReturnType<
+    typeof releaseNames
+  >;
+  const current = releaseNames(first);
+
+  it('are all still built: stacks, outputs, exports and physical names (infra/stages/release-names.json)', () => {
+    expect(current.stacks).toEqual(expect.arrayContaining(recorded.stacks));
+    for (const [stack, outputs] of Object.entries(recorded.outputs)) {
+      expect(current.outputs[stack], stack).toEqual(expect.arrayContaining(outputs));
+    }
+    expect(current.exports).toEqual(expect.arrayContaining(recorded.exports));
+    expect(current.physicalNames).toEqual(expect.arrayContaining(recorded.physicalNames));
+  });
+
+  it("give the dashboard a name of its own, not the pre-release layout's storeflow-<stage>", () => {
+    expect(current.physicalNames).toContain('storeflow-prod-ops');
+    expect(current.physicalNames).not.toContain('storeflow-prod');
+  });
+});
+
+const NUMBERS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+];
+const resourceCount = (template: { toJSON: () => { Resources?: object } }) =>
+  Object.keys(template.toJSON().Resources ?? {}).length;
+
+describe('the deployment docs', () => {
+  const deploy = readFileSync('docs/deploy.md', 'utf8');
+  const capacity = readFileSync('docs/capacity.md', 'utf8');
+  const readme = readFileSync('README.md', 'utf8');
+  const stacks = allStacks(first.stacks);
+  const suffix = (name: string) => name.replace('Storeflow-prod', '');
+
+  it('give the number of stacks and list them as synthesized', () => {
+    const count = /(\w+) CloudFormation stacks per stage/.exec(deploy)?.[1];
+    expect(NUMBERS.indexOf(count ?? '')).toBe(stacks.length);
+    const table = deploy.slice(deploy.indexOf('| Stack '), deploy.indexOf('\n\n', deploy.indexOf('| Stack ')));
+    const listed = [...table.matchAll(/`(?:Storeflow-<stage>)?(-[A-Z][A-Za-z]+)`/g)].map((m) => m[1]);
+    expect(listed.sort()).toEqual(stacks.map((st) => suffix(st.stackName)).sort());
+    expect(readme).not.toMatch(/Two stacks per stage|-Service`/);
+  });
+
+  it('give the resource counts of the largest area stack and the ops stack (a stage file without alarm email)', () => {
+    const areas = Object.entries(testStage.areas).map(([area, template]) => ({ area, count: resourceCount(template) }));
+    const largest = areas.reduce((a, b) => (b.count > a.count ? b : a));
+    const stated = /the largest area stack \(`-(\w+)`\) has (\d+) resources, the ops stack (\d+)/.exec(deploy);
+    expect(stated, 'docs/deploy.md states the counts').not.toBeNull();
+    expect(stated?.[1]?.toLowerCase()).toBe(largest.area.toLowerCase());
+    expect(Number(stated?.[2])).toBe(largest.count);
+    expect(Number(stated?.[3])).toBe(resourceCount(testStage.ops));
+  });
+
+  it("give the workers' total concurrency as the event source mappings set it", () => {
+    const total = Object.values(first.areas)
+      .flatMap((template) =>
+        Object.values(
+          template.findResources('AWS::Lambda::EventSourceMapping') as Record<
+            string,
+            { Properties: { ScalingConfig?: { MaximumConcurrency?: number } } }
+          >,
+        ),
+      )
+      .reduce((sum, r) => sum + (r.Properties.ScalingConfig?.MaximumConcurrency ?? 0), 0);
+    expect(Number(/, (\d+) in all/.exec(capacity)?.[1])).toBe(total);
+    expect(Number(/workers at most (\d+)/.exec(capacity)?.[1])).toBe(total);
+    expect(Number(/segments \d+, campaigns \d+: (\d+)\)/.exec(capacity)?.[1])).toBe(total);
   });
 });
