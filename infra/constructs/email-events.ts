@@ -37,7 +37,11 @@ export const emailEvents = (
     enforceSSL: true,
   });
   topic.applyRemovalPolicy(removalPolicy);
-  topic.addSubscription(new SqsSubscription(queue, { rawMessageDelivery: false }));
+  // An event SNS cannot deliver (the queue deleted or its policy broken) goes to the queue's own DLQ after SNS's
+  // retries instead of being dropped: the DlqNotEmpty alarm of that queue sees it, and a redrive replays it.
+  const deadLetterQueue = queue.deadLetterQueue?.queue;
+  if (!deadLetterQueue) throw new Error('The email-events queue has no DLQ for SNS to fall back on');
+  topic.addSubscription(new SqsSubscription(queue, { rawMessageDelivery: false, deadLetterQueue }));
   configurationSet.addEventDestination('ToEmailEvents', {
     destination: EventDestination.snsTopic(topic),
     events: [

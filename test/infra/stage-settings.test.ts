@@ -169,3 +169,33 @@ describe('the deployment docs', () => {
     expect(Number(/segments \d+, campaigns \d+: (\d+)\)/.exec(capacity)?.[1])).toBe(total);
   });
 });
+
+describe('SES event publishing', () => {
+  it('sends an event SNS cannot deliver to the email-events queue to its DLQ, which accepts it from that topic only', () => {
+    const subscription = Object.values(
+      first.stateful.findResources('AWS::SNS::Subscription', { Properties: { Protocol: 'sqs' } }) as Record<
+        string,
+        { Properties: { RedrivePolicy?: { deadLetterTargetArn?: unknown } } }
+      >,
+    );
+    expect(subscription).toHaveLength(1);
+    const target = JSON.stringify(subscription[0]?.Properties.RedrivePolicy?.deadLetterTargetArn);
+    expect(target).toMatch(/EmailEventsDlq/);
+    const dlqPolicies = Object.values(first.stateful.findResources('AWS::SQS::QueuePolicy')).filter((p) =>
+      JSON.stringify((p as { Properties: { Queues: unknown } }).Properties.Queues).includes('EmailEventsDlq'),
+    );
+    const statements = dlqPolicies.flatMap(
+      (p) =>
+        (p as { Properties: { PolicyDocument: { Statement: Record<string, unknown>[] } } }).Properties.PolicyDocument
+          .Statement,
+    );
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'sns.amazonaws.com' },
+        Action: 'sqs:SendMessage',
+        Condition: { ArnEquals: { 'aws:SourceArn': { Ref: expect.stringMatching(/^EmailEventsTopic/) } } },
+      }),
+    );
+  });
+});
