@@ -1,6 +1,8 @@
 /** `.local/stack.json`: what a running `npm start` tells scripts, tests and people about itself. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ENV } from '#shared/config.ts';
+import { MASTER_KEY_SECRET_ID, REGION, TABLE_NAME } from './resources.ts';
 
 export const LOCAL_DIR = resolve(import.meta.dirname, '../.local');
 export const STACK_FILE = join(LOCAL_DIR, 'stack.json');
@@ -38,4 +40,20 @@ export const isRunning = (stack: StackFile): boolean => {
   } catch {
     return false;
   }
+};
+
+/**
+ * Points this process's adapters at a running `npm start` stack (its table and secret on the local emulators), as a
+ * script run beside it does: the admin command, the store-week simulator.
+ */
+export const useRunningStack = (stack: StackFile): void => {
+  Object.assign(process.env, {
+    AWS_REGION: REGION,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_ENDPOINT_URL_DYNAMODB: stack.services.dynamodb,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: stack.services.emulators,
+    [ENV.tableName]: TABLE_NAME,
+    [ENV.masterKeySecretId]: MASTER_KEY_SECRET_ID,
+  });
 };

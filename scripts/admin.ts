@@ -8,9 +8,8 @@
  * `.local/` (the running `npm start`, or the same state opened directly when it is not running).
  */
 import { parseArgs } from 'node:util';
-import { MASTER_KEY_SECRET_ID, REGION, TABLE_NAME } from '#local/resources.ts';
 import { startLocalRuntime } from '#local/runtime.ts';
-import { isRunning, LOCAL_DIR, readStackFile } from '#local/stack-file.ts';
+import { isRunning, LOCAL_DIR, readStackFile, useRunningStack } from '#local/stack-file.ts';
 import { DEFAULT_AUTH_CACHE_SECONDS, ENV } from '#shared/config.ts';
 import {
   createMainAccount,
@@ -89,15 +88,7 @@ const connect = async (): Promise<() => Promise<void>> => {
   if (process.env[ENV.tableName] && process.env[ENV.masterKeySecretId]) return async () => undefined;
   const running = readStackFile();
   if (running && isRunning(running)) {
-    Object.assign(process.env, {
-      AWS_REGION: REGION,
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: running.services.dynamodb,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: running.services.emulators,
-      [ENV.tableName]: TABLE_NAME,
-      [ENV.masterKeySecretId]: MASTER_KEY_SECRET_ID,
-    });
+    useRunningStack(running);
     return async () => undefined;
   }
   const runtime = await startLocalRuntime({ dataDir: LOCAL_DIR, gateways: false, pollers: false });

@@ -5,10 +5,8 @@
  * invariant does not hold. Local only: it advances the clock and simulates SES events, which a deployment has not.
  */
 import { parseArgs } from 'node:util';
-import { MASTER_KEY_SECRET_ID, REGION, TABLE_NAME } from '#local/resources.ts';
 import { simulateWeek } from '#local/simulate/week.ts';
-import { isRunning, readStackFile } from '#local/stack-file.ts';
-import { ENV } from '#shared/config.ts';
+import { isRunning, readStackFile, useRunningStack } from '#local/stack-file.ts';
 import { createStore, issuePublishableKey } from '#shared/domain/stores/manage-stores.ts';
 import { storeAdminDeps } from '#shared/wiring/store-admin.ts';
 
@@ -33,15 +31,7 @@ if (!stack || !isRunning(stack)) {
   process.exit(2);
 }
 // The store for the run is made as the admin command makes one: straight in the running stack's table.
-Object.assign(process.env, {
-  AWS_REGION: REGION,
-  AWS_ACCESS_KEY_ID: 'local',
-  AWS_SECRET_ACCESS_KEY: 'local',
-  AWS_ENDPOINT_URL_DYNAMODB: stack.services.dynamodb,
-  AWS_ENDPOINT_URL_SECRETS_MANAGER: stack.services.emulators,
-  [ENV.tableName]: TABLE_NAME,
-  [ENV.masterKeySecretId]: MASTER_KEY_SECRET_ID,
-});
+useRunningStack(stack);
 const origin = `https://sim-${seed}.example`;
 const { store, apiKey } = await createStore(storeAdminDeps(), {
   name: `Simulated store (seed ${seed})`,
