@@ -1,5 +1,5 @@
 /**
- * The modeled AWS bill per million events (issue 16): the unit prices in one table, the merchant mix, and the
+ * The modeled AWS bill per million events: the unit prices in one table, the merchant mix, and the
  * arithmetic that turns what the `cost` scenario counted per event of each class into dollars per component. Pure: the
  * scenario measures, this prices, the report prints both.
  *

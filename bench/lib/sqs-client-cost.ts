@@ -1,5 +1,5 @@
 /**
- * Microbench (issue 16): CPU per call of the service's SQS client (`shared/adapters/sqs-client.ts`) against the SDK's
+ * Microbench: CPU per call of the service's SQS client (`shared/adapters/sqs-client.ts`) against the SDK's
  * (`@aws-sdk/client-sqs`), both with the local runtime's lean middlewares (local/lean-clients.ts) and a request
  * handler that answers without I/O: what each costs before a byte is sent. `node bench/lib/sqs-client-cost.ts
  * [calls]` prints µs of CPU per SendMessage (an ingested event's message, its MD5 checked), per SendMessageBatch of 10,

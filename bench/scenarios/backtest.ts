@@ -1,5 +1,5 @@
 /**
- * Backtest scenario (issue 20): one `POST /api/v1/flows/{id}/backtest` over 30 days of history holding `--count`
+ * Backtest scenario: one `POST /api/v1/flows/{id}/backtest` over 30 days of history holding `--count`
  * events a day (default 10,000: 300,000 events), on the local runtime (in memory).
  *
  * 1. a store with 20,000 contacts (70 % subscribed; batch writes) and the abandoned-cart preset (its sender registered);

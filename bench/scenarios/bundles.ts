@@ -11,7 +11,7 @@
  *    each input contributes, grouped by package (`@aws-sdk/client-dynamodb`, `@smithy/*`, … and `(service code)`);
  * 3. time its module init in fresh Node processes (median reported), one per core at a time: one round over every
  *    function (and the reference, 9 times), then more rounds (up to `--count`, default 5 samples in all) over the
- *    reference and the functions near issue 16's line (1.25 × the reference's init CPU or more; 1.4 × from the 4th
+ *    reference and the functions near the cold-start line (1.25 × the reference's init CPU or more; 1.4 × from the 4th
  *    sample): a child `node`
  *    with the Lambda's `NODE_OPTIONS=--enable-source-maps` and a Lambda-like environment (region, fake credentials, the
  *    function's variables with placeholder values) imports the bundle; the figure is `performance.now()` right before
@@ -19,7 +19,7 @@
  *    start to the same point (Node's own boot included) is reported beside it as context. The same again without
  *    `--enable-source-maps` for the largest bundle: what the source-map decision costs at init.
  *
- * Targets (issue 8): every bundle under 1 MB (1,000,000 bytes of `index.mjs`), every median import under 150 ms.
+ * Targets: every bundle under 1 MB (1,000,000 bytes of `index.mjs`), every median import under 150 ms.
  * Absolute times move with the machine's load (init is CPU-bound, single-threaded); sizes are exact.
  */
 import { spawn } from 'node:child_process';
@@ -42,7 +42,7 @@ export const MAX_BUNDLE_BYTES = 1_000_000;
 export const MAX_INIT_MS = 150;
 /**
  * Samples (fresh processes) per function at most, median reported (`--count bundles=N` to change it). Every function
- * is sampled once; the later rounds sample only the functions near issue 16's line, judged on their samples so far
+ * is sampled once; the later rounds sample only the functions near the cold-start line, judged on their samples so far
  * against the reference's: rounds 2 and 3 those at NEAR_LINE × the reference or more, rounds 4 and up those at
  * CLOSE_TO_LINE or more. A function far below the line cannot cross it on more samples; one near it gets 3 to 5.
  */

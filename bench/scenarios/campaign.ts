@@ -1,5 +1,5 @@
 /**
- * Campaign scenario (issue 19): "a campaign of 100,000 recipients fully queued to SES at the configured rate (SES
+ * Campaign scenario: "a campaign of 100,000 recipients fully queued to SES at the configured rate (SES
  * calls = recipients / 50)". One local runtime (in memory, random ports), one store with a verified sending domain
  * and one segment; `--count` contacts (default 20,000; the issue's 100,000 with `--count campaign=100000`, about 3
  * minutes alone) are seeded straight into the table as subscribed members of the segment (a segment's build is

@@ -1,5 +1,5 @@
 /**
- * Cost scenario (issue 16, "Cost per million events"): what each class of event costs on AWS, counted on the local
+ * Cost scenario: what each class of event costs on AWS, counted on the local
  * runtime, and the modeled bill per million events of the documented merchant mix (`bench/cost-model.ts`: the unit
  * prices, the mix, the arithmetic). One local runtime (in memory), handlers logging at INFO as deployed:
  *

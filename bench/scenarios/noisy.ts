@@ -1,5 +1,5 @@
 /**
- * Noisy-neighbour scenario (issue 13): `--stores` victim stores (default 20) run a normal mix while one store attacks
+ * Noisy-neighbour scenario: `--stores` victim stores (default 20) run a normal mix while one store attacks
  * the shared deployment, and the victims' latencies are compared with and without it. One local runtime, one process:
  *
  * 1. every victim registers a sending domain and creates the `order_paid` preset flow (a rendered transactional email);

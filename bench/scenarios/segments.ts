@@ -1,5 +1,5 @@
 /**
- * Segments scenario (issue 19): how soon a contact is in a segment after the event that put them there, on an idle
+ * Segments scenario: how soon a contact is in a segment after the event that put them there, on an idle
  * runtime. One local runtime (in memory):
  *
  * 1. a store and a segment "spent more than 100" (`contact.total_spent greater_than 100`), built (empty) before the load;

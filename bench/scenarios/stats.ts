@@ -1,5 +1,5 @@
 /**
- * Stats scenario (issue 17): the attribution stats read kept counters, not events or orders, so at 100,000 contacts
+ * Stats scenario: the attribution stats read kept counters, not events or orders, so at 100,000 contacts
  * and 10,000 attributed orders they answer in about the time of a single-item read. One local runtime (in memory):
  *
  * 1. a store with `--count` contacts (default 20,000, batch writes; the issue's 100,000 with `--count stats=100000`,

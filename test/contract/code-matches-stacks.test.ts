@@ -1,5 +1,5 @@
 /**
- * Code that matches its stacks (issue 15): what every catalog function did while `npm test` ran on the local runtime
+ * Code that matches its stacks: what every catalog function did while `npm test` ran on the local runtime
  * (recorded by local/contract-recorder.ts into `.local/contract/`) compared with what its synthesized role and
  * environment allow. A deployment fails where they disagree (an action the role does not allow, a variable not set),
  * and none of it shows on the local runtime, which enforces no IAM: this is where it shows. A function the suite never

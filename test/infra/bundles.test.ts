@@ -1,5 +1,5 @@
 /**
- * What a function's bundle carries (issue 16, cold starts): bundled with the deployed settings (`bench/scenarios/
+ * What a function's bundle carries (cold starts): bundled with the deployed settings (`bench/scenarios/
  * bundles.ts`, `infra/bundling.ts`), a function loads only the SDK clients and libraries its requests use. The
  * factories of the clients and of the wiring are marked pure for this; without the mark every function loaded every
  * client, and the template engine came in through the flow-id check.
@@ -53,7 +53,7 @@ describe('function bundles', () => {
   });
 
   it("sends to and reads from SQS through the service's own client, not the SDK's SQS client", async () => {
-    // shared/adapters/sqs-client.ts (issue 16): @aws-sdk/client-sqs brings its whole schema, endpoint rules and
+    // shared/adapters/sqs-client.ts: @aws-sdk/client-sqs brings its whole schema, endpoint rules and
     // middlewares; the service's client is made of the parts the DynamoDB client already brings.
     for (const name of ['events-ingest', 'ingest-worker', 'flow-worker', 'send-worker', 'webhook-delivery-worker']) {
       const packages = await packagesOf(name);
@@ -66,7 +66,7 @@ describe('function bundles', () => {
   it("reaches S3 through the service's own small client, not the SDK's S3 client, presigner or checksums", async () => {
     // shared/adapters/s3/client.ts is made of the SDK parts every DynamoDB client already brings (signer, HTTP handler,
     // retries, credentials): @aws-sdk/client-s3 with its checksum and S3-specific middlewares was ~150 kB of each of
-    // these bundles (issue 16: import-worker and batch-upload-* were over 1.5 × the reference's init CPU).
+    // these bundles (the cold-start pass: import-worker and batch-upload-* were over 1.5 × the reference's init CPU).
     for (const name of ['import-worker', 'batch-import', 'batch-upload-url', 'batch-upload-start', 'contacts-export']) {
       const packages = await packagesOf(name);
       expect(packages, name).toEqual(expect.arrayContaining(['@smithy/signature-v4', '@smithy/node-http-handler']));

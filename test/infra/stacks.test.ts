@@ -38,7 +38,7 @@ const prod = synth('prod');
 const dev = synth('dev');
 const queueEntries = Object.entries(QUEUES) as [QueueName, QueueSpec][];
 
-/** CloudFormation allows 500 resources per stack; each stack keeps this much room to grow (issue 15). */
+/** CloudFormation allows 500 resources per stack; each stack keeps this much room to grow. */
 const STACK_RESOURCE_BUDGET = 300;
 
 describe('the stacks of a stage', () => {

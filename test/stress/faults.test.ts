@@ -1,5 +1,5 @@
 /**
- * Injected faults (issue 8, "Load and faults"), through middleware on this process's SDK clients
+ * Injected faults, through middleware on this process's SDK clients
  * (`addClientMiddleware` in `test/support/aws-faults.ts`): the fault sits inside the SDK's retry loop, so the
  * SDK's own retries happen as they would against AWS. Each fault must be handled as designed (retried, answered 5xx so
  * the caller retries, or recorded as failed) and nothing is ever dropped silently:

@@ -1,5 +1,5 @@
 /**
- * Kill and restart (issue 8, "Load and faults"): the local runtime runs in a child process with its state on disk
+ * Kill and restart: the local runtime runs in a child process with its state on disk
  * (dynalite's LevelDB, fauxqs's SQLite, the Scheduler's file) and fixed ports. Under load over many stores, with every
  * store subscribed to `customer/newsletter` at a receiver that refuses deliveries until the restart (so they are all
  * waiting for a retry when the process dies), the child gets SIGKILL mid-load and is started again on the same state.

@@ -1,5 +1,5 @@
 /**
- * Sustained load (issue 8, "Load and faults"): 40 ordinary stores and 3 over the limit, for `STRESS_SECONDS` (default
+ * Sustained load: 40 ordinary stores and 3 over the limit, for `STRESS_SECONDS` (default
  * 60) at the highest rate the local runtime holds end to end (the clients wait while the ingest queue holds more than
  * `MAX_BACKLOG` messages), a mix of customers, orders, carts and headless subscriptions, with late and racing
  * duplicates. Then the worker drains the queue and every answer is compared with what it applied:

@@ -101,7 +101,7 @@ const writeHistory = async (storeId: string, events: readonly HistoryEvent[]) =>
     if (i % 37 === 0) buffer.add({ v: 1, ...event });
     await buffer.flush({ history, keepDays: 90 });
   }
-  // The first events as the layout before issue 16 kept them: a minute's item holding a set of packs.
+  // The first events as the layout before the November 2026 cost pass kept them: a minute's item holding a set of packs.
   const minute = Math.floor((oldLayout[0] as HistoryEvent).acceptedAt / MIN) * MIN;
   const packs = await Promise.all(oldLayout.map((e) => packEvents([e])));
   await batchPut([

@@ -1,5 +1,5 @@
 /**
- * Campaigns end to end on the local runtime (issue 19): 5,000 contacts imported into two overlapping segments, a
+ * Campaigns end to end on the local runtime: 5,000 contacts imported into two overlapping segments, a
  * campaign scheduled through the timer wheel (clock advance) that emails each contact exactly once, a campaign
  * cancelled before its time (nothing sent) and one cancelled during its send (the sent count stops), the
  * per-recipient outcome, and the campaign's stats after SES events.

@@ -1,5 +1,5 @@
 /**
- * The console's segments and campaigns pages (issue 19) in headless Chromium: segments and campaigns created over the
+ * The console's segments and campaigns pages in headless Chromium: segments and campaigns created over the
  * API, shown with their live counts, conditions, members, state, progress, stats and recipients (paged); a scheduled
  * campaign cancelled with the page's button; another store's pages, segments and campaigns answering 404, no session
  * 401. Leaves screenshots in `test-output/console/`.

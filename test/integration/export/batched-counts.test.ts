@@ -1,5 +1,5 @@
 /**
- * The export's contact counters as the ingest worker keeps them (`batchedContactCounts`, issue 16): a batch's new
+ * The export's contact counters as the ingest worker keeps them (`batchedContactCounts`): a batch's new
  * contacts of one store cost one `ADD` per bucket they share, written when the batch ends, and the counters then hold
  * exactly what writing each contact's adjustments at once holds (contacts moved in time included); a write that
  * adjusts nothing (an update) keeps nothing.
@@ -40,7 +40,7 @@ const itemsOf = (buckets: readonly string[]) =>
     }),
   ).size;
 
-/** Counter items as every writer wrote them before issue 16: one item per level and bucket, its count as `n`. */
+/** Counter items as every writer wrote them before the November 2026 cost pass: one item per level and bucket, its count as `n`. */
 const itemsBeforeIssue16 = (storeId: string, seconds: readonly number[]) => {
   const counts = new Map<string, { level: CountLevel; start: number; n: number }>();
   for (const second of seconds) {
@@ -100,11 +100,11 @@ describe('batchedContactCounts', () => {
     expect(await updateCalls(() => counts.flush())).toBe(0);
   });
 
-  it('reads counters written before issue 16 (an item per day and per second) beside those since, as their sum', async () => {
+  it('reads counters written before the November 2026 cost pass (an item per day and per second) beside those since, as their sum', async () => {
     const [mixed, before] = await Promise.all([newStore('Mixed counts'), newStore('Counts before')]);
     const earlier = [0, 0, 1, 86_400 * 2].map((s) => BASE_SECONDS + s);
     const later = [0, 1, 2, 86_400 * 2, 86_400 * 40].map((s) => BASE_SECONDS + s);
-    // The store's first contacts counted in the layout before issue 16 (one item per bucket), the next ones by the
+    // The store's first contacts counted in the layout before the November 2026 cost pass (one item per bucket), the next ones by the
     // worker since; the other store has every contact in the layout before.
     await batchPut(itemsBeforeIssue16(mixed.storeId, earlier));
     const counts = batchedContactCounts();
@@ -142,7 +142,7 @@ describe('batchedContactCounts', () => {
     for (const part of [seconds.slice(0, 3), seconds.slice(3)]) {
       for (const update of contactCountUpdates(added.storeId, part)) await dynamo().send(update);
     }
-    // A store counted in the layout before issue 16, then recounted from its contacts.
+    // A store counted in the layout before the November 2026 cost pass, then recounted from its contacts.
     const repository = dynamoCustomerRepository(undefined, async () => {});
     for (const second of seconds) await repository.save(contact(recounted.storeId, second), 0);
     await batchPut(itemsBeforeIssue16(recounted.storeId, seconds));

@@ -1,5 +1,5 @@
 /**
- * Invalid UTF-8 (issue 14): a JSON string holding the raw bytes C3 28 FF was answered 200 on both event interfaces and
+ * Invalid UTF-8: a JSON string holding the raw bytes C3 28 FF was answered 200 on both event interfaces and
  * exported as replacement characters. A body that is not UTF-8 is not JSON (RFC 8259 §8.1): every route that takes a
  * JSON body answers its interface's validation error and stores nothing.
  */

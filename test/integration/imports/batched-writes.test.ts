@@ -1,5 +1,5 @@
 /**
- * The import writes each batch of lines together (issue 16, `shared/wiring/imports.ts`): the contacts and the store's
+ * The import writes each batch of lines together (`shared/wiring/imports.ts`): the contacts and the store's
  * webhook subscription are read in one `BatchGetItem` per batch, the search's lookup items put in one
  * `BatchWriteItem`, and the export's contact counters added once per bucket when the batch ends. Before, a line cost
  * ten calls: a `GetItem` of its contact and one of the subscription, a `BatchWriteItem` of its lookups and five

@@ -1,5 +1,5 @@
 /**
- * Segments end to end on the local runtime (issue 19): definitions over HTTP, a contact moving into and out of a
+ * Segments end to end on the local runtime: definitions over HTTP, a contact moving into and out of a
  * segment by events, out of a time-window segment by time (clock advance), the background build of a new segment,
  * paged members, and `segment_entered` starting a flow that sends an email.
  */

@@ -1,5 +1,5 @@
 /**
- * What accepting a 2,000-recipient send costs the table (issue 13, noisy neighbours): the recipients are stored packed,
+ * What accepting a 2,000-recipient send costs the table (noisy neighbours): the recipients are stored packed,
  * one item per planned chunk, so the acceptance is a few batch calls instead of one write per recipient.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The per-store daily cap on marketing email (issue 13): one store cannot spend the shared SES account's day. Runs
+ * The per-store daily cap on marketing email: one store cannot spend the shared SES account's day. Runs
  * with a cap of 3 (`STORE_DAILY_SEND_CAP`); another store keeps its own allowance. The day's first send is held to the
  * cap as a later one is: its counter does not exist yet, and a send larger than the cap must not go out whole.
  */

@@ -1,5 +1,5 @@
 /**
- * The per-store bulk recipients budget (issue 13): one store sending 2,000-recipient requests as fast as the request
+ * The per-store bulk recipients budget: one store sending 2,000-recipient requests as fast as the request
  * rate allows would ask the shared table for thousands of item operations a second. Runs with a budget of 400
  * recipients a second (`STORE_BULK_RECIPIENTS_PER_SECOND`), so a burst holds one full send (5 s × 400): the second is
  * refused whole with 429 and `Retry-After`, nothing of it stored, while another store sends as usual.

@@ -1,7 +1,7 @@
 /**
  * The service's S3, SESv2 and Scheduler clients (shared/adapters/s3/client.ts, shared/adapters/ses/client.ts,
  * shared/adapters/scheduler/client.ts), built from the
- * SDK's parts (shared/adapters/signed-client.ts) instead of the SDK's clients (issue 16, cold starts): they must sign
+ * SDK's parts (shared/adapters/signed-client.ts) instead of the SDK's clients (cold starts): they must sign
  * and presign as the SDK does, and answer and fail as the SDK's clients did.
  */
 import { createHash } from 'node:crypto';

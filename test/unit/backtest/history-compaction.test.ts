@@ -91,7 +91,7 @@ const memoryDay = (pageSize = 4) => {
       }
     }
   };
-  /** Stores a minute's item of the layout before issue 16: the minute's packs in one set. */
+  /** Stores a minute's item of the layout before the November 2026 cost pass: the minute's packs in one set. */
   const storeMinute = async (minute: number, groups: readonly (readonly HistoryEvent[])[]) => {
     const packs = (await Promise.all(groups.map((g) => packEvents(g)))).flat().map((p) => p.bytes);
     items.set(`PACK#${String(minute).padStart(15, '0')}`, { notBefore: minute, packs, expiresAt: 1 });

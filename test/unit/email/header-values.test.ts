@@ -1,4 +1,4 @@
-/** What may reach a message header (issue 14): the custom-header allow-list and line breaks after substitution. */
+/** What may reach a message header: the custom-header allow-list and line breaks after substitution. */
 import { describe, expect, it } from 'vitest';
 import { isAllowedCustomHeader, lineBreakInHeaders } from '#shared/domain/email/header-values.ts';
 

@@ -1,4 +1,4 @@
-/** Segment flows (issue 19): a `segment_entered` / `segment_exited` flow names its segment and answers only its changes. */
+/** Segment flows: a `segment_entered` / `segment_exited` flow names its segment and answers only its changes. */
 import { describe, expect, it } from 'vitest';
 import { handleTrigger } from '#shared/domain/flows/enter-run.ts';
 import { parseFlowDefinition } from '#shared/domain/flows/flow-schema.ts';

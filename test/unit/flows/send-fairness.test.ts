@@ -1,5 +1,5 @@
 /**
- * Flow email and the shared SES rate (issue 13): flow email used to bypass the pacer. Every flow email now takes a
+ * Flow email and the shared SES rate: flow email used to bypass the pacer. Every flow email now takes a
  * slot of its class (transactional flows first) and marketing flow email counts against the store's daily cap.
  */
 import { describe, expect, it } from 'vitest';

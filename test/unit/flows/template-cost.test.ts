@@ -1,5 +1,5 @@
 /**
- * Templates whose cost cannot be bounded (issue 13): one `where_exp` over a large range ran 152 s in a shared worker,
+ * Templates whose cost cannot be bounded: one `where_exp` over a large range ran 152 s in a shared worker,
  * since LiquidJS checks its time limit between nodes only. Such templates are refused when saved, and a flow saved
  * before the rule fails its own run when it renders, leaving the others alone.
  */

@@ -1,5 +1,5 @@
 /**
- * Key rotation (issue 14): the old key answered 200 for about 60 s after `store rotate-key`, which says the old key
+ * Key rotation: the old key answered 200 for about 60 s after `store rotate-key`, which says the old key
  * stops working. A warm function now trusts a verified key for `DEFAULT_AUTH_CACHE_SECONDS` (5 s) at most.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The import file reader (issue 13): a file without newlines took quadratic time and unbounded memory (a 128 MB line,
+ * The import file reader: a file without newlines took quadratic time and unbounded memory (a 128 MB line,
  * 168 s and 500 MB). Lines over the maximum are skipped to the next newline with bounded memory, in one pass.
  */
 import { describe, expect, it } from 'vitest';

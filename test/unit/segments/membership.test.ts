@@ -1,4 +1,4 @@
-/** Membership kept by events and time (issue 19), with in-memory ports. */
+/** Membership kept by events and time, with in-memory ports. */
 import { describe, expect, it } from 'vitest';
 import type { IngestMessage } from '#shared/domain/ingest/model.ts';
 import { segmentsAfterEngagement, segmentsAfterEvent } from '#shared/domain/segments/after-event.ts';

@@ -1,5 +1,5 @@
 /**
- * The timer wheel (issue 13, item 3): the number of live Scheduler schedules follows a store's due minutes, never its
+ * The timer wheel: the number of live Scheduler schedules follows a store's due minutes, never its
  * waiting runs. Replays the attack: fifty flows starting with a 90-day wait, entered by ten customers.
  */
 import { describe, expect, it } from 'vitest';
