@@ -3,8 +3,8 @@
  * send path, continuing itself in a new message when the walk takes longer than one pass.
  */
 
-import { keepInvisible } from '#shared/adapters/sqs/visibility.ts';
-import { QUEUES, WORK_HEARTBEAT } from '#shared/catalog/queues.ts';
+import { whileInvisible } from '#shared/adapters/sqs/visibility.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { required } from '#shared/config.ts';
 import { parseCampaignMessage } from '#shared/domain/campaigns/campaign-message.ts';
 import { handleCampaignMessage } from '#shared/domain/campaigns/run-campaign.ts';
@@ -23,17 +23,9 @@ export const handler = queueWorker({
     const hasTime = () => Date.now() - started < PASS_MS && context.getRemainingTimeInMillis() > 30_000;
     // Invisible a minute at a time while the pass runs: a worker that dies leaves the walk to another within a minute,
     // from the position recorded on the campaign, not after the queue's twelve-minute timeout.
-    const heartbeat = keepInvisible(required('campaignQueueUrl'), record, {
-      seconds: WORK_HEARTBEAT.seconds,
-      everyMs: WORK_HEARTBEAT.everyMs,
-      onError: (error) => logger.warn('Campaign heartbeat failed; tried again at the next beat', { ...message, error }),
-    });
-    let outcome: Awaited<ReturnType<typeof handleCampaignMessage>>;
-    try {
-      outcome = await handleCampaignMessage(campaignWorkerDeps(), message, hasTime);
-    } finally {
-      await heartbeat.stop();
-    }
+    const outcome = await whileInvisible(required('campaignQueueUrl'), record, 'Campaign', () =>
+      handleCampaignMessage(campaignWorkerDeps(), message, hasTime),
+    );
     logger.info('Campaign message handled', {
       storeId: message.storeId,
       campaignId: message.campaignId,

@@ -1,7 +1,7 @@
 /** Consumes the import queue: streams a job's file and upserts its contacts (continuing in a new message if long). */
 
-import { keepInvisible } from '#shared/adapters/sqs/visibility.ts';
-import { QUEUES, WORK_HEARTBEAT } from '#shared/catalog/queues.ts';
+import { whileInvisible } from '#shared/adapters/sqs/visibility.ts';
+import { QUEUES } from '#shared/catalog/queues.ts';
 import { required } from '#shared/config.ts';
 import { parseImportMessage } from '#shared/domain/imports/import-message.ts';
 import { runImport } from '#shared/domain/imports/run-import.ts';
@@ -16,19 +16,10 @@ export const handler = queueWorker({
   handle: async (message, { context, lastAttempt, record }) => {
     // Invisible a minute at a time while it runs: a worker that dies leaves its job to another within a minute, from
     // the last saved place, not after the queue's half-hour timeout.
-    const heartbeat = keepInvisible(required('importQueueUrl'), record, {
-      seconds: WORK_HEARTBEAT.seconds,
-      everyMs: WORK_HEARTBEAT.everyMs,
-      onError: (error) => logger.warn('Import heartbeat failed; tried again at the next beat', { ...message, error }),
-    });
-    try {
-      const outcome = await runImport(runImportDeps(), message, () => context.getRemainingTimeInMillis(), {
-        lastAttempt,
-      });
-      logger.info('Import run', { ...message, outcome });
-    } finally {
-      await heartbeat.stop();
-    }
+    const outcome = await whileInvisible(required('importQueueUrl'), record, 'Import', () =>
+      runImport(runImportDeps(), message, () => context.getRemainingTimeInMillis(), { lastAttempt }),
+    );
+    logger.info('Import run', { ...message, outcome });
   },
   // The store's segments the run read (its contacts' segment step), forgotten.
   afterBatch: async () => forgetBatchSegments(),

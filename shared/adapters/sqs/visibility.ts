@@ -1,7 +1,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { sqs } from '#shared/adapters/aws-clients.ts';
 import { ChangeMessageVisibilityCommand } from '#shared/adapters/sqs-client.ts';
+import { WORK_HEARTBEAT } from '#shared/catalog/queues.ts';
 import { RetryLater } from '#shared/errors.ts';
+import { logger } from '#shared/observability.ts';
 
 /**
  * Holds a received message back for `seconds` (its next receive comes no earlier), then fails the record so the queue
@@ -53,4 +55,25 @@ export const keepInvisible = (
       await pending;
     },
   };
+};
+
+/**
+ * Runs `work` with the record's message kept invisible by the stage's heartbeat (`WORK_HEARTBEAT`, `keepInvisible`),
+ * stopped when the work ends either way: long work's one way to be back on its queue within a minute of a crash.
+ */
+export const whileInvisible = async <T>(
+  queueUrl: string,
+  record: Pick<SQSRecord, 'receiptHandle'>,
+  what: string,
+  work: () => Promise<T>,
+): Promise<T> => {
+  const heartbeat = keepInvisible(queueUrl, record, {
+    ...WORK_HEARTBEAT,
+    onError: (error) => logger.warn(`${what} heartbeat failed; tried again at the next beat`, { error }),
+  });
+  try {
+    return await work();
+  } finally {
+    await heartbeat.stop();
+  }
 };
