@@ -17,17 +17,12 @@ import { queuedFlowTriggers } from '#shared/adapters/sqs/flow-queue.ts';
 import { systemClock } from '#shared/clock.ts';
 import type { ConfirmDeps } from '#shared/domain/contacts/sign-up-confirmation.ts';
 import type { EmailEventDeps } from '#shared/domain/email/email-events.ts';
-import {
-  type AnnounceStandingDeps,
-  announceStanding,
-  reputationBuffer,
-  type StoreReputation,
-} from '#shared/domain/email/reputation.ts';
+import { type AnnounceStandingDeps, announceStanding, reputationBuffer } from '#shared/domain/email/reputation.ts';
 import type { UnsubscribeDeps } from '#shared/domain/email/unsubscribe.ts';
 import { webhookEmitter } from '#shared/domain/webhooks/emit.ts';
 import type { ConfirmLinkDeps } from '#shared/http/confirm-pages.ts';
 import type { UnsubscribeLinkDeps } from '#shared/http/unsubscribe-pages.ts';
-import { lazy, onReset } from '#shared/lazy.ts';
+import { lazy } from '#shared/lazy.ts';
 import { logger } from '#shared/observability.ts';
 import { batchCounters } from './counters.ts';
 import { emitDeps } from './webhooks.ts';
@@ -49,31 +44,27 @@ const eventCounters = /* @__PURE__ */ lazy(() => batchCounters('Email event'));
 /** The bounce guard's counts a batch adds, likewise written once at its end. */
 const reputationCounts = /* @__PURE__ */ lazy(() => reputationBuffer(dynamoStoreReputation()));
 
-/** The stores whose guard counts the current batch added to: their standing may have changed. */
-const touchedStores = new Set<string>();
-onReset(() => touchedStores.clear());
-
 /** The end of a batch of SES events: its funnel counters and its bounce-guard counts written. */
 export const flushEmailEventCounters = async (): Promise<void> => {
   const [counters, reputation] = await Promise.allSettled([eventCounters().flush(), reputationCounts().flush()]);
   if (reputation.status === 'rejected') {
     logger.warn('Bounce guard counts not written; kept for the next batch', { error: reputation.reason });
   } else {
-    const stores = [...touchedStores];
-    touchedStores.clear();
-    await announceChanges(stores);
+    await announceChanges(reputation.value);
   }
   if (counters.status === 'rejected') throw counters.reason;
 };
 
-/** Each store's pause or its end, told to its `store/sending_paused` webhook (a failure waits for the next batch). */
+/**
+ * Each store's pause or its end, told to its `store/sending_paused` webhook. A failure is tried again with the
+ * store's next SES event (the change stays unannounced until then, `announceStanding` compares with the last told).
+ */
 const announceChanges = async (stores: readonly string[]) => {
   for (const storeId of stores) {
     try {
       await announceStanding(standingAnnouncementDeps(), storeId);
     } catch (error) {
-      touchedStores.add(storeId);
-      logger.warn('Sending standing not announced; tried again after the next batch', { storeId, error });
+      logger.warn("Sending standing not announced; tried again with the store's next SES event", { storeId, error });
     }
   }
 };
@@ -87,18 +78,6 @@ export const standingAnnouncementDeps = /* @__PURE__ */ lazy(
   }),
 );
 
-/** The guard's counts of the batch, noting the stores they touch. */
-const notingReputation = (): StoreReputation => {
-  const { reputation } = reputationCounts();
-  return {
-    ...reputation,
-    async count(storeId, day, event, n) {
-      touchedStores.add(storeId);
-      await reputation.count(storeId, day, event, n);
-    },
-  };
-};
-
 /**
  * The batch's message and webhook-subscription reads, gathered per turn of the event loop (a batch of up to
  * 100 SES events reads them side by side, `coalesced.ts`): one `BatchGetItem` instead of one `GetItem` each.
@@ -111,7 +90,7 @@ export const emailEventDeps = /* @__PURE__ */ lazy(
     ...unsubscribeDeps(),
     webhooks: webhookEmitter({ ...emitDeps(), webhooks: dynamoWebhookRepository(eventReads()) }),
     sentMessages: dynamoSentMessages(directPuts, eventReads()),
-    reputation: notingReputation(),
+    reputation: reputationCounts().reputation,
     contactEmails: dynamoContactEmails(),
   }),
 );

@@ -128,20 +128,29 @@ export const readStanding =
  */
 export const reputationBuffer = (
   target: StoreReputation,
-): { readonly reputation: StoreReputation; flush(): Promise<void> } => {
+): {
+  readonly reputation: StoreReputation;
+  /** Writes the counts; answers the stores they were for (whose standing may have changed since). */
+  flush(): Promise<readonly string[]>;
+} => {
   const sums = batchSums<readonly [storeId: string, day: string, event: ReputationEvent]>(
     ([storeId, day, event], { n }) => target.count(storeId, day, event, n),
   );
+  const stores = new Set<string>();
   return {
     reputation: {
       ...target,
       async count(storeId, day, event, n = 1) {
+        stores.add(storeId);
         sums.add([storeId, day, event], { n });
       },
     },
     async flush() {
       const { failed, error } = await sums.flush();
       if (failed > 0) throw error;
+      const written = [...stores];
+      stores.clear();
+      return written;
     },
   };
 };
